@@ -1,0 +1,60 @@
+"""Device, dtype and seeding: the only module that looks at CUDA.
+
+Every engine takes ``device="auto"`` and calls :func:`resolve_device`, so one code path runs on the
+CPU and on a GPU.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+
+import numpy as np
+import torch
+
+from . import RepcapError
+
+
+def resolve_device(device: str | torch.device | None = "auto") -> torch.device:
+    """``"auto"`` -> CUDA when available, else CPU.  ``"cuda"`` without CUDA is a clear error."""
+    if device is None or (isinstance(device, str) and device == "auto"):
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    try:
+        dev = torch.device(device)
+    except (RuntimeError, TypeError) as exc:
+        raise RepcapError(f"device {device!r} is not a torch device; use 'auto', 'cpu' or 'cuda[:N]'") from exc
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        raise RepcapError(f"device {device!r} asked for, but this torch has no CUDA; use device='auto' or 'cpu'")
+    return dev
+
+
+def device_name(device: torch.device) -> str:
+    """A human-readable description for sidecars ("cpu (2 threads)", "cuda:0 NVIDIA H200")."""
+    if device.type == "cuda":
+        return f"{device} {torch.cuda.get_device_name(device)}"
+    return f"cpu ({torch.get_num_threads()} threads)"
+
+
+def seed_everything(seed: int) -> torch.Generator:
+    """Seed Python, NumPy and torch; return a CPU ``torch.Generator`` seeded with ``seed``."""
+    random.seed(seed)
+    np.random.seed(seed % (2**32))
+    torch.manual_seed(seed)
+    return torch.Generator().manual_seed(seed)
+
+
+def generator(seed: int, device: torch.device) -> torch.Generator:
+    """A generator on ``device`` (CUDA generators must live on the GPU)."""
+    return torch.Generator(device=device).manual_seed(int(seed))
+
+
+def memory_budget_bytes(device: torch.device, default_cpu: int = 1 << 30) -> int:
+    """Working-memory budget for tiled passes: ``REPCAP_MEMORY_BUDGET`` (bytes) if set, else a
+    quarter of free GPU memory, else ``default_cpu`` (1 GiB) on the CPU."""
+    env = os.environ.get("REPCAP_MEMORY_BUDGET")
+    if env:
+        return int(float(env))
+    if device.type == "cuda":
+        free, _total = torch.cuda.mem_get_info(device)
+        return int(free // 4)
+    return default_cpu

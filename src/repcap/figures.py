@@ -1,0 +1,183 @@
+"""One figure style, and :func:`save`: every figure of the book goes through here.
+
+``save(fig_id, fig, data, meta)`` writes, into :func:`repcap.paths.figure_dir`:
+
+* ``<fig_id>.png`` (raster, 200 dpi), ``<fig_id>.svg`` and ``<fig_id>.pdf`` (vector);
+* ``<fig_id>.csv``: the data behind the figure, as a tidy table;
+* ``<fig_id>.json``: the sidecar: caption, notebook, profile, parameters, git revision, package
+  version, device, seed, wall time.
+
+Under the notebook runner it then emits the MyST ``{figure}`` directive (numbered, named
+``fig_id`` so that ``{numref}`` finds it, captioned once, here) as the cell's output; the figure
+index page is generated from the sidecars.  Pattern: showyourwork / cebra-figures (compute apart
+from plotting, data next to every figure).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import time
+from pathlib import Path
+from typing import Any, Mapping
+
+import matplotlib
+import matplotlib.pyplot as plt
+import pandas as pd
+
+from . import RepcapError, __version__
+from . import io as rio
+from .paths import figure_dir, project_root
+
+FIG_ID = re.compile(r"^fig-[a-z0-9]+(?:-[a-z0-9]+)+$")
+_T0 = time.time()
+_last_save = _T0
+
+#: One shared style for every figure (seaborn "whitegrid", colour-blind palette).
+STYLE: dict[str, Any] = {
+    "figure.dpi": 100,
+    "savefig.dpi": 200,
+    "savefig.bbox": "tight",
+    "font.size": 10,
+    "axes.titlesize": 11,
+    "axes.labelsize": 10,
+    "legend.fontsize": 8.5,
+    "legend.frameon": False,
+    "svg.fonttype": "none",
+    "pdf.fonttype": 42,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+}
+
+#: Column width (inches) of a single-panel and a two-panel figure.
+WIDTH_1, WIDTH_2 = 4.8, 9.0
+
+
+def use_style() -> None:
+    """Apply the book's style; called on import."""
+    import seaborn as sns
+
+    sns.set_theme(context="paper", style="whitegrid", palette="colorblind")
+    matplotlib.rcParams.update(STYLE)
+
+
+def palette(n: int) -> list:
+    import seaborn as sns
+
+    return sns.color_palette("colorblind", n)
+
+
+def run_context() -> dict[str, Any]:
+    """What the runner exported: notebook, profile and parameters (empty outside the runner)."""
+    params = os.environ.get("REPCAP_PARAMS")
+    return {
+        "notebook": os.environ.get("REPCAP_NOTEBOOK", "interactive"),
+        "profile": os.environ.get("REPCAP_PROFILE", "interactive"),
+        "parameters": json.loads(params) if params else {},
+    }
+
+
+def git_revision() -> str:
+    env = os.environ.get("REPCAP_GIT_REV")
+    if env:
+        return env
+    try:
+        out = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=project_root(),
+                             capture_output=True, text=True, timeout=10)
+        rev = out.stdout.strip() or "unknown"
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=project_root(),
+                               capture_output=True, text=True, timeout=10).stdout.strip()
+        return rev + ("-dirty" if dirty else "")
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def save(fig_id: str, fig: matplotlib.figure.Figure, data: pd.DataFrame | Mapping[str, Any],
+         meta: Mapping[str, Any] | None = None, *, caption: str | None = None,
+         show: bool = True) -> dict[str, Any]:
+    """Save ``fig`` and ``data`` under the stable id ``fig_id``; return the sidecar dict.
+
+    ``meta`` may hold ``caption`` (what to see, one or two sentences), ``seed``, ``device``,
+    ``wall_time_s`` (default: seconds since the previous save) and anything else worth recording.
+    """
+    global _last_save
+    if not isinstance(fig_id, str) or not FIG_ID.match(fig_id):
+        raise RepcapError(f"figure id {fig_id!r} must look like 'fig-<chapter>-<what>' (lower case, digits, dashes)")
+    meta = dict(meta or {})
+    caption = caption or meta.pop("caption", None)
+    if not caption:
+        raise RepcapError(f"figure {fig_id}: give a caption that says what to see")
+    if not isinstance(data, pd.DataFrame):
+        try:
+            data = pd.DataFrame(data)
+        except ValueError as exc:
+            raise RepcapError(f"figure {fig_id}: data must be a DataFrame or a dict of equal-length columns") from exc
+    if data.empty:
+        raise RepcapError(f"figure {fig_id}: the data behind a figure cannot be empty")
+
+    out = figure_dir()
+    out.mkdir(parents=True, exist_ok=True)
+    now = time.time()
+    ctx = run_context()
+    sidecar: dict[str, Any] = {
+        "fig_id": fig_id,
+        "caption": caption,
+        **ctx,
+        "git_revision": git_revision(),
+        "repcap_version": __version__,
+        "wall_time_s": round(float(meta.pop("wall_time_s", now - _last_save)), 3),
+        "created_unix": round(now, 1),
+        "files": {ext: f"{fig_id}.{ext}" for ext in ("png", "svg", "pdf", "csv")},
+    }
+    if "device" not in meta:
+        from .devices import device_name, resolve_device
+
+        meta["device"] = device_name(resolve_device("auto"))
+    sidecar.update(meta)
+
+    for ext in ("png", "svg", "pdf"):
+        with rio.atomic_path(out / f"{fig_id}.{ext}") as tmp:
+            fig.savefig(tmp, format=ext, metadata=_file_metadata(ext, fig_id, caption))
+    with rio.atomic_path(out / f"{fig_id}.csv") as tmp:
+        data.to_csv(tmp, index=False)
+    rio.write_json(out / f"{fig_id}.json", sidecar)
+    _last_save = time.time()
+
+    if show:
+        _display(fig_id, fig, caption, out)
+    plt.close(fig)
+    return sidecar
+
+
+def _file_metadata(ext: str, fig_id: str, caption: str) -> dict[str, str]:
+    if ext == "png":
+        return {"Title": fig_id, "Description": caption, "Software": f"repcap {__version__}"}
+    if ext == "pdf":
+        return {"Title": fig_id, "Subject": caption, "Creator": f"repcap {__version__}"}
+    return {"Title": fig_id, "Description": caption}
+
+
+def figure_directive(fig_id: str, caption: str, rel_dir: str = "figures", width: str = "100%") -> str:
+    """The MyST markup of a numbered figure named ``fig_id``."""
+    return (f"```{{figure}} {rel_dir}/{fig_id}.svg\n:name: {fig_id}\n:width: {width}\n:alt: {fig_id}\n\n"
+            f"{caption} [data](figures/{fig_id}.csv) · [png]({rel_dir}/{fig_id}.png) · [pdf]({rel_dir}/{fig_id}.pdf)\n```\n")
+
+
+def _display(fig_id: str, fig, caption: str, out: Path) -> None:
+    try:
+        from IPython import get_ipython
+        from IPython.display import Markdown, display
+    except ImportError:
+        return
+    if get_ipython() is None:
+        return
+    if os.environ.get("REPCAP_NOTEBOOK"):
+        # Under the runner: the book renders this output as a numbered MyST figure.
+        display(Markdown(figure_directive(fig_id, caption)))
+    else:
+        display(fig)
+
+
+use_style()

@@ -1,0 +1,123 @@
+"""Capacity laws: how many vectors k fit in d dimensions at pairwise tolerance eps.
+
+Published forms and constants (Guha 2026, arXiv:2606.02765, Sec. "Fitting"; see
+``data/reference`` and ``../shared/reference/README.md``):
+
+* JL form        eps = sqrt(C ln k / d)              -> k = exp(d eps^2 / C)
+  (C = 8: the textbook JL constant; C = 3.029: Guha's fit to random Gaussian vectors)
+* adjusted       eps = sqrt(C ln(k/d) / d)           -> k = d exp(d eps^2 / C),  C = 1.293
+* four-constant  eps = sqrt(C ln(k^a/d)^b / d^c)     -> k = (d exp((eps^2 d^c / C)^(1/b)))^(1/a)
+  C = 0.45809143, a = 1.0668005, b = 1.44738666, c = 0.97197234
+
+Capacities overflow float64 quickly (Yoder's 10^200), so every law is computed as ``ln k`` first;
+:func:`capacity` returns ``inf`` where ``k`` exceeds float64.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Mapping
+
+import numpy as np
+
+from . import RepcapError
+
+
+@dataclass(frozen=True)
+class Law:
+    """A capacity law ``eps(k, d)`` with named constants."""
+
+    name: str
+    form: str  # "jl" | "adjusted" | "four"
+    constants: Mapping[str, float] = field(default_factory=dict)
+    label: str = ""
+
+    def eps(self, k, d):
+        """Tolerance eps at which ``k`` vectors fit in ``d`` dimensions (broadcasts)."""
+        k = np.asarray(k, dtype=np.float64)
+        d = np.asarray(d, dtype=np.float64)
+        C = self.constants["C"]
+        if self.form == "jl":
+            inner = C * np.log(k) / d
+        elif self.form == "adjusted":
+            inner = C * np.log(k / d) / d
+        elif self.form == "four":
+            a, b, c = (self.constants[x] for x in "abc")
+            inner = C * np.log(k**a / d) ** b / d**c
+        else:  # pragma: no cover - guarded in __post_init__
+            raise AssertionError(self.form)
+        return np.sqrt(np.maximum(inner, 0.0))
+
+    def log_capacity(self, eps, d):
+        """``ln k(d, eps)``: the natural log of the number of vectors the law allows."""
+        eps = np.asarray(eps, dtype=np.float64)
+        d = np.asarray(d, dtype=np.float64)
+        if np.any(~np.isfinite(eps)) or np.any(eps < 0) or np.any(d < 1):
+            raise RepcapError("capacity needs finite eps >= 0 and d >= 1")
+        C = self.constants["C"]
+        if self.form == "jl":
+            return d * eps**2 / C
+        if self.form == "adjusted":
+            return np.log(d) + d * eps**2 / C
+        a, b, c = (self.constants[x] for x in "abc")
+        return (np.log(d) + (eps**2 * d**c / C) ** (1.0 / b)) / a
+
+    def capacity(self, eps, d):
+        """``k(d, eps)``; ``inf`` where it exceeds float64."""
+        with np.errstate(over="ignore"):
+            out = np.exp(self.log_capacity(eps, d))
+        return out if np.ndim(out) else float(out)
+
+    def log10_capacity(self, eps, d):
+        return self.log_capacity(eps, d) / math.log(10.0)
+
+    def __post_init__(self):
+        if self.form not in ("jl", "adjusted", "four"):
+            raise RepcapError(f"unknown law form {self.form!r}; use 'jl', 'adjusted' or 'four'")
+        need = {"jl": "C", "adjusted": "C", "four": "Cabc"}[self.form]
+        missing = [x for x in need if x not in self.constants]
+        if missing:
+            raise RepcapError(f"law {self.name!r} needs constants {missing}")
+
+
+#: The laws with the constants as published (Guha 2026; textbook JL C = 8).
+PUBLISHED: dict[str, Law] = {
+    "jl8": Law("jl8", "jl", {"C": 8.0}, "JL, C = 8"),
+    "jl": Law("jl", "jl", {"C": 3.029}, "JL, C = 3.029 (Guha, random vectors)"),
+    "adjusted": Law("adjusted", "adjusted", {"C": 1.293}, "adjusted, C = 1.293 (Guha)"),
+    "four": Law("four", "four", {"C": 0.45809143, "a": 1.0668005, "b": 1.44738666, "c": 0.97197234},
+                "four-constant (Guha)"),
+}
+
+
+def get_law(name: str | Law) -> Law:
+    if isinstance(name, Law):
+        return name
+    try:
+        return PUBLISHED[name]
+    except KeyError:
+        raise RepcapError(f"unknown capacity law {name!r}; known: {', '.join(PUBLISHED)}") from None
+
+
+def capacity(eps, d, law: str | Law = "four"):
+    """``k(d, eps)`` under a published law (default: Guha's four-constant form, as in Table 1)."""
+    return get_law(law).capacity(eps, d)
+
+
+def log10_capacity(eps, d, law: str | Law = "four"):
+    return get_law(law).log10_capacity(eps, d)
+
+
+def capacity_table_value(eps: float, d: int) -> float:
+    """Guha's Table 1 capacity: ``ceil`` of the four-constant law (finite only for class 2)."""
+    return float(math.ceil(capacity(eps, d, "four")))
+
+
+def classify(eps: float) -> int | None:
+    """Guha's classes: 1 if eps > 0.2, 2 if eps < 0.1, ``None`` in between (no model falls there)."""
+    if eps > 0.2:
+        return 1
+    if eps < 0.1:
+        return 2
+    return None
