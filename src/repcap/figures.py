@@ -160,9 +160,10 @@ def _file_metadata(ext: str, fig_id: str, caption: str) -> dict[str, str]:
 
 
 def figure_directive(fig_id: str, caption: str, rel_dir: str = "figures", width: str = "100%") -> str:
-    """The MyST markup of a numbered figure named ``fig_id``."""
+    """The MyST markup of a numbered figure named ``fig_id``, with download links to its files."""
+    links = " · ".join(f"{{download}}`{ext} <{rel_dir}/{fig_id}.{ext}>`" for ext in ("csv", "svg", "pdf", "png"))
     return (f"```{{figure}} {rel_dir}/{fig_id}.svg\n:name: {fig_id}\n:width: {width}\n:alt: {fig_id}\n\n"
-            f"{caption} [data](figures/{fig_id}.csv) · [png]({rel_dir}/{fig_id}.png) · [pdf]({rel_dir}/{fig_id}.pdf)\n```\n")
+            f"{caption} ({links})\n```\n")
 
 
 def _display(fig_id: str, fig, caption: str, out: Path) -> None:

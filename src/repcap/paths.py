@@ -25,6 +25,10 @@ def generated_dir() -> Path:
     return project_root() / "book" / "generated"
 
 
+def notebooks_dir() -> Path:
+    return project_root() / "notebooks"
+
+
 def figure_dir() -> Path:
     """Where :func:`repcap.figures.save` writes; the runner points it at a staging folder."""
     env = os.environ.get("REPCAP_FIGURE_DIR")

@@ -1,0 +1,47 @@
+# repcap: `make book` (the main job) and `make test`. Both create .venv if missing and install
+# everything from the package registries; a torch already in .venv (e.g. your CUDA build) is kept.
+PYTHON  ?= python3
+VENV    ?= .venv
+PROFILE ?= quick
+BIN     := $(VENV)/bin
+STAMP   := $(VENV)/.repcap-installed
+MATHJAX := django-static-mathjax==3.2.2.1
+
+.PHONY: all install book html test test-unit bench clean distclean
+
+all: book
+
+$(STAMP): pyproject.toml requirements/constraints.txt requirements/torch.txt
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@$(BIN)/python -c "import torch" 2>/dev/null || $(BIN)/python -m pip install -q -r requirements/torch.txt
+	$(BIN)/python -m pip install -q -c requirements/constraints.txt -e ".[models,book,cluster,dev]"
+	$(BIN)/python -m pip install -q --no-deps $(MATHJAX)
+	@touch $@
+
+install: $(STAMP)
+
+## book: run every chapter under PROFILE (default quick) and build _build/html/index.html
+book: $(STAMP)
+	$(BIN)/repcap models install --profile $(PROFILE)
+	$(BIN)/repcap book --profile $(PROFILE)
+
+## html: rebuild the HTML from the chapters already executed
+html: $(STAMP)
+	$(BIN)/python -c "from repcap.runner import jb_build; jb_build()"
+
+## test: unit tests, a smoke-profile run of every chapter and a smoke book build
+test: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+test-unit: $(STAMP)
+	$(BIN)/python -m pytest -q tests/unit
+
+## bench: the side-by-side benchmarks (ratios, not absolute times); see README
+bench: $(STAMP)
+	for b in benchmarks/*.py; do echo "== $$b"; $(BIN)/python $$b --quick || exit 1; done
+
+clean:
+	rm -rf _build book/generated
+
+distclean: clean
+	rm -rf $(VENV) .cache

@@ -1,0 +1,82 @@
+"""figures.save writes every export with its data and sidecar; bad input is refused."""
+
+import json
+
+import matplotlib.pyplot as plt
+import pandas as pd
+import pytest
+
+from repcap import RepcapError, figures, figindex
+from repcap import io as rio
+
+
+@pytest.fixture()
+def figdir(tmp_path, monkeypatch):
+    monkeypatch.setenv("REPCAP_FIGURE_DIR", str(tmp_path))
+    monkeypatch.setenv("REPCAP_PROFILE", "smoke")
+    monkeypatch.setenv("REPCAP_NOTEBOOK", "notebooks/00_x.py")
+    monkeypatch.setenv("REPCAP_PARAMS", json.dumps({"k": 3}))
+    monkeypatch.setenv("REPCAP_GIT_REV", "abc123")
+    return tmp_path
+
+
+def test_save_writes_all_files_and_sidecar(figdir):
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [1, 2])
+    side = figures.save("fig-x-line", fig, {"x": [0, 1], "y": [1, 2]}, {"caption": "Rises by one.", "seed": 7})
+    for ext in ("png", "svg", "pdf", "csv", "json"):
+        assert (figdir / f"fig-x-line.{ext}").stat().st_size > 0
+    assert (figdir / "fig-x-line.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (figdir / "fig-x-line.pdf").read_bytes()[:5] == b"%PDF-"
+    assert b"<svg" in (figdir / "fig-x-line.svg").read_bytes()[:2000]
+    assert pd.read_csv(figdir / "fig-x-line.csv").to_dict("list") == {"x": [0, 1], "y": [1, 2]}
+    on_disk = json.loads((figdir / "fig-x-line.json").read_text())
+    assert on_disk == json.loads(json.dumps(side))
+    assert on_disk["parameters"] == {"k": 3} and on_disk["profile"] == "smoke" and on_disk["seed"] == 7
+    assert on_disk["git_revision"] == "abc123" and on_disk["notebook"] == "notebooks/00_x.py"
+    assert on_disk["device"].startswith(("cpu", "cuda"))
+    assert not list(figdir.glob(".*"))  # no temporary files left behind
+
+
+@pytest.mark.parametrize("fig_id", ["fig_x", "Fig-a-b", "fig-", "x-a-b", "fig-a", "fig-a-b.png"])
+def test_bad_figure_ids_are_refused(figdir, fig_id):
+    fig, _ = plt.subplots()
+    with pytest.raises(RepcapError, match="fig-<chapter>-<what>"):
+        figures.save(fig_id, fig, {"x": [1]}, {"caption": "c"})
+
+
+def test_caption_and_data_are_required(figdir):
+    fig, _ = plt.subplots()
+    with pytest.raises(RepcapError, match="caption"):
+        figures.save("fig-a-b", fig, {"x": [1]})
+    with pytest.raises(RepcapError, match="cannot be empty"):
+        figures.save("fig-a-b", fig, pd.DataFrame(), {"caption": "c"})
+
+
+def test_atomic_write_leaves_old_file_on_error(tmp_path):
+    target = tmp_path / "a.txt"
+    rio.write_text(target, "old")
+    with pytest.raises(RuntimeError):
+        with rio.atomic_path(target) as tmp:
+            tmp.write_text("half")
+            raise RuntimeError("killed")
+    assert target.read_text() == "old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt"]
+
+
+def test_figure_index_lists_figures_with_bibtex(figdir, tmp_path, monkeypatch):
+    root = tmp_path / "root"
+    (root / "book" / "generated" / "figures").mkdir(parents=True)
+    monkeypatch.setenv("REPCAP_ROOT", str(root))
+    monkeypatch.setenv("REPCAP_FIGURE_DIR", str(root / "book" / "generated" / "figures"))
+    fig, _ = plt.subplots()
+    figures.save("fig-b-two", fig, {"x": [1]}, {"caption": "Second. More."})
+    fig, _ = plt.subplots()
+    figures.save("fig-a-one", fig, {"x": [1]}, {"caption": "First {braces} $x$. More."})
+    text = figindex.write_figure_index(["fig-b-two", "fig-a-one"]).read_text()
+    assert text.index("## fig-b-two") < text.index("## fig-a-one")
+    assert "{numref}`fig-a-one`" in text and "profile `smoke`" in text
+    assert "@misc{repcap-fig-a-one," in text
+    assert "title        = {{repcap} figure fig-a-one: First braces x}" in text
+    for ext in ("svg", "png", "pdf", "csv", "json"):
+        assert f"<figures/fig-a-one.{ext}>" in text
