@@ -56,6 +56,9 @@ class Cache:
 
     root: Path
 
+    def __post_init__(self) -> None:
+        self.root = Path(self.root)  # accept a str too
+
     @classmethod
     def named(cls, name: str, root: str | os.PathLike | None = None) -> "Cache":
         if not name or "/" in name or "\\" in name or name.startswith("."):

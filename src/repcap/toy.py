@@ -560,6 +560,9 @@ def train_points(configs: Sequence[dict], device: str = "auto", progress: bool =
     for c, d in zip(cs, meas):
         if not c["keep_norms"]:
             d.pop("norms")
+        for key, v in d.items():  # JSON has no NaN: an undefined measurement is None
+            if isinstance(v, float) and not math.isfinite(v):
+                d[key] = None
         d["seconds"] = res.seconds / len(cs)
         d["device"] = res.device
         out.append(d)

@@ -271,6 +271,9 @@ def test_train_points_and_group_key(tmp_path):
     # a batched point equals the same point trained alone
     alone = toy.train_points([configs[1]])[0]
     assert alone["loss"] == pytest.approx(rep.results[1]["loss"], rel=1e-5)
+    # a weak model with fewer than 2 represented rows has no "represented" overlap: None, not NaN
+    tiny = toy.train_points([toy.sweep_config(n=8, m=2, steps=3, batch=4, gamma=1.0, lr=1e-4)])[0]
+    assert tiny["mean_sq_overlap_represented"] is None or math.isfinite(tiny["mean_sq_overlap_represented"])
     with pytest.raises(RepcapError, match="unknown"):
         toy.sweep_config(width=3)
     with pytest.raises(RepcapError, match="groups"):

@@ -38,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
     for name in ("n", "m", "steps", "batch"):
         if getattr(args, name) < 1:
             raise RepcapError(f"--{name} {getattr(args, name)} must be a positive integer")
-    if args.steps < 1 or args.lr <= 0:
+    if not args.lr > 0:
         raise RepcapError(f"--lr {args.lr} must be > 0")
     cfg = toy.TrainConfig(n=args.n, m=args.m, steps=args.steps, batch=args.batch, lr=args.lr, device=args.device)
     spec = toy.ModelSpec(alpha=args.alpha, gamma=args.gamma, seed=args.seed, distribution=args.distribution)
