@@ -324,7 +324,8 @@ class PackResult:
         """JSON-able record of problem ``b``."""
         return {
             "k": self.config["k"], "d": self.config["d"], "loss": self.config["loss"],
-            "p": self.config["p_used"], "beta": self.config["beta"], "steps": self.config["steps"],
+            "p": self.config["p_used"] if self.config["loss"] == "power" else None,
+            "beta": self.config["beta"] if self.config["loss"] == "exp" else None, "steps": self.config["steps"],
             "lr": self.config["lr_used"], "seed": self.seeds[b],
             "eps_star": float(self.eps_star[b]), "max_angle_deg": float(self.max_angle_deg[b]),
             "mean_abs": float(self.mean_abs[b]), "mean_sq": float(self.mean_sq[b]),
