@@ -57,25 +57,30 @@ profile_banner("Every profile runs in seconds on a CPU; `paper` only takes more 
 # variance exactly $1/d$. The histograms below are all pairs among random vectors; the lines are $f_d$.
 
 # %%
-rows, curves = [], []
-fig, ax = plt.subplots(figsize=(figures.WIDTH_2, 3.4))
+rows = []
+fig, (ax_lin, ax_log) = plt.subplots(1, 2, figsize=(figures.WIDTH_2, 3.3))
 colours = figures.palette(len(dims))
+t = np.linspace(-0.999, 0.999, 801)
 for c, d in zip(colours, dims):
     cos = rg.pair_cosines(rg.unit_vectors(n_vectors, d, seed=seed + d, device=device))
     hist, edges = np.histogram(cos, bins=120, range=(-1, 1), density=True)
     mids = (edges[:-1] + edges[1:]) / 2
-    ax.stairs(hist, edges, color=c, alpha=0.45, fill=True)
-    t = np.linspace(-0.999, 0.999, 801)
-    ax.plot(t, rg.cosine_density(t, d), color=c, lw=1.4, label=f"d = {d}")
+    exact = rg.cosine_density(t, d)
+    for ax in (ax_lin, ax_log):
+        ax.stairs(hist, edges, color=c, alpha=0.4, fill=True)
+        ax.plot(t, exact, color=c, lw=1.3, label=f"d = {d}")
     rows += [{"d": d, "kind": "measured", "t": m, "density": h} for m, h in zip(mids, hist)]
-    rows += [{"d": d, "kind": "exact", "t": x, "density": y} for x, y in zip(t[::4], rg.cosine_density(t[::4], d))]
-    curves.append({"d": d, "measured_std": cos.std(), "exact_std": rg.cosine_std(d)})
-ax.set(xlabel=r"cosine $t$ between two random unit vectors", ylabel="density", xlim=(-1, 1), yscale="log",
-       ylim=(1e-3, None))
-ax.legend(title="dimension", loc="upper right")
+    rows += [{"d": d, "kind": "exact", "t": x, "density": y} for x, y in zip(t[::4], exact[::4])]
+top = max(rg.cosine_density(0.0, d) for d in dims)
+ax_lin.set(xlabel=r"cosine $t$ of a random pair", ylabel="density", xlim=(-1, 1), ylim=(0, 1.08 * top),
+           title="linear scale")
+ax_log.set(xlabel=r"cosine $t$ of a random pair", xlim=(-1, 1), yscale="log", ylim=(1e-3, 2 * top),
+           title="log scale: the tails")
+ax_lin.legend(title="dimension", loc="upper right")
+fig.tight_layout()
 figures.save("fig-random-cosine-density", fig, pd.DataFrame(rows), {
     "caption": "Pairwise cosines of random unit vectors (shaded histograms) against the exact density "
-               "(lines), on a log scale. As d grows the mass collapses onto 0: at d = 1000 almost every "
+               "(lines), on linear and log scales. As d grows the mass collapses onto 0: at d = 1000 almost every "
                "pair lies within ±0.1 of orthogonal, and the measured histograms sit on the exact curves.",
     "seed": seed, "n_vectors": n_vectors})
 glue("random_std_1000", rg.cosine_std(1000))
@@ -102,6 +107,7 @@ ax.plot(sdf.inv_sqrt_d, sdf.measured_std, "o", label=f"measured ({sigma_vectors}
 for _, r in sdf.iloc[[0, -1]].iterrows():
     ax.annotate(f"d = {int(r.d)}", (r.inv_sqrt_d, r.measured_std), textcoords="offset points", xytext=(6, -10))
 ax.set(xscale="log", yscale="log", xlabel=r"$1/\sqrt{d}$", ylabel=r"standard deviation $\sigma$ of the cosine")
+figures.plain_log_ticks(ax)
 ax.legend()
 figures.save("fig-random-sigma", fig, sdf, {
     "caption": "Standard deviation of the pairwise cosine of random unit vectors against 1/√d (log-log). "
@@ -143,6 +149,7 @@ for c, d in zip(figures.palette(len(max_dims)), max_dims):
 ax.plot([], [], color="0.3", ls="--", label=r"$\sqrt{4 \ln k / d}$")
 ax.plot([], [], color="0.3", ls=":", label=r"Guha: $\sqrt{3.029 \ln k / d}$")
 ax.set(xscale="log", yscale="log", xlabel="number of random vectors k", ylabel=r"largest $|\cos|$ over all pairs")
+figures.plain_log_ticks(ax)
 ax.legend(fontsize=7.5, ncol=1, loc="upper left", bbox_to_anchor=(1.0, 1.0))
 figures.save("fig-random-max-cos", fig, mdf, {
     "caption": "Largest |cos| among k random unit vectors (mean of independent draws; bars span min to max) "
@@ -180,6 +187,7 @@ ax.plot(jdf.k, jdf.q99_distortion, "s-", ms=4, label="measured: 99th percentile"
 ax.plot(jdf.k, jdf.mean_distortion, "^-", ms=4, label="measured: mean")
 ax.set(xscale="log", yscale="log", xlabel="target dimension k",
        ylabel=r"distortion $|\,\|Px-Py\|^2/\|x-y\|^2 - 1|$")
+figures.plain_log_ticks(ax)
 ax.legend()
 figures.save("fig-random-jl", fig, jdf, {
     "caption": f"Distortion of squared distances among {jl_points} random points under a Gaussian projection "

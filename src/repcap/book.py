@@ -18,10 +18,11 @@ def _in_kernel() -> bool:
     return get_ipython() is not None
 
 
-def glue(name: str, value: Any, display: bool = False) -> Any:
+def glue(name: str, value: Any, display: bool = False) -> None:
     """Make ``value`` available to the prose as ``{glue:text}`name```.  Outside a kernel (or
     without myst-nb) this is a no-op that returns ``value``.  numpy scalars are converted to
-    Python numbers so that format specs work."""
+    Python numbers so that format specs work.  Returns ``None`` so that a ``glue`` call at the end
+    of a cell prints nothing."""
     try:
         import numpy as np
 
@@ -33,9 +34,9 @@ def glue(name: str, value: Any, display: bool = False) -> Any:
         try:
             from myst_nb import glue as _glue
         except ImportError:  # pragma: no cover - book extra not installed
-            return value
+            return None
         _glue(name, value, display=display)
-    return value
+    return None
 
 
 def profile_banner(note: str = "") -> None:
@@ -45,9 +46,10 @@ def profile_banner(note: str = "") -> None:
     """
     ctx = run_context()
     params = ", ".join(f"`{k}={v!r}`" for k, v in ctx["parameters"].items()) or "defaults"
-    text = (f"```{{admonition}} Built with the `{ctx['profile']}` profile\n:class: note\n"
+    # A colon fence: a backtick fence's info string may not contain backticks.
+    text = (f":::{{admonition}} Built with the `{ctx['profile']}` profile\n:class: note\n"
             f"{note + ' ' if note else ''}Parameters: {params}. "
-            f"Re-run this chapter with `repcap run {ctx['notebook']} --profile PROFILE -p name=value`.\n```\n")
+            f"Re-run this chapter with `repcap run {ctx['notebook']} --profile PROFILE -p name=value`.\n:::\n")
     if _in_kernel():
         from IPython.display import Markdown, display
 

@@ -69,6 +69,24 @@ def palette(n: int) -> list:
     return sns.color_palette("colorblind", n)
 
 
+def plain_log_ticks(ax, axis: str = "both") -> None:
+    """On log axes, label ticks with plain numbers (0.2, 1000) instead of 2x10^-1."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    fmt = FuncFormatter(lambda v, _pos: f"{v:g}")
+    for name in ("x", "y") if axis == "both" else (axis,):
+        a = getattr(ax, f"{name}axis")
+        if a.get_scale() != "log":
+            continue
+        a.set_major_formatter(fmt)
+        lo, hi = (ax.get_xlim() if name == "x" else ax.get_ylim())
+        if hi / lo < 150:  # ranges of about two decades or less: label 2 and 5 minor ticks too
+            a.set_minor_locator(LogLocator(subs=(2.0, 5.0)))
+            a.set_minor_formatter(fmt)
+        else:
+            a.set_minor_formatter(NullFormatter())
+
+
 def run_context() -> dict[str, Any]:
     """What the runner exported: notebook, profile and parameters (empty outside the runner)."""
     params = os.environ.get("REPCAP_PARAMS")
@@ -176,7 +194,8 @@ def _display(fig_id: str, fig, caption: str, out: Path) -> None:
         return
     if os.environ.get("REPCAP_NOTEBOOK"):
         # Under the runner: the book renders this output as a numbered MyST figure.
-        display(Markdown(figure_directive(fig_id, caption)))
+        width = f"{min(100, round(100 * fig.get_figwidth() / WIDTH_2))}%"
+        display(Markdown(figure_directive(fig_id, caption, width=width)))
     else:
         display(fig)
 

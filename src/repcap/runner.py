@@ -196,6 +196,17 @@ def resolve_notebook(name: str | os.PathLike) -> Path:
     raise RepcapError(f"notebook {str(name)!r} not found; chapters: {known}")
 
 
+def _collapse_injected_parameters(path: Path) -> None:
+    import nbformat
+
+    nb = nbformat.read(path, as_version=4)
+    for cell in nb.cells:
+        tags = cell.metadata.get("tags", [])
+        if "injected-parameters" in tags and "hide-input" not in tags:
+            tags.append("hide-input")
+    nbformat.write(nb, path)
+
+
 def _stamp_path(stem: str) -> Path:
     return generated_dir() / ".runs" / f"{stem}.json"
 
@@ -226,6 +237,11 @@ def run(notebook: str | os.PathLike, profile: str = "quick", overrides: dict[str
     shutil.rmtree(staging, ignore_errors=True)
     (staging / "figures").mkdir(parents=True)
     nb = _read_notebook(path)
+    for cell in nb.cells:  # the book shows code collapsed under each output ("show code cell source")
+        if cell.cell_type == "code":
+            tags = cell.metadata.setdefault("tags", [])
+            if "hide-input" not in tags and "remove-input" not in tags and "remove-cell" not in tags:
+                tags.append("hide-input")
     nb.metadata.setdefault("kernelspec", {"name": "python3", "display_name": "Python 3", "language": "python"})
     env = {
         "REPCAP_ROOT": str(project_root()),
@@ -260,6 +276,7 @@ def run(notebook: str | os.PathLike, profile: str = "quick", overrides: dict[str
             else:
                 os.environ[k] = v
     seconds = time.time() - t0
+    _collapse_injected_parameters(staging / f"{stem}.ipynb")
 
     # Commit: figures first, then the notebook, then the stamp (each an atomic rename).
     fig_dir.mkdir(parents=True, exist_ok=True)
