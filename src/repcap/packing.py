@@ -512,13 +512,14 @@ def sweep_packed(configs: list[dict]) -> list[dict]:
     ``seed`` and are optimised as one batch.  Each config: ``k, d, loss, steps`` and optional
     ``beta, p, lr, seed``.  Returns per config the :meth:`PackResult.summary` plus the curves."""
     c0 = configs[0]
-    shared = {x: c0.get(x) for x in ("k", "d", "loss", "beta", "p", "steps", "lr")}
+    shared = {x: c0.get(x) for x in ("k", "d", "loss", "beta", "p", "steps", "lr", "record_every", "n_bins")}
     for c in configs[1:]:
         if any(c.get(x) != shared[x] for x in shared):
             raise RepcapError("sweep_packed: a batch must share k, d, loss, beta, p, steps and lr")
     cfg = PackConfig(k=int(c0["k"]), d=int(c0["d"]), loss=c0.get("loss", "power"),
                      beta=float(c0.get("beta", 20.0)), p=c0.get("p"), steps=int(c0["steps"]),
-                     lr=c0.get("lr"), record_every=int(c0.get("record_every", 0)))
+                     lr=c0.get("lr"), record_every=int(c0.get("record_every", 0)),
+                     n_bins=int(c0.get("n_bins", 200)), device=c0.get("device", "auto"))
     res = optimise(cfg, seeds=[int(c.get("seed", 0)) for c in configs], progress=False)
     outs = []
     for b in range(len(configs)):
@@ -526,6 +527,7 @@ def sweep_packed(configs: list[dict]) -> list[dict]:
         s["curve_steps"] = res.curve_steps.tolist()
         s["eps_curve"] = res.eps_curve[b].tolist()
         s["loss_curve"] = res.loss_curve[b].tolist()
+        s["hist"] = res.hist[b].tolist()  # n_bins counts of |cos| on [0, 1] over pairs i < j
         s["seconds"] = res.seconds / len(configs)
         outs.append(s)
     return outs
@@ -536,7 +538,7 @@ sweep_packed.SWEEP_VERSION = 1
 
 def packed_group(config: dict) -> tuple:
     """``group_by`` for :func:`sweep_packed`: everything but the seed."""
-    return tuple(config.get(x) for x in ("k", "d", "loss", "beta", "p", "steps", "lr"))
+    return tuple(config.get(x) for x in ("k", "d", "loss", "beta", "p", "steps", "lr", "record_every", "n_bins"))
 
 
 def sweep_random(config: dict) -> dict:
