@@ -445,6 +445,26 @@ def norm_histogram(norms: Sequence[float] | np.ndarray | torch.Tensor, bins: int
     return np.histogram(a, bins=bins, range=range_)
 
 
+def matrix_overlap(X: torch.Tensor, max_rows: int | None = None, seed: int = 0) -> dict[str, Any]:
+    """Mean square overlap ``E[cos^2]`` over pairs ``i != j`` of the rows of a real model's matrix
+    ``X: (V, d)`` (e.g. an LM head), the quantity Liu, Liu & Gore 2025 compare with ``1/m``.
+
+    Exact (via :func:`repcap.cosine.moments`, the d x d Gram) when ``max_rows`` is None or
+    ``>= V``; otherwise over ``max_rows`` rows drawn without replacement (seeded), an unbiased
+    estimate of the same pair mean.  Returns ``mean_sq``, ``d``, ``rows_used``, ``n_rows``, ``sampled``.
+    """
+    from .cosine import moments
+
+    V = int(X.shape[0])
+    sampled = max_rows is not None and int(max_rows) < V
+    if sampled:
+        g = torch.Generator().manual_seed(int(seed))
+        X = X[torch.randperm(V, generator=g)[: int(max_rows)]]
+    mo = moments(X, device="auto")
+    return {"mean_sq": mo.mean_sq, "d": mo.d, "rows_used": mo.n_rows, "n_rows": V, "sampled": bool(sampled),
+            "zero_rows": mo.n_zero_rows}
+
+
 # --------------------------------------------------------------------------------------------
 # Width scaling: exponents and the weak-regime prediction
 # --------------------------------------------------------------------------------------------
@@ -531,7 +551,14 @@ def sweep_config(**kw: Any) -> dict[str, Any]:
     extra = set(kw) - set(SWEEP_DEFAULTS)
     if extra:
         raise RepcapError(f"unknown toy sweep keys {sorted(extra)}; known: {sorted(SWEEP_DEFAULTS)}")
-    return {**SWEEP_DEFAULTS, **kw}
+    c = {**SWEEP_DEFAULTS, **kw}
+    # one spelling per value, so that alpha=1 and alpha=1.0 share a cache entry
+    for k in ("alpha", "gamma", "lr", "tau", "density"):
+        c[k] = float(c[k])
+    for k in ("n", "m", "steps", "batch", "seed"):
+        if isinstance(c[k], float) and c[k].is_integer():
+            c[k] = int(c[k])
+    return c
 
 
 def group_key(config: dict) -> tuple:
@@ -603,7 +630,7 @@ def run_sweep(configs: Sequence[dict], cache: str = "toy", *, progress: bool = T
 __all__ = [
     "AdamState", "DISTRIBUTIONS", "ExponentFit", "ModelSpec", "SWEEP_DEFAULTS", "TrainConfig", "TrainResult",
     "adam_", "decay_", "fit_exponent", "forward", "frequencies", "group_key", "init_params",
-    "loss_and_grad", "lr_schedule", "measure", "mean_sq_overlap", "models_per_batch", "norm_histogram",
+    "loss_and_grad", "lr_schedule", "matrix_overlap", "measure", "mean_sq_overlap", "models_per_batch", "norm_histogram",
     "phi_half", "row_norms", "run_sweep", "sample_batch", "sweep_config", "train", "train_points",
     "unlearned_loss", "weak_exponent",
 ]

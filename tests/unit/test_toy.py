@@ -276,5 +276,7 @@ def test_train_points_and_group_key(tmp_path):
     assert tiny["mean_sq_overlap_represented"] is None or math.isfinite(tiny["mean_sq_overlap_represented"])
     with pytest.raises(RepcapError, match="unknown"):
         toy.sweep_config(width=3)
+    assert sweep.point_key(toy.train_points, toy.sweep_config(alpha=1, m=4.0)) == \
+        sweep.point_key(toy.train_points, toy.sweep_config(alpha=1.0, m=4))
     with pytest.raises(RepcapError, match="groups"):
         toy.train_points([configs[0], configs[-1]])

@@ -1,0 +1,70 @@
+"""Batched toy-model training against a Python loop over single models (same models, same
+total steps, same process).
+
+Both paths run :func:`repcap.toy.train` on identical model specs (Liu, Liu & Gore 2025 toy model:
+different alpha, gamma and seed per model); the batched path trains them as one
+``W: (n_models, n, m)`` batch, the loop trains them one at a time.  The results are identical up to
+float round-off (checked here), so the ratio is pure batching gain.
+
+    python benchmarks/toy_sweep.py            # 16 and 64 small models, and one paper-sized shape
+    python benchmarks/toy_sweep.py --quick    # 16 and 32 small models, fewer steps
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import torch
+
+from repcap import toy
+from repcap.devices import device_name, resolve_device
+
+
+def specs(k: int) -> list[toy.ModelSpec]:
+    alphas, gammas = (0.5, 1.0, 1.5, 2.0), (-1.0, 0.1, 0.5, 1.0)
+    return [toy.ModelSpec(alpha=alphas[i % 4], gamma=gammas[(i // 4) % 4], seed=i) for i in range(k)]
+
+
+def timed(fn) -> tuple[float, object]:
+    t0 = time.perf_counter()
+    out = fn()
+    if torch.cuda.is_available():
+        torch.cuda.synchronize()
+    return time.perf_counter() - t0, out
+
+
+def bench(n: int, m: int, batch: int, steps: int, k: int, device: str) -> dict:
+    cfg = toy.TrainConfig(n=n, m=m, steps=steps, batch=batch, device=device)
+    ss = specs(k)
+    toy.train(ss[:1], toy.TrainConfig(n=n, m=m, steps=5, batch=batch, device=device))  # warm-up
+    t_batched, rb = timed(lambda: toy.train(ss, cfg))
+    t_loop, rl = timed(lambda: [toy.train([s], cfg) for s in ss])
+    W_loop = torch.cat([r.W for r in rl])
+    err = (W_loop - rb.W).abs().max().item()
+    return {"n": n, "m": m, "batch": batch, "steps": steps, "models": k, "batched_s": t_batched,
+            "loop_s": t_loop, "ratio": t_loop / t_batched, "max_abs_dW": err}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="small run (seconds)")
+    ap.add_argument("--device", default="auto")
+    args = ap.parse_args()
+    dev = resolve_device(args.device)
+    if args.quick:
+        cases = [(40, 5, 64, 200, 16), (40, 5, 64, 200, 32)]
+    else:
+        cases = [(40, 5, 64, 500, 16), (40, 5, 64, 500, 64), (100, 10, 256, 300, 16), (1000, 10, 2048, 50, 16)]
+    print(f"toy sweep benchmark on {device_name(dev)} (torch {torch.__version__})")
+    head = f"{'n':>5} {'m':>3} {'batch':>5} {'steps':>5} {'models':>6} {'batched s':>10} {'loop s':>8} {'ratio':>6} {'max|ΔW|':>9}"
+    print(head)
+    print("-" * len(head))
+    for case in cases:
+        r = bench(*case, device=str(dev))
+        print(f"{r['n']:>5} {r['m']:>3} {r['batch']:>5} {r['steps']:>5} {r['models']:>6} {r['batched_s']:>10.2f} "
+              f"{r['loop_s']:>8.2f} {r['ratio']:>5.1f}x {r['max_abs_dW']:>9.1e}")
+
+
+if __name__ == "__main__":
+    main()

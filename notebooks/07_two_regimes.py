@@ -1,0 +1,201 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Two regimes of superposition
+#
+# {cite}`liu2025` study the smallest model that can store more features than it has dimensions: $n$
+# features are squeezed through a width-$m$ bottleneck and read back through a ReLU,
+#
+# $$ y = \mathrm{ReLU}\left(x\,W W^\top + b\right), \qquad W \in \mathbb{R}^{n \times m},\ m \ll n, $$
+#
+# in the spirit of the toy models of {cite}`elhage2022`. Row $W_i$ is the direction given to feature
+# $i$. Feature $i$ fires with probability $p_i \propto i^{-\alpha}$ (normalised so that
+# $\sum_i p_i = 1$) with a value drawn from $U(0, 2)$, and every step sees a fresh batch. The only
+# knob that separates the two regimes is a *signed* weight decay $\gamma$, applied before each Adam
+# step and never to the bias:
+#
+# * $\gamma \ge 0$: ordinary decoupled decay $W \leftarrow W(1 - \eta\gamma)$, which starves rarely used
+#   rows: **weak superposition**, only the most frequent features get a direction;
+# * $\gamma < 0$: every row is pulled toward unit norm,
+#   $W_i \leftarrow W_i + \eta\gamma\, W_i (1 - 1/\lVert W_i\rVert)$: **strong superposition**, every
+#   feature gets a direction and the directions overlap.
+#
+# This chapter trains a grid of such models (all models of one shape train together as one batch,
+# see `repcap.toy`) and measures which features each regime represents.
+
+# %% tags=["parameters"]
+n = 256  # number of features (paper: 1000)
+m = 16  # hidden width (paper's sweep: 10..100)
+alphas = [1.0, 1.5]  # power-law exponents of the feature frequencies
+gammas = [-1.0, -0.7778, -0.5556, -0.3333, -0.1111, 0.1111, 0.3333, 0.5556, 0.7778, 1.0]  # signed decay (paper: linspace(-1, 1, 10))
+steps = 1500  # optimiser steps (paper: 20000)
+batch = 256  # samples per step (paper: 2048)
+lr = 0.01  # peak learning rate (paper: 0.01)
+seed = 0  # seed of every model's initialisation and data stream
+strong_gamma = -1.0  # the strong-regime example (paper: -1)
+weak_gamma = 1.0  # the weak-regime example
+example_alpha = 1.5  # alpha of the histogram and feature-rank figures
+cache = "toy"  # sweep cache folder (.cache/sweeps/<cache>): an interrupted run resumes
+
+# %%
+import numpy as np
+import pandas as pd
+import matplotlib.pyplot as plt
+
+from repcap import figures, toy
+from repcap.book import glue, profile_banner
+
+profile_banner(
+    f"The paper trains n = 1000 features for 20000 steps at batch 2048; this profile trains n = {n} "
+    f"features at width m = {m} for {steps} steps at batch {batch}, so the regimes are the same but "
+    "the numbers are noisier."
+)
+
+# %% [markdown]
+# ## The represented fraction against the decay
+#
+# A feature counts as *represented* when its row is long, $\lVert W_i\rVert > 1/2$; $\varphi_{1/2}$ is
+# the share of such rows. Every $(\alpha, \gamma)$ pair below is one model; all of them train in a
+# single batch.
+
+# %%
+configs = [toy.sweep_config(n=n, m=m, alpha=a, gamma=g, seed=seed, steps=steps, batch=batch, lr=lr,
+                            keep_norms=True)
+           for a in alphas for g in gammas]
+df = toy.run_sweep(configs, cache=cache, desc="two regimes")
+df["regime"] = np.where(df["gamma"] < 0, "strong (γ < 0)", "weak (γ ≥ 0)")
+
+fig, axes = plt.subplots(1, 2, figsize=(figures.WIDTH_2, 3.2))
+colors = figures.palette(len(alphas))
+for c, a in zip(colors, alphas):
+    d = df[df["alpha"] == a].sort_values("gamma")
+    axes[0].plot(d["gamma"], d["phi_half"], "o-", color=c, label=f"α = {a:g}")
+    axes[1].plot(d["gamma"], d["loss"], "o-", color=c, label=f"α = {a:g}")
+for ax in axes:
+    ax.axvline(0, color="0.6", lw=0.8, ls=":")
+    ax.set_xlabel("signed weight decay γ")
+axes[0].axhline(m / n, color="0.3", ls="--", lw=0.8)
+axes[0].text(0.98, m / n, "  m / n", va="bottom", ha="right", fontsize=8, color="0.3",
+             transform=axes[0].get_yaxis_transform())
+axes[0].set_ylabel("represented fraction φ½")
+axes[0].set_ylim(-0.03, 1.05)
+axes[1].set_ylabel("final loss (summed over features)")
+axes[0].legend(loc="center left")
+axes[0].set_title("(a) rows with ‖W_i‖ > 1/2")
+axes[1].set_title("(b) loss")
+fig.tight_layout()
+figures.save("fig-regimes-phi", fig, df[["alpha", "gamma", "phi_half", "loss", "n_represented"]],
+             {"caption": f"Negative decay (strong regime) represents every feature, φ½ = 1; positive decay "
+                         f"(weak regime) keeps only a few rows long, near m/n = {m}/{n}. n = {n}, m = {m}, "
+                         f"{steps} steps.", "seed": seed})
+
+# %% [markdown]
+# ## Row norms in the two regimes
+#
+# The represented fraction hides the shape of the distribution: in the weak regime the row norms
+# split into a few long rows and many rows decayed to nearly zero; in the strong regime they all sit
+# near one.
+
+# %%
+def row(g, a=example_alpha):
+    return df[(df["gamma"] == g) & (df["alpha"] == a)].iloc[0]
+
+
+strong, weak = row(strong_gamma), row(weak_gamma)
+c_weak, c_strong = figures.palette(4)[0], figures.palette(4)[3]
+bins = np.linspace(0, 2, 41)
+hist_rows = []
+fig, ax = plt.subplots(figsize=(figures.WIDTH_1, 3.0))
+for r, label, c in ((weak, f"weak, γ = {weak_gamma:g}", c_weak), (strong, f"strong, γ = {strong_gamma:g}", c_strong)):
+    counts, edges = toy.norm_histogram(r["norms"], bins=bins)
+    ax.stairs(counts, edges, fill=True, alpha=0.55, color=c, label=label)
+    hist_rows += [{"regime": label, "bin_left": lo, "bin_right": hi, "count": int(k)}
+                  for lo, hi, k in zip(edges[:-1], edges[1:], counts)]
+ax.axvline(0.5, color="0.3", ls="--", lw=0.8)
+ax.set_yscale("symlog", linthresh=1)
+ax.set_xlabel("row norm ‖W_i‖ (values above 2 in the last bin)")
+ax.set_ylabel("number of features")
+ax.legend()
+fig.tight_layout()
+figures.save("fig-regimes-norms", fig, pd.DataFrame(hist_rows),
+             {"caption": f"Row-norm histograms at α = {example_alpha:g}: the weak regime piles most rows at zero "
+                         f"with a few long ones; the strong regime gives every row a norm near one. The dashed "
+                         f"line is the ‖W_i‖ = 1/2 threshold of φ½.", "seed": seed})
+
+# %% [markdown]
+# ## Which features each regime represents
+#
+# Sorting the rows by feature frequency shows *which* features win. In the weak regime the long rows
+# are the most frequent features, about as many as there are dimensions: the model behaves like a
+# width-$m$ compression that ignores the tail. In the strong regime every feature, frequent or rare,
+# keeps a unit-length row; they must then share the $m$ dimensions, and their overlaps are what the
+# next chapter turns into a scaling law.
+
+# %%
+rank = np.arange(1, n + 1)
+feat = pd.DataFrame({
+    "rank": np.concatenate([rank, rank]),
+    "regime": ["weak"] * n + ["strong"] * n,
+    "norm": np.concatenate([weak["norms"], strong["norms"]]),
+    "p": np.concatenate([toy.frequencies(n, "power", example_alpha).numpy()] * 2),
+})
+fig, ax = plt.subplots(figsize=(figures.WIDTH_1, 3.0))
+for (reg, d), c in zip(feat.groupby("regime", sort=False), (c_weak, c_strong)):
+    ax.plot(d["rank"], d["norm"], ".", ms=3, color=c, label=reg)
+ax.axvline(m, color="0.3", ls="--", lw=0.8)
+ax.text(m, 1.02, " i = m", transform=ax.get_xaxis_transform(), fontsize=8, color="0.3")
+ax.axhline(0.5, color="0.6", ls=":", lw=0.8)
+ax.set_xscale("log")
+ax.set_xlabel("feature rank i (most frequent first)")
+ax.set_ylabel("row norm ‖W_i‖")
+ax.legend(loc="upper right")
+fig.tight_layout()
+figures.save("fig-regimes-features", fig, feat,
+             {"caption": f"Row norm against feature rank (α = {example_alpha:g}): the weak regime keeps long rows "
+                         f"only for roughly the m = {m} most frequent features; the strong regime keeps every "
+                         f"row near unit length.", "seed": seed})
+
+# %%
+weak_rep = np.asarray(weak["norms"]) > 0.5
+glue("regimes_alpha", example_alpha)
+glue("regimes_weak_gamma", weak_gamma)
+glue("regimes_strong_gamma", strong_gamma)
+glue("regimes_n", n)
+glue("regimes_m", m)
+glue("regimes_phi_strong", float(strong["phi_half"]))
+glue("regimes_phi_weak", float(weak["phi_half"]))
+glue("regimes_nrep_weak", int(weak["n_represented"]))
+glue("regimes_weak_top_m", int(weak_rep[:m].sum()))
+glue("regimes_weak_max_rank", int(np.flatnonzero(weak_rep).max() + 1) if weak_rep.any() else 0)
+glue("regimes_overlap_strong", float(strong["mean_sq_overlap"]))
+glue("regimes_one_over_m", 1.0 / m)
+glue("regimes_overlap_ratio", float(strong["mean_sq_overlap"]) * m)
+
+# %% [markdown]
+# At $\alpha$ = {glue:text}`regimes_alpha` the weak model ($\gamma$ = {glue:text}`regimes_weak_gamma`) represents {glue:text}`regimes_nrep_weak` features
+# for $m$ = {glue:text}`regimes_m` dimensions, {glue:text}`regimes_weak_top_m` of them among the
+# $m$ most frequent, and none rarer than rank {glue:text}`regimes_weak_max_rank`. The strong model
+# ($\gamma$ = {glue:text}`regimes_strong_gamma`) has $\varphi_{1/2}$ = {glue:text}`regimes_phi_strong:.2f` and a mean square overlap
+# of its normalised rows of {glue:text}`regimes_overlap_strong:.4f`, that is
+# {glue:text}`regimes_overlap_ratio:.2f` $\times\, 1/m$.
+#
+# | quantity | reported {cite}`liu2025` | reproduced (this page) |
+# |---|---|---|
+# | strong regime, $\varphi_{1/2}$ | $\approx 1$ | {glue:text}`regimes_phi_strong:.3f` |
+# | strong regime, $E[(\hat w_i\cdot\hat w_j)^2]$ | $\approx 1/m$ | {glue:text}`regimes_overlap_strong:.4f` ($1/m$ = {glue:text}`regimes_one_over_m:.4f`) |
+# | weak regime, features represented | $\approx m$ (the most frequent) | {glue:text}`regimes_nrep_weak` (m = {glue:text}`regimes_m`) |
+#
+# The overlap can not fall all the way to $1/m$ at this size: for $n$ unit vectors in $m$
+# dimensions the mean square overlap is at least $(n-m)/(m(n-1))$ (the Welch bound
+# {cite}`welch1974`), which is $1/m$ only when $n \gg m$. The next chapter shows how the two regimes
+# turn into two different laws for the loss against width.

@@ -1,0 +1,297 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Width scaling
+#
+# The previous chapter showed two ways the toy model $y = \mathrm{ReLU}(xWW^\top + b)$ can use $m$
+# dimensions for $n \gg m$ features. {cite}`liu2025` show that they give two different laws for the
+# loss $L$ against the width $m$, $L \propto m^{-\alpha_m}$:
+#
+# * **weak superposition** ($\gamma > 0$): the model represents about the $m$ most frequent features
+#   and drops the rest. The loss is then what the dropped features carry,
+#   $\sum_{i > m} \mathrm{Var}(x_i) \approx \tfrac43 \sum_{i>m} p_i \propto m^{-(\alpha - 1)}$ for
+#   $p_i \propto i^{-\alpha}$: the exponent *inherits* the data's frequency law, $\alpha_m = \alpha - 1$.
+# * **strong superposition** ($\gamma < 0$): every feature keeps a unit-length row, and the loss is the
+#   interference between overlapping rows. With mean square overlap $\approx 1/m$, $\alpha_m \approx 1$
+#   for a wide range of $\alpha$, rising toward $2(\alpha - 1)$ only for steep frequency decay.
+#
+# This chapter trains the grid (width $\times$ frequency exponent $\times$ regime), fits the exponents
+# with confidence intervals, and repeats the strong-regime fit for frequencies that are not a power law.
+
+# %% tags=["parameters"]
+n = 256  # number of features (paper: 1000)
+ms = [4, 8, 16, 32]  # widths (paper: 10, 15, 25, 39, 63, 100)
+alphas = [0.5, 1.0, 1.5, 2.0]  # power-law exponents (paper: 0..2 step 0.125)
+strong_gamma = -1.0  # signed decay of the strong regime (paper: -1)
+weak_gamma = 1.0  # signed decay of the weak regime (paper's sweep: linspace(-1, 1, 10) > 0)
+seeds = [0]  # one model per seed and grid point
+steps = 1500  # optimiser steps (paper: 20000)
+batch = 256  # samples per step (paper: 2048)
+lr = 0.01  # peak learning rate (paper: 0.01)
+other_n = 256  # features of the non-power-law runs (paper's large run: 10240)
+other_ms = [4, 8, 16, 32]  # widths of the non-power-law runs (paper: 8..1024, powers of 2)
+other_steps = 1500  # steps of the non-power-law runs (paper: 40000)
+other_batch = 256  # batch of the non-power-law runs (paper: 8192)
+exp_tau_fraction = 0.0390625  # tau of exp(-i / tau) as a fraction of n (paper: 400 of 10240)
+other_power_alpha = 1.2  # the power law shown next to them (paper: 1.2)
+other_fit_m_min = 0  # smallest width in the non-power-law fits (paper: 32)
+cache = "toy"  # sweep cache folder (.cache/sweeps/<cache>): an interrupted run resumes
+
+# %%
+import numpy as np
+import pandas as pd
+import matplotlib.pyplot as plt
+
+from repcap import figures, toy
+from repcap.book import glue, profile_banner
+
+profile_banner(
+    f"The paper's sweep is n = 1000 features, m = 10..100, 20000 steps at batch 2048 (and n = 10240 for "
+    f"the non-power-law runs); this profile trains n = {n} features at m = {ms} for {steps} steps at batch "
+    f"{batch}, so the exponents carry wider intervals and finite-size bends."
+)
+
+# %% [markdown]
+# ## Loss against width
+#
+# Each point is one trained model; the lines are least-squares fits of $\log L$ against $\log m$.
+# In the weak panel the dashed lines are the loss the dropped features alone would carry if the
+# $m$ most frequent ones were reconstructed perfectly (each dropped feature's best output is its mean,
+# leaving its variance $\tfrac43 p_i - p_i^2$).
+
+# %%
+regimes = {"weak": weak_gamma, "strong": strong_gamma}
+configs = [toy.sweep_config(n=n, m=m, alpha=a, gamma=g, seed=s, steps=steps, batch=batch, lr=lr, keep_norms=True)
+           for m in ms for a in alphas for g in regimes.values() for s in seeds]
+df = toy.run_sweep(configs, cache=cache, desc="width scaling")
+df["regime"] = np.where(df["gamma"] < 0, "strong", "weak")
+
+fits, pred_fits = [], []
+for (reg, a), d in df.groupby(["regime", "alpha"]):
+    f = toy.fit_exponent(d["m"], d["loss"])
+    fits.append({"regime": reg, "alpha": a, **f.as_dict()})
+fits = pd.DataFrame(fits)
+pred = pd.DataFrame([{"alpha": a, "m": m, "unlearned_loss": toy.unlearned_loss(toy.frequencies(n, "power", a), m)}
+                     for a in alphas for m in ms])
+for a, d in pred.groupby("alpha"):
+    f = toy.fit_exponent(d["m"], d["unlearned_loss"])
+    pred_fits.append({"alpha": a, "alpha_m_pred": f.alpha_m})
+pred_fits = pd.DataFrame(pred_fits)
+
+colors = dict(zip(alphas, figures.palette(len(alphas))))
+fig, axes = plt.subplots(1, 2, figsize=(figures.WIDTH_2, 3.4), sharey=True)
+mm = np.geomspace(min(ms), max(ms), 50)
+for ax, reg in zip(axes, ("weak", "strong")):
+    for a in alphas:
+        d = df[(df["regime"] == reg) & (df["alpha"] == a)]
+        f = fits[(fits["regime"] == reg) & (fits["alpha"] == a)].iloc[0]
+        ax.plot(d["m"], d["loss"], "o", color=colors[a], ms=4)
+        ax.plot(mm, np.exp(f["log_A"]) * mm ** -f["alpha_m"], "-", color=colors[a], lw=1,
+                label=f"α = {a:g}: α_m = {f['alpha_m']:.2f}")
+        if reg == "weak":
+            p = pred[pred["alpha"] == a]
+            ax.plot(p["m"], p["unlearned_loss"], "--", color=colors[a], lw=0.9, alpha=0.8)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xticks(ms)
+    ax.set_xticklabels([str(m) for m in ms])
+    ax.minorticks_off()
+    ax.set_xlabel("width m")
+    ax.set_title(f"{reg} regime (γ = {regimes[reg]:g})")
+    ax.legend(fontsize=7.5, loc="lower left")
+axes[0].set_ylabel("final loss (summed over features)")
+fig.tight_layout()
+figures.save("fig-scaling-loss", fig, df[["regime", "gamma", "alpha", "m", "seed", "loss"]].merge(
+    pred, on=["alpha", "m"], how="left"),
+    {"caption": "Loss against width on log-log axes. Weak regime (left): the slope steepens with α, and the "
+                "dashed prediction from the dropped features tracks the trained models. Strong regime (right): the "
+                "slopes bunch near 1 whatever α.", "seed": seeds})
+
+# %% [markdown]
+# ## The exponent against the frequency law
+#
+# The fitted exponents $\alpha_m$, with 95 % confidence intervals, against the data's exponent
+# $\alpha$. The lines are the theory of {cite}`liu2025`: $\alpha - 1$ for weak superposition, $1$ for
+# strong superposition, and $2(\alpha - 1)$, the steep-decay limit the strong regime rises toward.
+# The open markers are the exponent of the dropped-feature prediction fitted over the same widths:
+# with only $n$ = {glue:text}`scaling_n` features the tail sum is cut off, which steepens it above
+# $\alpha - 1$.
+
+# %%
+aa = np.linspace(min(alphas), max(alphas), 50)
+fig, ax = plt.subplots(figsize=(figures.WIDTH_1 + 0.6, 3.4))
+c_weak, c_strong = figures.palette(4)[0], figures.palette(4)[3]
+ax.plot(aa, aa - 1, color=c_weak, lw=1, label="theory, weak: α − 1")
+ax.plot(aa, np.ones_like(aa), color=c_strong, lw=1, label="theory, strong: 1")
+ax.plot(aa, 2 * (aa - 1), color="0.4", lw=1, ls=":", label="2(α − 1)")
+for reg, c, mk in (("weak", c_weak, "o"), ("strong", c_strong, "s")):
+    d = fits[fits["regime"] == reg]
+    ax.errorbar(d["alpha"], d["alpha_m"], yerr=[d["alpha_m"] - d["ci_low"], d["ci_high"] - d["alpha_m"]],
+                fmt=mk, color=c, ms=5, capsize=3, label=f"measured, {reg}")
+ax.plot(pred_fits["alpha"], pred_fits["alpha_m_pred"], "o", mfc="none", color=c_weak, ms=7,
+        label="dropped-feature prediction")
+ax.set_xlabel("frequency exponent α  (p_i ∝ i^−α)")
+ax.set_ylabel("width exponent α_m  (L ∝ m^−α_m)")
+ax.legend(fontsize=7.5, loc="upper left")
+fig.tight_layout()
+figures.save("fig-scaling-exponents", fig, fits.merge(pred_fits, on="alpha", how="left"),
+             {"caption": "Fitted width exponents with 95 % intervals. Weak-regime exponents follow α − 1 (and the "
+                         "finite-n dropped-feature prediction); strong-regime exponents stay near 1.", "seed": seeds})
+
+# %% [markdown]
+# ## Overlap against width
+#
+# Why is the strong-regime exponent near 1? Its rows are (nearly) unit vectors, and the loss comes from
+# their interference, which scales with the squared overlaps. The mean square overlap of the
+# normalised rows follows $1/m$: the value for random directions, and (for $n \gg m$) the Welch bound
+# $(n-m)/(m(n-1))$ {cite}`welch1974`, the least any $n$ unit vectors in $m$ dimensions can reach.
+
+# %%
+strong = df[df["regime"] == "strong"].copy()
+strong["one_over_m"] = 1.0 / strong["m"]
+strong["welch"] = (n - strong["m"]) / (strong["m"] * (n - 1))
+fig, ax = plt.subplots(figsize=(figures.WIDTH_1, 3.2))
+for a in alphas:
+    d = strong[strong["alpha"] == a]
+    ax.plot(d["one_over_m"], d["mean_sq_overlap"], "o", color=colors[a], ms=4, label=f"α = {a:g}")
+xx = np.geomspace(strong["one_over_m"].min() * 0.8, strong["one_over_m"].max() * 1.2, 20)
+ax.plot(xx, xx, "k-", lw=0.8, label="1/m")
+w = strong.drop_duplicates("m").sort_values("one_over_m")
+ax.plot(w["one_over_m"], w["welch"], "k:", lw=0.8, label="Welch bound")
+ax.plot([0.1, 0.01], [0.1, 0.009], "x", color="0.3", ms=6, label="reported (n = 1000)")
+ax.set_xscale("log")
+ax.set_yscale("log")
+ax.set_xlabel("1 / m")
+ax.set_ylabel("mean square overlap E[(ŵ_i·ŵ_j)²]")
+ax.legend(fontsize=7.5)
+fig.tight_layout()
+figures.save("fig-scaling-overlap", fig, strong[["alpha", "m", "one_over_m", "mean_sq_overlap", "welch"]],
+             {"caption": "Strong regime: the mean square overlap of the normalised rows against 1/m, with the "
+                         "line 1/m, the Welch bound for n unit vectors, and the paper's two reported values.",
+              "seed": seeds})
+
+# %% [markdown]
+# ## Frequencies that are not a power law
+#
+# If the strong-regime exponent comes from geometry rather than from the data's tail, it should not
+# care whether the frequencies follow a power law at all. {cite}`liu2025` check this with an
+# exponential $p_i \propto e^{-i/\tau}$ and a linear $p_i \propto (n - i)/n$ law in the strong regime.
+
+# %%
+tau = exp_tau_fraction * other_n
+other = {"exp": dict(distribution="exp", tau=tau), "linear": dict(distribution="linear"),
+         f"power α = {other_power_alpha:g}": dict(distribution="power", alpha=other_power_alpha)}
+oconf = [toy.sweep_config(n=other_n, m=m, gamma=strong_gamma, seed=s, steps=other_steps, batch=other_batch, lr=lr,
+                          **kw) for kw in other.values() for m in other_ms for s in seeds]
+odf = toy.run_sweep(oconf, cache=cache, desc="other distributions")
+odf["law"] = [name for name in other for _ in other_ms for _ in seeds]
+paper_other = {"exp": 1.005, "linear": 0.886, f"power α = {other_power_alpha:g}": 0.984}
+ofits = []
+for name, d in odf.groupby("law", sort=False):
+    d = d[d["m"] >= other_fit_m_min]
+    f = toy.fit_exponent(d["m"], d["loss"])
+    ofits.append({"law": name, **f.as_dict(), "alpha_m_reported": paper_other[name]})
+ofits = pd.DataFrame(ofits)
+
+fig, ax = plt.subplots(figsize=(figures.WIDTH_1, 3.2))
+mo = np.geomspace(min(other_ms), max(other_ms), 50)
+for (name, d), c in zip(odf.groupby("law", sort=False), figures.palette(3)):
+    f = ofits[ofits["law"] == name].iloc[0]
+    ax.plot(d["m"], d["loss"], "o", color=c, ms=4)
+    ax.plot(mo, np.exp(f["log_A"]) * mo ** -f["alpha_m"], "-", color=c, lw=1,
+            label=f"{name}: α_m = {f['alpha_m']:.2f} (reported {f['alpha_m_reported']:.3f})")
+ax.set_xscale("log")
+ax.set_yscale("log")
+ax.set_xticks(other_ms)
+ax.set_xticklabels([str(m) for m in other_ms])
+ax.minorticks_off()
+ax.set_xlabel("width m")
+ax.set_ylabel("final loss (summed over features)")
+ax.legend(fontsize=7)
+fig.tight_layout()
+figures.save("fig-scaling-other", fig, odf[["law", "m", "seed", "loss", "mean_sq_overlap"]],
+             {"caption": f"Strong regime (γ = {strong_gamma:g}) with exponential (τ = {tau:g}), linear and power-law "
+                         f"frequencies, n = {other_n}: all three fall roughly as 1/m.", "seed": seeds})
+
+# %% [markdown]
+# ## Measured against reported
+#
+# The table lists every fitted exponent next to the theory. The paper's main sweep does not publish a
+# table of per-$\alpha$ exponents; its stated results are the theory lines (weak: $\alpha - 1$, strong:
+# about 1) and the three slopes of the large strong-regime run.
+
+# %%
+tab = fits.merge(pred_fits, on="alpha")
+tab["theory"] = np.where(tab["regime"] == "weak", tab["alpha"] - 1, 1.0)
+tab = tab.assign(**{"reproduced α_m": tab["alpha_m"].round(3),
+                    "95% CI": [f"[{lo:.2f}, {hi:.2f}]" for lo, hi in zip(tab["ci_low"], tab["ci_high"])],
+                    "theory (reported)": tab["theory"].round(3),
+                    "finite-n prediction": np.where(tab["regime"] == "weak", tab["alpha_m_pred"].round(3), np.nan)})
+table = pd.concat([
+    tab[["regime", "alpha", "reproduced α_m", "95% CI", "theory (reported)", "finite-n prediction"]],
+    pd.DataFrame({"regime": "strong, " + ofits["law"], "alpha": np.nan, "reproduced α_m": ofits["alpha_m"].round(3),
+                  "95% CI": [f"[{lo:.2f}, {hi:.2f}]" for lo, hi in zip(ofits["ci_low"], ofits["ci_high"])],
+                  "theory (reported)": ofits["alpha_m_reported"], "finite-n prediction": np.nan}),
+], ignore_index=True)
+table
+
+# %%
+def fit_of(reg, a):
+    r = fits[(fits["regime"] == reg) & np.isclose(fits["alpha"], a)]
+    return float(r["alpha_m"].iloc[0]) if len(r) else float("nan")
+
+
+steep = [a for a in alphas if a > 1]
+strong_mean = float(fits[fits["regime"] == "strong"]["alpha_m"].mean())
+weak_dev = float(np.mean([fit_of("weak", a) - (a - 1) for a in steep])) if steep else float("nan")
+glue("scaling_n", n)
+glue("scaling_m_min", min(ms))
+glue("scaling_m_max", max(ms))
+glue("scaling_steps", steps)
+glue("scaling_strong_mean", strong_mean)
+glue("scaling_strong_min", float(fits[fits["regime"] == "strong"]["alpha_m"].min()))
+glue("scaling_strong_max", float(fits[fits["regime"] == "strong"]["alpha_m"].max()))
+glue("scaling_weak_dev", weak_dev)
+glue("scaling_a_hi", max(alphas))
+glue("scaling_weak_hi", fit_of("weak", max(alphas)))
+glue("scaling_weak_hi_theory", max(alphas) - 1)
+glue("scaling_strong_hi", fit_of("strong", max(alphas)))
+glue("scaling_a_lo", min(alphas))
+glue("scaling_strong_lo", fit_of("strong", min(alphas)))
+glue("scaling_overlap_ratio", float((strong["mean_sq_overlap"] * strong["m"]).median()))
+for _, r in ofits.iterrows():
+    key = r["law"].split()[0]
+    glue(f"scaling_other_{key}", float(r["alpha_m"]))
+glue("scaling_exp_tau", tau)
+
+# %% [markdown]
+# **Closing note: measured against the paper.** On this profile ($n$ = {glue:text}`scaling_n`,
+# $m$ = {glue:text}`scaling_m_min`…{glue:text}`scaling_m_max`, {glue:text}`scaling_steps` steps)
+# the strong-regime exponents average {glue:text}`scaling_strong_mean:.2f` (range
+# {glue:text}`scaling_strong_min:.2f` to {glue:text}`scaling_strong_max:.2f`; paper: about 1), and
+# the mean square overlap is {glue:text}`scaling_overlap_ratio:.2f` $\times\,1/m$ (median; paper:
+# about $1/m$). In the weak regime the exponent at $\alpha$ = {glue:text}`scaling_a_hi` is
+# {glue:text}`scaling_weak_hi:.2f` against the theory's {glue:text}`scaling_weak_hi_theory:.2f`; over
+# the $\alpha > 1$ points the measured exponents exceed $\alpha - 1$ by
+# {glue:text}`scaling_weak_dev:+.2f` on average. The non-power-law runs give
+# {glue:text}`scaling_other_exp:.2f` (exponential, $\tau$ = {glue:text}`scaling_exp_tau:.3g`; paper
+# 1.005) and {glue:text}`scaling_other_linear:.2f` (linear; paper 0.886), and the power law
+# {glue:text}`scaling_other_power:.2f` (paper 0.984).
+#
+# Why the numbers differ from the paper's: the widths span one decade less, so each fit rests on
+# fewer points; with $n$ only about ten times the largest $m$ the strong regime cannot reach $1/m$
+# overlaps at the widest models (the Welch bound lies below $1/m$ by the factor $(n-m)/(n-1)$), and
+# in the weak regime the tail sum $\sum_{i>m} p_i$ is cut off at $n$, which steepens the finite-size
+# law above $\alpha - 1$ (the open markers). Fewer steps also leave rare features under-trained. Small
+# $\alpha$ strong-regime exponents are the slowest to settle: the same runs with twice the steps move
+# them toward 1. The `paper` profile runs the paper's sweep.
