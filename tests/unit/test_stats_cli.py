@@ -1,0 +1,123 @@
+"""``repcap stats`` and ``repcap models``: the JSON record against a float64 reference, the keys the
+issue asks for, and one-line errors (exit 2)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from repcap import laws
+from repcap.cli import main
+
+
+@pytest.fixture
+def npy(tmp_path):
+    rng = np.random.default_rng(7)
+    X = rng.standard_normal((400, 24)).astype(np.float32) + 0.05
+    X[10] = 0
+    p = tmp_path / "emb.npy"
+    np.save(p, X)
+    return p, X
+
+
+def reference(X):
+    X = X.astype(np.float64)
+    U = X[np.linalg.norm(X, axis=1) > 0]
+    U /= np.linalg.norm(U, axis=1, keepdims=True)
+    v = (U @ U.T)[np.triu_indices(len(U), 1)]
+    return v
+
+
+def run_json(capsys, *argv):
+    assert main(["stats", *argv, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_json_keys_and_values(npy, capsys):
+    p, X = npy
+    rec = run_json(capsys, str(p))
+    v = reference(X)
+    for key in ("vocab_size", "d_model", "n_zero_rows", "mean", "std", "eps", "eps3", "mean_sq", "class", "tied",
+                "capacity"):
+        assert key in rec
+    assert (rec["vocab_size"], rec["d_model"], rec["n_zero_rows"]) == (400, 24, 1)
+    assert rec["mean"] == pytest.approx(v.mean(), abs=1e-7) and rec["std"] == pytest.approx(v.std(), abs=1e-6)
+    assert rec["eps"] == pytest.approx(v.mean() + 2 * v.std(), abs=2e-6)
+    assert rec["eps3"] == pytest.approx(v.mean() + 3 * v.std(), abs=3e-6)
+    assert rec["mean_sq"] == pytest.approx((v ** 2).mean(), abs=1e-7)
+    assert rec["class"] == laws.classify(rec["eps"]) and rec["tied"] is None
+    assert set(rec["capacity"]) == set(laws.PUBLISHED)
+    assert rec["capacity"]["four"] == pytest.approx(laws.capacity(rec["eps"], 24, "four"), rel=1e-12)
+    assert "max_abs" not in rec
+
+
+def test_json_tiled(npy, capsys):
+    p, X = npy
+    rec = run_json(capsys, str(p), "--tiled", "--top-k", "3")
+    v = reference(X)
+    assert rec["max_abs"] == pytest.approx(np.abs(v).max(), abs=1e-6)
+    assert set(rec["quantiles"]) >= {"0.5", "0.99"} and rec["quantile_error"] == pytest.approx(0.001)
+    assert [t["cos"] for t in rec["top_pairs"]] == pytest.approx(np.sort(v)[::-1][:3], abs=1e-6)
+    rec = run_json(capsys, str(p), "--sample", "200")
+    assert rec["sampled"] and rec["rows_used"] == 200 and rec["sampling_error"]["mean"] > 0
+
+
+def test_class_boundaries():
+    # Guha 2026: class 1 if eps > 0.2, class 2 if eps < 0.1, none in between
+    assert [laws.classify(e) for e in (0.41554, 0.2001, 0.2, 0.15, 0.1, 0.0999)] == [1, 1, None, None, None, 2]
+
+
+def test_human_output(npy, capsys):
+    p, _ = npy
+    assert main(["stats", str(p), "--tiled"]) == 0
+    out = capsys.readouterr().out
+    assert "eps = mean + 2 std" in out and "max |cos|" in out
+
+
+@pytest.mark.parametrize("argv,msg", [
+    (["stats", "no-such-model-xyz"], "unknown model source 'no-such-model-xyz'"),
+    (["models", "install", "nope"], "unknown offline model 'nope'"),
+    (["models", "install"], "give offline keys or --profile"),
+])
+def test_errors_are_one_line(argv, msg, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert msg in err and err.count("\n") == 1
+
+
+def test_head_of_npy_is_an_error(npy, capsys):
+    p, _ = npy
+    assert main(["stats", str(p), "--head"]) == 2
+    assert "no separate head" in capsys.readouterr().err
+
+
+def test_nan_row_is_an_error(tmp_path, capsys):
+    X = np.ones((5, 3), dtype=np.float32)
+    X[2, 0] = np.nan
+    np.save(tmp_path / "n.npy", X)
+    assert main(["stats", str(tmp_path / "n.npy")]) == 2
+    assert "NaN or inf (rows 2)" in capsys.readouterr().err
+
+
+def test_profile_models_read_from_params(tmp_path, monkeypatch):
+    from repcap.commands.models import profile_models
+
+    (tmp_path / "notebooks" / "params").mkdir(parents=True)
+    (tmp_path / "notebooks" / "02_embedding_eps.py").write_text('# %%\nmodels = ["smollm2-135m"]  # default\n')
+    (tmp_path / "notebooks" / "params" / "quick.yaml").write_text(
+        "02_embedding_eps:\n  models: [gemma-3-270m, all-minilm-l6-v2]\nother: {x: 1}\n")
+    (tmp_path / "notebooks" / "params" / "smoke.yaml").write_text("other: {x: 1}\n")
+    monkeypatch.setenv("REPCAP_ROOT", str(tmp_path))
+    assert profile_models("quick") == ["gemma-3-270m", "all-minilm-l6-v2"]
+    assert profile_models("smoke") == ["smollm2-135m"]  # falls back to the notebook's default
+
+
+def test_models_lists_offline(capsys):
+    assert main(["models", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert {r["key"] for r in rows} == {
+        "smollm2-135m", "gemma-3-270m", "qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b", "all-minilm-l6-v2",
+        "paraphrase-minilm-l3-v2", "all-mpnet-base-v2"}
+    assert all("installed" in r for r in rows)
