@@ -146,7 +146,7 @@ top = ax.secondary_xaxis("top", functions=(lambda x: np.degrees(np.arccos(np.cli
 top.set_xticks([90, 80, 70, 60, 45, 30, 0])
 top.set_xlabel("angle between the lines (degrees)")
 ax.legend(loc="lower left")
-figures.save("fig-packing-angles", fig, hist_df, {
+_ = figures.save("fig-packing-angles", fig, hist_df, {
     "caption": f"Distribution of |cos| over all pairs of {k:,} vectors in {d} dimensions after {steps} "
                "Adam steps, per loss (log scale). abs-relu piles most pairs at 0 and leaves a bump near 1 "
                "(nearly parallel pairs); exp and power pull the whole distribution below their ε*.",
@@ -187,7 +187,7 @@ ax.set_yscale("log")
 ax.set_ylim(0.5, k * (k - 1) / 2 * 2)
 ax.set_ylabel("number of pairs")
 ax.legend(ncol=4, loc="upper center", bbox_to_anchor=(0.5, 1.18))
-figures.save("fig-packing-parallel", fig, par_df, {
+_ = figures.save("fig-packing-parallel", fig, par_df, {
     "caption": "Nearly orthogonal (|cos| < 0.01) and nearly parallel (|cos| > 0.5, 0.9, 0.99) pairs per loss, "
                "log scale ('0' marks none). The abs-relu packing trades thousands of nearly parallel pairs for "
                "a majority of exactly orthogonal ones: the 99% solution.",
@@ -226,7 +226,7 @@ a1.legend(loc="center right")
 a2.set_yscale("log")
 a2.set_xlabel("Adam step")
 a2.set_ylabel("loss / initial loss")
-figures.save("fig-packing-curves", fig, curve_df, {
+_ = figures.save("fig-packing-curves", fig, curve_df, {
     "caption": "Left: the smallest angle between any two lines during optimisation, per loss; the dashed line "
                "is the angle Guha's four-constant law predicts at this size. Right: each loss relative to its "
                "starting value (log scale). abs-relu lowers its loss while its worst pair stays parallel.",

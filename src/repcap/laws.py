@@ -391,3 +391,14 @@ def bound_violations(law: str | Law, d, eps, bounds=tuple(BOUNDS)):
                          "log10_k_law": float(lk[i]), "log10_k_bound": float(lb[i]),
                          "violates": bool(lk[i] > lb[i]), "rigorous": b in RIGOROUS_BOUNDS})
     return pd.DataFrame(rows)
+
+
+def coherence_lower_bound(k, d, max_order: int = 64):
+    """The largest of the rigorous lower bounds on the coherence of k unit vectors in R^d: Welch of
+    orders 1..max_order and Levenshtein.  No packing of k vectors in R^d has max |cos| below it."""
+    k = np.asarray(k, dtype=np.float64)
+    d = np.asarray(d, dtype=np.float64)
+    out = levenshtein_bound(np.maximum(k, d + 1), d) * (k > d)
+    for s in range(1, max_order + 1):
+        out = np.maximum(out, welch_bound(k, d, order=s))
+    return out if np.ndim(out) else float(out)

@@ -138,11 +138,32 @@ def _int_pow(a: torch.Tensor, n: int) -> torch.Tensor:
 
 
 def default_tile(k: int, batch: int, device: torch.device) -> int:
-    """Columns per tile: about five (B, k, tile) float32 temporaries within the memory budget,
-    capped at 512 on a CPU (larger tiles fall out of cache; measured) and 8192 on a GPU."""
-    budget = memory_budget_bytes(device, default_cpu=512 << 20)
+    """Columns per tile.  GPU: about five (B, k, tile) float32 temporaries within the memory
+    budget, at most 8192.  CPU: a (B, k, tile) tile of about 256 Ki floats (1 MiB), between 64 and
+    512 columns, so the elementwise passes run in cache (measured: 2-4x faster than 512 columns at
+    k = 2000..10000)."""
+    if device.type == "cpu":
+        return int(min(k, max(64, min(512, (1 << 18) // (max(1, batch) * k)))))
+    budget = memory_budget_bytes(device)
     t = budget // (5 * 4 * max(1, batch) * k)
-    return int(max(32, min(k, 512 if device.type == "cpu" else 8192, t)))
+    return int(max(32, min(k, 8192, t)))
+
+
+class _flush_denormal:
+    """On a CPU, treat subnormal floats as zero while packing: |cos|^p of small cosines underflows
+    into subnormals, which are 10-100x slower to compute with (measured 3x on the power loss).
+    Their contribution to the loss (< 1e-38 each) is below float32 resolution anyway."""
+
+    def __init__(self, device: torch.device):
+        self.on = device.type == "cpu"
+
+    def __enter__(self):
+        if self.on:
+            torch.set_flush_denormal(True)
+
+    def __exit__(self, *exc):
+        if self.on:
+            torch.set_flush_denormal(False)
 
 
 def loss_and_grad(V: torch.Tensor, loss: str = "power", *, beta: float = 20.0, p: float = 10.0,
@@ -361,6 +382,17 @@ def optimise(cfg: PackConfig, *, seeds: list[int] | None = None, progress: bool 
     t0 = time.perf_counter()
     bar = tqdm(range(cfg.steps), desc=desc or f"pack k={k} d={d} {cfg.loss}", disable=not progress,
                leave=False, mininterval=0.5)
+    with _flush_denormal(dev):
+        _adam_loop(cfg, W, opt, bar, every, tile, p, steps_rec, losses, epss, progress)
+    bar.close()
+    with torch.no_grad():
+        V = normalise(W).detach()
+        final, _, mx = loss_and_grad(V, cfg.loss, beta=cfg.beta, p=p, tile=tile, want_max=True)
+        stats = pair_stats(V, tile=tile, n_bins=cfg.n_bins)
+    return _result(cfg, seeds, dev, V, final, stats, steps_rec, losses, epss, p, lr, tile, t0)
+
+
+def _adam_loop(cfg, W, opt, bar, every, tile, p, steps_rec, losses, epss, progress):
     for step in bar:
         opt.zero_grad(set_to_none=True)
         V = normalise(W)
@@ -381,11 +413,9 @@ def optimise(cfg: PackConfig, *, seeds: list[int] | None = None, progress: bool 
         opt.step()
         with torch.no_grad():
             W.copy_(normalise(W))
-    bar.close()
-    with torch.no_grad():
-        V = normalise(W).detach()
-        final, _, mx = loss_and_grad(V, cfg.loss, beta=cfg.beta, p=p, tile=tile, want_max=True)
-        stats = pair_stats(V, tile=tile, n_bins=cfg.n_bins)
+
+
+def _result(cfg, seeds, dev, V, final, stats, steps_rec, losses, epss, p, lr, tile, t0) -> PackResult:
     if dev.type == "cuda":
         torch.cuda.synchronize(dev)
     seconds = time.perf_counter() - t0
@@ -533,7 +563,7 @@ def sweep_packed(configs: list[dict]) -> list[dict]:
     return outs
 
 
-sweep_packed.SWEEP_VERSION = 1
+sweep_packed.SWEEP_VERSION = 2  # 2: CPU tiles sized for cache, subnormals flushed
 
 
 def packed_group(config: dict) -> tuple:
