@@ -56,14 +56,27 @@ def _as_tensor(X: Any) -> torch.Tensor:
     return t
 
 
-def _check_finite(t: torch.Tensor) -> None:
-    bad = ~torch.isfinite(t).all(dim=1)
+def _check_finite(norms: torch.Tensor, offset: int = 0) -> None:
+    """A row holds NaN/inf exactly when its norm does (float32 squares cannot overflow float64)."""
+    bad = ~torch.isfinite(norms)
     if bool(bad.any()):
-        rows = torch.nonzero(bad).flatten()
+        rows = torch.nonzero(bad).flatten() + offset
         head = ", ".join(str(int(r)) for r in rows[:5])
         more = f" and {len(rows) - 5} more" if len(rows) > 5 else ""
         raise RepcapError(f"{len(rows)} row(s) hold NaN or inf (rows {head}{more}); "
                           "the matrix is corrupt or was dequantised wrongly - re-export it")
+
+
+def _unit_rows(c: torch.Tensor, offset: int, dtype: torch.dtype) -> tuple[torch.Tensor, torch.Tensor]:
+    """Normalise the rows of one chunk (norms in float64); return (kept unit rows, keep mask)."""
+    norms = torch.linalg.vector_norm(c, dim=1, dtype=torch.float64)
+    _check_finite(norms, offset)
+    keep = norms > 0
+    work = torch.float64 if dtype == torch.float64 else c.dtype
+    if not bool(keep.all()):
+        c, norms = c[keep], norms[keep]
+    u = c.to(work) / norms[:, None].to(work)
+    return u.to(dtype), keep
 
 
 def _normalised(X: Any, device: torch.device, dtype=torch.float32) -> tuple[torch.Tensor, np.ndarray, int]:
@@ -72,12 +85,12 @@ def _normalised(X: Any, device: torch.device, dtype=torch.float32) -> tuple[torc
     t = _as_tensor(X)
     kept_parts, idx_parts, n_zero = [], [], 0
     for s in range(0, t.shape[0], GRAM_CHUNK_ROWS):
-        c = t[s:s + GRAM_CHUNK_ROWS].to(device=device, dtype=torch.float64)
-        _check_finite(c)
-        norms = torch.linalg.vector_norm(c, dim=1)
-        keep = norms > 0
+        c = t[s:s + GRAM_CHUNK_ROWS].to(device=device)
+        if c.dtype not in (torch.float32, torch.float64):
+            c = c.to(torch.float32)
+        u, keep = _unit_rows(c, s, dtype)
         n_zero += int((~keep).sum())
-        kept_parts.append((c[keep] / norms[keep, None]).to(dtype))
+        kept_parts.append(u)
         idx_parts.append(torch.nonzero(keep).flatten().cpu().numpy() + s)
     U = torch.cat(kept_parts)
     return U, np.concatenate(idx_parts), n_zero
@@ -121,14 +134,13 @@ def moments(X: Any, *, device: str | torch.device = "auto", compute: str = "floa
     s = torch.zeros(d, dtype=torch.float64, device=dev)
     n = 0
     for a in range(0, V, GRAM_CHUNK_ROWS):
-        c = t[a:a + GRAM_CHUNK_ROWS].to(device=dev, dtype=torch.float64)
-        _check_finite(c)
-        norms = torch.linalg.vector_norm(c, dim=1)
-        keep = norms > 0
-        u = (c[keep] / norms[keep, None]).to(cdt)
+        c = t[a:a + GRAM_CHUNK_ROWS].to(device=dev)
+        if c.dtype not in (torch.float32, torch.float64):
+            c = c.to(torch.float32)
+        u, _ = _unit_rows(c, a, cdt)
         n += u.shape[0]
         G += (u.T @ u).to(torch.float64)
-        s += u.sum(dim=0, dtype=torch.float64)
+        s += u.sum(dim=0).to(torch.float64)  # pairwise float32 sum within a chunk, float64 across chunks
     n_zero = V - n
     if n < 2:
         raise RepcapError(f"need at least two non-zero rows for pairwise cosines; got {n} of {V} "
@@ -250,11 +262,21 @@ class _Acc:
         self.s2 = 0.0
         self.n = 0
 
-    def add(self, vals: torch.Tensor, bins: int) -> None:
-        self.counts += torch.histc(vals, bins=bins, min=-1.0, max=1.0).to(torch.float64)
-        self.s1 += float(vals.sum())      # float32 pairwise sum per tile, float64 across tiles
-        self.s2 += float(torch.dot(vals, vals))
-        self.n += vals.numel()
+    def add(self, vals: torch.Tensor, bins: int, sym_n: int = 0) -> None:
+        """Add the pairs in ``vals``.  ``sym_n > 0``: ``vals`` is a whole symmetric diagonal tile of
+        ``sym_n`` rows with its diagonal set to 0, so every pair is counted twice plus ``sym_n`` zeros."""
+        h = torch.histc(vals, bins=bins, min=-1.0, max=1.0).to(torch.float64)
+        s1 = float(vals.sum())      # float32 pairwise sum per tile, float64 across tiles
+        s2 = float(torch.dot(vals, vals))
+        if sym_n:
+            h[bins // 2] -= sym_n   # the zeroed diagonal: 0.0 falls in the bin starting at 0
+            h, s1, s2 = h / 2, s1 / 2, s2 / 2
+            self.n += sym_n * (sym_n - 1) // 2
+        else:
+            self.n += vals.numel()
+        self.counts += h
+        self.s1 += s1
+        self.s2 += s2
 
 
 def tile_size(d: int, n: int, memory_budget: int) -> int:
@@ -344,30 +366,35 @@ def tiled_stats(X: Any, *, bins: int = TiledConfig.bins, top_k: int = TiledConfi
                 T = A @ U[c0:c1].T  # (r1 - r0, c1 - c0)
                 ncol = T.shape[1]
                 diag = bi == bj
+                nr = r1 - r0
                 if diag:
-                    iu = torch.triu_indices(r1 - r0, ncol, offset=1, device=dev)
-                    vals = T[iu[0], iu[1]]
-                    T.fill_diagonal_(-math.inf)
-                else:
-                    vals = T.reshape(-1)
-                if vals.numel() == 0:
-                    bar.update(1)
-                    continue
+                    if nr < 2:
+                        bar.update(1)
+                        continue
+                    # the whole symmetric tile with a zero diagonal: every pair is counted twice, as
+                    # T[i, j] and T[j, i] (equal up to float32 rounding of the BLAS kernel)
+                    T.fill_diagonal_(0.0)
+                vals = T.reshape(-1)
+                sym = nr if diag else 0
                 vmin, vmax = (float(x) for x in torch.aminmax(vals))
                 if vmax > 1.0 or vmin < -1.0:  # rounding of duplicate / opposite rows
-                    vals = vals.clamp(-1.0, 1.0)
+                    T.clamp_(-1.0, 1.0)
                     vmin, vmax = max(vmin, -1.0), min(vmax, 1.0)
-                total.add(vals, bins)
+                total.add(vals, bins, sym)
                 if sampled and block_group[bi] == block_group[bj]:
-                    group_acc[block_group[bi]].add(vals, bins)
+                    group_acc[block_group[bi]].add(vals, bins, sym)
                 for t in off_edge:
-                    exc_extra[t] += int((vals > t).sum())
-                    exc_abs_extra[t] += int((vals.abs() > t).sum())
+                    w = 2 if diag else 1
+                    zeros = nr if (diag and t < 0) else 0  # the zeroed diagonal exceeds a negative t
+                    exc_extra[t] += (int((vals > t).sum()) - zeros) // w
+                    exc_abs_extra[t] += (int((vals.abs() > t).sum()) - zeros) // w
                 if max(vmax, -vmin) > max_abs:
                     target = vmax if vmax >= -vmin else vmin
                     am = int(torch.argmax((vals == target).to(torch.uint8)))
-                    ri, cj = (int(iu[0][am]), int(iu[1][am])) if diag else divmod(am, ncol)
+                    ri, cj = divmod(am, ncol)
                     max_abs, max_pair = max(vmax, -vmin), (r0 + ri, c0 + cj)
+                if diag:
+                    T.fill_diagonal_(-math.inf)  # for the nearest neighbours and the top pairs
                 # each row's nearest neighbour, both directions
                 rmax = T.amax(dim=1)
                 nn_cos[r0:r1] = torch.maximum(nn_cos[r0:r1], rmax)
