@@ -43,7 +43,7 @@ batch = 256  # samples per step (paper: 2048)
 lr = 0.01  # peak learning rate (paper: 0.01)
 seed = 0  # seed of every model's initialisation and data stream
 strong_gamma = -1.0  # the strong-regime example (paper: -1)
-weak_gamma = 1.0  # the weak-regime example
+weak_gamma = 0.3333  # the weak-regime example (a value of the paper's grid)
 example_alpha = 1.5  # alpha of the histogram and feature-rank figures
 cache = "toy"  # sweep cache folder (.cache/sweeps/<cache>): an interrupted run resumes
 

@@ -445,13 +445,16 @@ def norm_histogram(norms: Sequence[float] | np.ndarray | torch.Tensor, bins: int
     return np.histogram(a, bins=bins, range=range_)
 
 
-def matrix_overlap(X: torch.Tensor, max_rows: int | None = None, seed: int = 0) -> dict[str, Any]:
+def matrix_overlap(X: torch.Tensor, max_rows: int | None = None, seed: int = 0, center: bool = False
+                   ) -> dict[str, Any]:
     """Mean square overlap ``E[cos^2]`` over pairs ``i != j`` of the rows of a real model's matrix
     ``X: (V, d)`` (e.g. an LM head), the quantity Liu, Liu & Gore 2025 compare with ``1/m``.
 
     Exact (via :func:`repcap.cosine.moments`, the d x d Gram) when ``max_rows`` is None or
     ``>= V``; otherwise over ``max_rows`` rows drawn without replacement (seeded), an unbiased
-    estimate of the same pair mean.  Returns ``mean_sq``, ``d``, ``rows_used``, ``n_rows``, ``sampled``.
+    estimate of the same pair mean.  ``center=True`` subtracts the mean row (of the rows used)
+    before normalising, which removes a direction shared by all rows.  Returns ``mean_sq``, ``d``,
+    ``rows_used``, ``n_rows``, ``sampled``, ``zero_rows``.
     """
     from .cosine import moments
 
@@ -460,6 +463,9 @@ def matrix_overlap(X: torch.Tensor, max_rows: int | None = None, seed: int = 0) 
     if sampled:
         g = torch.Generator().manual_seed(int(seed))
         X = X[torch.randperm(V, generator=g)[: int(max_rows)]]
+    if center:
+        X = X.to(torch.float64)
+        X = X - X.mean(dim=0, keepdim=True)
     mo = moments(X, device="auto")
     return {"mean_sq": mo.mean_sq, "d": mo.d, "rows_used": mo.n_rows, "n_rows": V, "sampled": bool(sampled),
             "zero_rows": mo.n_zero_rows}
@@ -513,16 +519,28 @@ def fit_exponent(m: Sequence[float], loss: Sequence[float], level: float = 0.95)
                        r2=float(res.rvalue ** 2), n_points=int(m.size), level=level)
 
 
-def unlearned_loss(p: torch.Tensor | np.ndarray, k: int, optimal_bias: bool = True) -> float:
-    """Loss (per sample, summed over features) carried by every feature except the ``k`` most
-    frequent ones, if those are reconstructed perfectly and the rest are left out.
+def unlearned_loss(p: torch.Tensor | np.ndarray, k: "int | np.ndarray | Sequence[bool]",
+                   optimal_bias: bool = True) -> float:
+    """Loss (per sample, summed over features) carried by the features a model leaves out, if the
+    ones it keeps are reconstructed perfectly.
 
-    A left-out feature's best output is a constant: its mean ``p_i E[v] = p_i`` (the bias), leaving
+    ``k`` an int: every feature except the ``k`` most frequent is left out (the weak-regime ideal);
+    ``k`` a boolean mask ``(n,)``: the features where the mask is False are left out (e.g. the rows
+    of a trained model with ``||W_i|| <= 1/2``; ``p`` is then taken in its given order).
+
+    A left-out feature's best output is a constant, its mean ``p_i E[v] = p_i`` (the bias), leaving
     its variance ``p_i E[v^2] - p_i^2 = 4 p_i / 3 - p_i^2``; with ``optimal_bias=False`` the output
-    is 0 and the loss ``4 p_i / 3``.  For ``p_i ∝ i^-alpha`` this falls as ``k^-(alpha - 1)``
-    (:func:`weak_exponent`).
+    is 0 and the loss ``4 p_i / 3``.  For ``p_i ∝ i^-alpha`` and integer ``k`` this falls as
+    ``k^-(alpha - 1)`` (:func:`weak_exponent`).
     """
-    q = np.sort(np.asarray(p, dtype=np.float64).ravel())[::-1][int(k):]
+    p = np.asarray(p, dtype=np.float64).ravel()
+    if isinstance(k, (int, np.integer)):
+        q = np.sort(p)[::-1][int(k):]
+    else:
+        mask = np.asarray(k, dtype=bool).ravel()
+        if mask.shape != p.shape:
+            raise RepcapError(f"unlearned_loss: the mask has {mask.size} entries for {p.size} features")
+        q = p[~mask]
     per = V_SQ_MEAN * q - (V_MEAN * q) ** 2 if optimal_bias else V_SQ_MEAN * q
     return float(per.sum())
 

@@ -192,6 +192,20 @@ def test_mean_sq_overlap_matches_dense_reference():
     assert sub[0].item() == pytest.approx(C[~torch.eye(U.shape[0], dtype=torch.bool)].square().mean().item(), rel=1e-12)
 
 
+def test_matrix_overlap_exact_centred_and_sampled():
+    g = torch.Generator().manual_seed(2)
+    X = torch.randn(300, 6, generator=g, dtype=torch.float64) + 2.0  # a shared direction
+    exact = toy.matrix_overlap(X)
+    assert exact["mean_sq"] == pytest.approx(toy.mean_sq_overlap(X[None])[0].item(), rel=1e-6)  # moments reads float32
+    cen = toy.matrix_overlap(X, center=True)
+    ref = toy.mean_sq_overlap((X - X.mean(0))[None])[0].item()
+    assert cen["mean_sq"] == pytest.approx(ref, rel=1e-6)
+    assert cen["mean_sq"] < exact["mean_sq"]  # removing the shared direction lowers the overlap
+    sub = toy.matrix_overlap(X, max_rows=100, seed=1)
+    assert sub["sampled"] and sub["rows_used"] == 100 and sub["n_rows"] == 300
+    assert sub["mean_sq"] == pytest.approx(exact["mean_sq"], rel=0.1)
+
+
 def test_phi_half_and_histogram():
     W = torch.zeros(1, 4, 2)
     W[0, :, 0] = torch.tensor([0.1, 0.5, 0.51, 3.0])
@@ -222,6 +236,10 @@ def test_unlearned_loss_closed_form_and_exponent():
     expected = sum(4 / 3 * q - q * q for q in p[2:])
     assert toy.unlearned_loss(p, 2) == pytest.approx(expected, rel=1e-12)
     assert toy.unlearned_loss(p, 2, optimal_bias=False) == pytest.approx(4 / 3 * p[2:].sum(), rel=1e-12)
+    mask = np.array([True, False, True, False, False])  # features 1 and 3 represented
+    assert toy.unlearned_loss(p, mask) == pytest.approx(sum(4 / 3 * q - q * q for q in p[[1, 3, 4]]), rel=1e-12)
+    with pytest.raises(RepcapError, match="mask"):
+        toy.unlearned_loss(p, np.ones(3, dtype=bool))
     # For p_i ∝ i^-alpha and m << n the unlearned loss falls as m^-(alpha - 1) (Liu, Liu & Gore 2025)
     big = toy.frequencies(2_000_000, "power", alpha=1.5)
     ms = np.array([10, 20, 40, 80, 160])
