@@ -532,3 +532,35 @@ def describe(source: Any, *, head: bool = False, tiled: bool = False, sample: in
             "hist_counts": t.counts.tolist(), "hist_range": [-1.0, 1.0],
         })
     return rec
+
+
+def describe_point(config: dict) -> dict:
+    """:func:`describe` for one sweep config (``source`` plus :func:`describe`'s keyword options)."""
+    cfg = dict(config)
+    source = cfg.pop("source")
+    cfg.pop("label", None)
+    return describe(source, progress=False, **cfg)
+
+
+describe_point.SWEEP_VERSION = 1
+
+
+def scan(configs: Sequence[dict], *, cache: str = "embedding-stats", progress: bool = True
+         ) -> tuple[list[dict], list[dict]]:
+    """Run :func:`describe_point` over ``configs`` through the content-addressed cache; a model that
+    fails (hub error, missing tensor, ...) is recorded as ``{"source", "error"}`` and the scan goes on.
+    Failures are not cached, so a re-run tries them again.  Returns ``(records, failures)``; each
+    record carries its config's ``label`` (default: the source)."""
+    from tqdm.auto import tqdm
+
+    from . import sweep
+
+    records, failures = [], []
+    for cfg in tqdm(list(configs), desc="models", unit="model", disable=not progress, leave=False):
+        try:
+            rec = sweep.run(describe_point, [cfg], cache=cache, progress=False).results[0]
+        except RepcapError as exc:
+            failures.append({"source": cfg["source"], "label": cfg.get("label", cfg["source"]), "error": str(exc)})
+            continue
+        records.append({**rec, "label": cfg.get("label", cfg["source"])})
+    return records, failures

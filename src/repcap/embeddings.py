@@ -17,6 +17,7 @@ Never unpickles (``.bin``/``.pt``/``.pth``/``.ckpt``/``.pkl``) and never runs re
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 from dataclasses import dataclass, field
@@ -437,3 +438,22 @@ def load(source: str | os.PathLike, *, head: bool = False, device: str | torch.d
         raise RepcapError(f"{src}: the matrix is empty or not 2-D (shape {tuple(emb.matrix.shape)})")
     emb.matrix = emb.matrix.to(device=dev, dtype=torch.float32)
     return emb
+
+
+def synthetic(V: int, d: int, *, mean_cos: float = 0.2, seed: int = 0, noise_of: np.ndarray | None = None,
+              noise: float = 0.02) -> np.ndarray:
+    """A synthetic stand-in ``(V, d)`` float32 matrix for tests and the smoke profile: Gaussian rows
+    plus a common direction whose weight gives pairwise cosines of mean about ``mean_cos``.  With
+    ``noise_of`` it returns that matrix plus relative Gaussian noise (a re-quantised copy)."""
+    rng = np.random.default_rng(seed)
+    if noise_of is not None:
+        base = np.asarray(noise_of, dtype=np.float32)
+        return (base + noise * base.std() * rng.standard_normal(base.shape)).astype(np.float32)
+    if not 0 <= mean_cos < 1:
+        raise RepcapError(f"mean_cos={mean_cos} must be in [0, 1)")
+    common = rng.standard_normal(d)
+    common /= np.linalg.norm(common)
+    # rows x = g + a c with g ~ N(0, I/d): E cos ~ a^2 / (1 + a^2)
+    a = math.sqrt(mean_cos / (1 - mean_cos))
+    X = rng.standard_normal((V, d)) / math.sqrt(d) + a * common * rng.uniform(0.5, 1.5, size=(V, 1))
+    return X.astype(np.float32)
