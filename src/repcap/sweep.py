@@ -2,8 +2,8 @@
 
 Each point is a JSON-serialisable config dict.  Its key is the sha256 of the function's name, the
 function's ``SWEEP_VERSION`` salt (bump it when the computation changes) and the canonical JSON of
-the config.  Results are JSON files written atomically (temp file + rename) with a checksum of
-their payload, verified on read; a corrupt or half-written entry is recomputed, never trusted.
+the config.  Results are JSON files written atomically (temp file + fsync + rename) with a checksum
+of their payload, verified on read; a corrupt or half-written entry is recomputed, never trusted.
 An interrupted sweep therefore resumes where it stopped: finished points are read back, not
 recomputed.
 
@@ -13,23 +13,46 @@ Functions come in two shapes:
 * ``fn(configs) -> list[dict]`` with ``batched=True``: points that share ``group_by(config)`` are
   handed over together (e.g. toy models of one shape trained as one batch), at most
   ``max_batch`` at a time, and each result is cached as soon as its batch returns.
+
+Where the work runs.  :func:`run` cuts the pending points into :class:`PointTask` s.  A task is
+self-contained: wherever it executes (this process, or a Dask worker, see
+:mod:`repcap.sweep_dask`), it first reads the cache (a point finished meanwhile is not computed
+again), then computes the missing points and **writes their cache entries itself**, before
+returning.  The client only collects.  So a point that a worker finishes is kept even if the client
+dies, and a task that a cluster re-runs after losing a worker recomputes nothing already written.
+
+The cache folder must therefore be visible to every worker at the same path (a shared file
+system); each task checks for the folder's marker file and refuses to run where it is missing.
+
+Temp files are named ``.<key>.json.<host>.<pid>.<random>.tmp`` (never ``*.json``, so no reader
+mistakes one for a result); those left by a killed process are removed by the next :func:`run`
+on the same host, and any older than :data:`STALE_TEMP_S` by any host.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import math
 import os
-from dataclasses import dataclass
+import socket
+import tempfile
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Iterator, Protocol, Sequence
 
 from tqdm.auto import tqdm
 
 from . import RepcapError
 from . import io as rio
 from .paths import cache_dir
+
+#: A temp file from another host (whose process we cannot see) is removed after this many seconds.
+STALE_TEMP_S = 3600.0
+#: The marker file that tells a worker it sees the same cache folder as the client.
+MARKER = ".repcap-cache"
 
 
 def canonical(obj: Any) -> str:
@@ -50,9 +73,48 @@ def point_key(fn: Callable, config: dict) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
+def _host_token() -> str:
+    return "".join(ch if ch.isalnum() else "-" for ch in socket.gethostname())[:40] or "host"
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # exists, owned by someone else
+        return True
+    return True
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temp file in the same folder (fsync, then rename).
+
+    The temp name carries host and pid so that :meth:`Cache.clean_temp` can tell a dead writer's
+    leftover from a live writer's file, and ends in ``.tmp`` so that no glob for entries sees it.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{_host_token()}.{os.getpid()}.", suffix=".tmp",
+                               dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(text.encode("utf-8"))
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
 @dataclass
 class Cache:
-    """One folder of content-addressed JSON results."""
+    """One folder of content-addressed JSON results: ``root/<key[:2]>/<key>.json``.
+
+    An entry is ``{"key", "config", "result", "sha256"}`` where ``sha256`` is the digest of the
+    canonical JSON of ``result``.
+    """
 
     root: Path
 
@@ -72,25 +134,187 @@ class Cache:
         """The cached result, or ``None`` if absent or corrupt (a corrupt entry is removed)."""
         p = self.path(key)
         try:
-            entry = json.loads(p.read_text())
-            payload = canonical(entry["result"])
-            if entry.get("key") != key or entry.get("sha256") != hashlib.sha256(payload.encode()).hexdigest():
-                raise ValueError("checksum mismatch")
-            return entry["result"]
+            return self._verified(json.loads(p.read_text()), key)
         except FileNotFoundError:
             return None
         except (ValueError, KeyError, TypeError, UnicodeDecodeError, OSError):
             p.unlink(missing_ok=True)
             return None
 
+    @staticmethod
+    def _verified(entry: Any, key: str) -> dict:
+        payload = canonical(entry["result"])
+        if entry.get("key") != key or entry.get("sha256") != hashlib.sha256(payload.encode()).hexdigest():
+            raise ValueError("checksum mismatch")
+        return entry["result"]
+
     def put(self, key: str, config: dict, result: dict) -> None:
         payload = canonical(result)
         entry = {"key": key, "config": config, "result": json.loads(payload),
                  "sha256": hashlib.sha256(payload.encode()).hexdigest()}
-        rio.write_text(self.path(key), json.dumps(entry, sort_keys=True) + "\n")
+        atomic_write_text(self.path(key), json.dumps(entry, sort_keys=True) + "\n")
+
+    def entries(self) -> Iterator[Path]:
+        """The entry files (temp files excluded)."""
+        if self.root.exists():
+            yield from (p for p in self.root.glob("??/*.json") if not p.name.startswith("."))
 
     def __len__(self) -> int:
-        return sum(1 for _ in self.root.glob("??/*.json")) if self.root.exists() else 0
+        return sum(1 for _ in self.entries())
+
+    def verify(self) -> tuple[int, list[Path]]:
+        """Check every entry's checksum without touching anything: ``(n_good, corrupt_paths)``."""
+        good, bad = 0, []
+        for p in self.entries():
+            try:
+                self._verified(json.loads(p.read_text()), p.stem)
+                good += 1
+            except (ValueError, KeyError, TypeError, UnicodeDecodeError, OSError):
+                bad.append(p)
+        return good, bad
+
+    def temp_files(self) -> list[Path]:
+        return sorted(self.root.glob("??/.*.tmp")) if self.root.exists() else []
+
+    def clean_temp(self, stale_s: float = STALE_TEMP_S) -> int:
+        """Remove temp files left by writers that died: those of a dead process on this host, and
+        any older than ``stale_s``.  Returns how many were removed."""
+        host, now, n = _host_token(), time.time(), 0
+        for p in self.temp_files():
+            parts = p.name.split(".")
+            # "", <key>, "json", <host>, <pid>, <random>, "tmp"
+            dead = False
+            if len(parts) >= 7 and parts[-4] == host and parts[-3].isdigit():
+                dead = not _pid_alive(int(parts[-3]))
+            with contextlib.suppress(FileNotFoundError):
+                if dead or now - p.stat().st_mtime > stale_s:
+                    p.unlink()
+                    n += 1
+        return n
+
+    def ensure_marker(self) -> None:
+        """Create the folder and its marker file (what a worker checks before it runs a task)."""
+        m = self.root / MARKER
+        if not m.exists():
+            atomic_write_text(m, json.dumps({"repcap_sweep_cache": str(self.root)}) + "\n")
+
+
+# ---------------------------------------------------------------------------------------------
+# Tasks: the unit of work an executor runs; computes and writes its own cache entries.
+
+
+@dataclass
+class PointTask:
+    """A batch of points of one function, with everything needed to compute and cache them anywhere.
+
+    ``configs`` and ``keys`` have equal length; ``root`` is the cache folder (absolute path);
+    ``batched`` says whether ``fn`` takes a list of configs.  Calling the task returns a
+    :class:`TaskOutcome`.
+    """
+
+    fn: Callable
+    configs: list[dict]
+    keys: list[str]
+    root: str
+    batched: bool = False
+
+    @property
+    def name(self) -> str:
+        """A stable id (the same points into the same cache give the same id: a Dask key shared by
+        clients, so two clients sweeping the same points share the work)."""
+        h = hashlib.sha256((self.root + "|" + "".join(self.keys)).encode()).hexdigest()[:20]
+        return f"repcap-sweep-{fn_name(self.fn).split(':')[-1].replace('.', '-')[:40]}-{h}"
+
+    def __call__(self) -> "TaskOutcome":
+        store = Cache(self.root)
+        if not (store.root / MARKER).exists():
+            raise RepcapError(
+                f"this worker ({socket.gethostname()}) cannot see the sweep cache folder {self.root}: put the cache "
+                f"(REPCAP_CACHE) on a file system shared by the client and every worker, at the same path")
+        results: list[dict | None] = [store.get(k) for k in self.keys]
+        todo = [i for i, r in enumerate(results) if r is None]
+        if self.batched and todo:
+            sub = [self.configs[i] for i in todo]
+            outs = self.fn(sub)
+            if not isinstance(outs, (list, tuple)) or len(outs) != len(sub):
+                n = len(outs) if isinstance(outs, (list, tuple)) else type(outs).__name__
+                raise RepcapError(f"{fn_name(self.fn)} returned {n} results for {len(sub)} configs")
+            for i, out in zip(todo, outs):
+                results[i] = self._store(store, i, out)
+        else:
+            for i in todo:
+                results[i] = self._store(store, i, self.fn(self.configs[i]))
+        done = set(todo)
+        return TaskOutcome(results=results, computed=[i in done for i in range(len(self.keys))])  # type: ignore[arg-type]
+
+    def _store(self, store: Cache, i: int, out: Any) -> dict:
+        if not isinstance(out, dict):
+            raise RepcapError(f"sweep function {fn_name(self.fn)} must return a dict, got {type(out).__name__}")
+        store.put(self.keys[i], self.configs[i], out)
+        return json.loads(canonical(out))
+
+
+@dataclass
+class TaskOutcome:
+    results: list[dict]
+    computed: list[bool]  # False: found in the cache by the task (finished meanwhile)
+
+
+class Executor(Protocol):
+    """Runs tasks somewhere and reports each outcome, in any order, as soon as it is known.
+
+    ``run_tasks`` returns when every task is reported, and raises the first task error (after which
+    it need not run the rest).  Tasks write their own cache entries, so an executor that dies
+    mid-way loses only points that were not finished.
+    """
+
+    def run_tasks(self, tasks: Sequence[PointTask], on_done: Callable[[int, TaskOutcome], None]) -> None: ...
+
+
+class LocalExecutor:
+    """Runs the tasks one after another in this process (the default)."""
+
+    def run_tasks(self, tasks: Sequence[PointTask], on_done: Callable[[int, TaskOutcome], None]) -> None:
+        for j, t in enumerate(tasks):
+            on_done(j, t())
+
+
+LOCAL = LocalExecutor()
+_default_executor: Any = None
+
+
+def set_default_executor(executor: Any) -> Any:
+    """Make ``executor`` (``None`` or ``"local"``: this process) the one :func:`run` uses when it is
+    not given one; returns the previous default.  Notebooks call it once with
+    ``repcap.sweep_dask.make_executor(executor, scheduler)``."""
+    global _default_executor
+    prev, _default_executor = _default_executor, executor
+    return prev
+
+
+@contextlib.contextmanager
+def using(executor: Any) -> Iterator[Any]:
+    """``with sweep.using(ex): ...``: the default executor inside the block."""
+    prev = set_default_executor(executor)
+    try:
+        yield executor
+    finally:
+        set_default_executor(prev)
+
+
+def _resolve_executor(executor: Any) -> Executor:
+    if executor is None:
+        executor = _default_executor
+    if executor is None or executor == "local":
+        return LOCAL
+    if hasattr(executor, "run_tasks"):
+        return executor
+    if type(executor).__name__ == "Client" and type(executor).__module__.startswith("distributed"):
+        from .sweep_dask import DaskExecutor
+
+        return DaskExecutor(executor)
+    raise RepcapError(f"sweep executor {executor!r} is not one: give None, 'local', a distributed.Client or "
+                      f"repcap.sweep_dask.make_executor(...)")
 
 
 @dataclass
@@ -98,6 +322,7 @@ class SweepReport:
     results: list[dict]
     n_cached: int
     n_computed: int
+    seconds: float = field(default=0.0)
 
 
 def run(fn: Callable, configs: Sequence[dict], *, cache: str | Cache, batched: bool = False,
@@ -105,16 +330,22 @@ def run(fn: Callable, configs: Sequence[dict], *, cache: str | Cache, batched: b
         desc: str | None = None, progress: bool = True, executor: Any = None) -> SweepReport:
     """Evaluate ``fn`` on every config, reading finished points from ``cache``.
 
-    Returns the results in the order of ``configs``.  ``executor`` (optional) is an object with a
-    ``map_points(fn, batches, on_result)`` method (see :mod:`repcap.sweep_dask`); by default the
-    points run here, in this process.
+    Returns the results in the order of ``configs``; ``n_cached`` counts configs answered by the
+    cache, ``n_computed`` the points ``fn`` computed in this call.  ``executor``: ``None`` (the
+    default set by :func:`set_default_executor`, else this process), ``"local"``, a
+    :class:`~repcap.sweep_dask.DaskExecutor` or a ``distributed.Client``.  Wherever the points run,
+    each task writes its own entries to ``cache``, so the folder must be shared with the workers.
     """
+    t0 = time.perf_counter()
     store = cache if isinstance(cache, Cache) else Cache.named(cache)
     configs = [dict(c) for c in configs]
     keys = [point_key(fn, c) for c in configs]
     results: list[dict | None] = [store.get(k) for k in keys]
     todo = [i for i, r in enumerate(results) if r is None]
     n_cached = len(configs) - len(todo)
+    if not todo:
+        return SweepReport(results=results, n_cached=n_cached, n_computed=0,  # type: ignore[arg-type]
+                           seconds=time.perf_counter() - t0)
 
     # Unique pending points (the same config twice is computed once).
     first: dict[str, int] = {}
@@ -131,39 +362,45 @@ def run(fn: Callable, configs: Sequence[dict], *, cache: str | Cache, batched: b
         size = max_batch or math.inf
         batches = []
         for members in groups.values():
-            for s in range(0, len(members), int(min(size, len(members)))):
-                batches.append(members[s:s + int(min(size, len(members)))])
+            step = int(min(size, len(members)))
+            batches.extend(members[s:s + step] for s in range(0, len(members), step))
     else:
         batches = [[i] for i in pending]
+
+    ex = _resolve_executor(executor)
+    store = Cache(store.root.resolve())
+    store.root.mkdir(parents=True, exist_ok=True)
+    store.ensure_marker()
+    store.clean_temp()
+    root = str(store.root)
+    tasks = [PointTask(fn, [configs[i] for i in b], [keys[i] for i in b], root, batched) for b in batches]
+    by_key: dict[str, dict] = {}
+    counts = {"computed": 0, "late": 0}
+    n_dup = {k: 0 for k in first}
+    for i in todo:
+        n_dup[keys[i]] += 1
 
     bar = tqdm(total=len(configs), initial=n_cached, desc=desc or fn_name(fn).split(":")[-1],
                disable=not progress, unit="pt", leave=False)
 
-    def on_result(idx: list[int], outs: list[dict]) -> None:
-        for i, out in zip(idx, outs):
-            if not isinstance(out, dict):
-                raise RepcapError(f"sweep function {fn_name(fn)} must return a dict, got {type(out).__name__}")
-            store.put(keys[i], configs[i], out)
-            results[i] = json.loads(canonical(out))
-        bar.update(sum(1 for k in keys if k in {keys[i] for i in idx}))
+    def on_done(j: int, outcome: TaskOutcome) -> None:
+        for k, out, comp in zip(tasks[j].keys, outcome.results, outcome.computed):
+            by_key[k] = out
+            counts["computed" if comp else "late"] += 1
+            bar.update(n_dup[k])
 
     try:
-        if executor is not None:
-            executor.map_points(fn, [[configs[i] for i in b] for b in batches], batched,
-                                lambda j, outs: on_result(batches[j], outs))
-        else:
-            for b in batches:
-                outs = fn([configs[i] for i in b]) if batched else [fn(configs[b[0]])]
-                if len(outs) != len(b):
-                    raise RepcapError(f"{fn_name(fn)} returned {len(outs)} results for {len(b)} configs")
-                on_result(b, list(outs))
+        ex.run_tasks(tasks, on_done)
     finally:
         bar.close()
-    # duplicates of a computed key
-    for i, r in enumerate(results):
-        if r is None:
-            results[i] = store.get(keys[i])
-    return SweepReport(results=results, n_cached=n_cached, n_computed=len(pending))  # type: ignore[arg-type]
+    for i in todo:
+        results[i] = by_key[keys[i]] if keys[i] in by_key else store.get(keys[i])
+    missing = [configs[i] for i, r in enumerate(results) if r is None]
+    if missing:
+        raise RepcapError(f"sweep {fn_name(fn)}: the executor returned without {len(missing)} points "
+                          f"(first: {missing[0]!r}); run again to compute them")
+    return SweepReport(results=results, n_cached=n_cached + counts["late"],  # type: ignore[arg-type]
+                       n_computed=counts["computed"], seconds=time.perf_counter() - t0)
 
 
 def grid(**axes: Iterable[Any]) -> list[dict]:

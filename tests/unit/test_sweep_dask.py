@@ -1,0 +1,337 @@
+"""Tests of repcap.sweep_dask on a LocalCluster of 2 single-threaded worker processes: results
+identical to the local executor (plain and batched functions); a point a worker finishes is in the
+cache even when the client raises or is SIGKILLed; a worker killed mid-sweep (SIGKILL of its
+process, or client.restart()) loses no finished point, and a re-run recomputes none of them.
+Also the executor factory and the dask-jobqueue config (with a stand-in module: the real one is
+not installed)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import types
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+distributed = pytest.importorskip("distributed")
+
+import _sweep_child as child  # noqa: E402
+from repcap import RepcapError, sweep  # noqa: E402
+from repcap.sweep_dask import DaskExecutor, JobqueueConfig, make_executor  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+
+
+@pytest.fixture(scope="module")
+def client():
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                                       silence_logs=50)
+    c = distributed.Client(cluster)
+    yield c
+    c.close()
+    cluster.close()
+
+
+def _restore_workers(client) -> None:
+    client.wait_for_workers(2, timeout=60)
+
+
+# --- sweep functions (module level, so workers import them by name) ------------------------------
+
+
+def noisy(c: dict) -> dict:
+    """A plain point: float64 numbers that must come back bit for bit."""
+    g = np.random.default_rng(c["seed"])
+    x = g.standard_normal(c["n"])
+    return {"mean": float(x.mean()), "sd": float(x.std(ddof=1)), "max": float(x.max()), "n": c["n"]}
+
+
+def noisy_batch(cs: list[dict]) -> list[dict]:
+    """A batched point: all configs of one ``n`` as one (len(cs), n) array."""
+    assert len({c["n"] for c in cs}) == 1, "a batch mixed groups"
+    X = np.stack([np.random.default_rng(c["seed"]).standard_normal(c["n"]) for c in cs])
+    return [{"mean": float(r.mean()), "q90": float(np.quantile(r, 0.9)), "batch": len(cs)} for r in X]
+
+
+def flaky(c: dict) -> dict:
+    child._log(c["log"], c["x"])
+    if c["x"] == c["bad"]:
+        raise ValueError(f"point {c['x']} fails")
+    time.sleep(c["sleep"])
+    return {"y": 3 * c["x"]}
+
+
+def _logged(log: Path) -> list[int]:
+    return [int(s) for s in log.read_text().split()] if log.exists() else []
+
+
+def _finished(cache: Path) -> set[int]:
+    store = sweep.Cache(cache)
+    good, bad = store.verify()
+    assert bad == [], f"corrupt entries {bad}"
+    return {json.loads(p.read_text())["config"]["x"] for p in store.entries()}
+
+
+def _wait_until(cond, timeout: float = 30.0) -> bool:
+    t_end = time.time() + timeout
+    while time.time() < t_end:
+        if cond():
+            return True
+        time.sleep(0.05)
+    return cond()
+
+
+# --- identical results ---------------------------------------------------------------------------
+
+
+def test_plain_and_batched_identical_to_local(client, tmp_path):
+    configs = [{"n": n, "seed": s} for n in (50, 200) for s in range(6)]
+    local = sweep.run(noisy, configs, cache=sweep.Cache(tmp_path / "local"), progress=False)
+    ex = make_executor("dask", client.scheduler.address)  # the address path, not the Client object
+    assert isinstance(ex, DaskExecutor)
+    remote = sweep.run(noisy, configs, cache=sweep.Cache(tmp_path / "dask"), executor=ex, progress=False)
+    assert remote.results == local.results
+    assert (remote.n_cached, remote.n_computed) == (0, len(configs))
+    # the workers wrote the same entries, byte for byte
+    a = {p.name: p.read_bytes() for p in sweep.Cache(tmp_path / "local").entries()}
+    b = {p.name: p.read_bytes() for p in sweep.Cache(tmp_path / "dask").entries()}
+    assert a == b and len(a) == len(configs)
+    # an independent check of one value (not only local == dask)
+    ref = np.random.default_rng(3).standard_normal(200)
+    assert remote.results[configs.index({"n": 200, "seed": 3})]["sd"] == float(ref.std(ddof=1))
+    again = sweep.run(noisy, configs, cache=sweep.Cache(tmp_path / "dask"), executor=ex, progress=False)
+    assert (again.n_cached, again.n_computed) == (len(configs), 0)
+    ex.close()  # closes only its own client; the module's cluster lives on
+    assert client.status == "running"
+
+    kw = dict(batched=True, group_by=lambda c: c["n"], max_batch=4, progress=False)
+    local_b = sweep.run(noisy_batch, configs, cache=sweep.Cache(tmp_path / "lb"), **kw)
+    with sweep.using(client):  # a Client as the default executor
+        remote_b = sweep.run(noisy_batch, configs, cache=sweep.Cache(tmp_path / "db"), **kw)
+    assert remote_b.results == local_b.results
+    assert [r["batch"] for r in remote_b.results] == [4, 4, 4, 4, 2, 2] * 2  # max_batch respected on workers
+    ref = np.random.default_rng(5).standard_normal(50)
+    assert remote_b.results[5]["q90"] == float(np.quantile(ref, 0.9))
+
+
+# --- the client side fails or dies; the workers' points are kept --------------------------------
+
+
+def test_points_finished_by_workers_survive_a_task_error(client, tmp_path):
+    log, cache = tmp_path / "log", tmp_path / "cache"
+    configs = [{"x": x, "bad": 5, "sleep": 0.05, "log": str(log)} for x in range(12)]
+    with pytest.raises(ValueError, match="point 5 fails"):
+        sweep.run(flaky, configs, cache=sweep.Cache(cache), executor=client, progress=False)
+    started = set(_logged(log))
+    # every point that started (except the bad one) finishes on its worker and is written, even
+    # though the client has given up on the sweep
+    assert _wait_until(lambda: _finished(cache) >= started - {5})
+    finished = _finished(cache)
+    assert 5 not in finished
+    log.rename(tmp_path / "log_first")
+    ok = [dict(c, bad=-1) for c in configs]
+    rep = sweep.run(flaky, ok, cache=sweep.Cache(tmp_path / "cache2"), executor=client, progress=False)
+    assert [r["y"] for r in rep.results] == [3 * x for x in range(12)]
+
+
+@pytest.mark.parametrize("detach", [False, True])
+def test_points_finished_by_workers_survive_a_killed_client(client, tmp_path, detach):
+    log, cache = tmp_path / "log", tmp_path / "cache"
+    n, sleep = 10, 0.3
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    proc = subprocess.Popen([sys.executable, str(HERE / "_sweep_child.py"), "dask-client", client.scheduler.address,
+                             str(cache), str(log), str(n), str(sleep), "1" if detach else "0"],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert _wait_until(lambda: len(_logged(log)) >= 3, timeout=60), proc.stderr.read1().decode()
+    finally:
+        proc.send_signal(signal.SIGKILL)  # the client dies mid-sweep: no cleanup, no goodbye
+        proc.communicate(timeout=30)
+    started = set(_logged(log))
+    assert len(started) < n
+    # the points in flight when the client died are finished and written by the workers anyway;
+    # detached, the scheduler finishes the whole sweep
+    want = set(range(n)) if detach else started
+    assert _wait_until(lambda: _finished(cache) >= want, timeout=30), (_finished(cache), want)
+    finished = _finished(cache)
+    # resume: only what is missing runs, nothing finished runs again
+    log.rename(tmp_path / "log_first")
+    same = [{"x": x, "log": str(log), "sleep": sleep} for x in range(n)]  # the client's configs
+    rep = sweep.run(child.slow, same, cache=sweep.Cache(cache), executor=client, progress=False)
+    assert set(_logged(log)) == set(range(n)) - finished
+    assert rep.n_computed == n - len(finished) and [r["y"] for r in rep.results] == [3 * x for x in range(n)]
+
+
+# --- a worker dies mid-sweep ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("how", ["kill_worker", "restart"])
+def test_worker_death_mid_sweep_loses_no_finished_point(client, tmp_path, how):
+    _restore_workers(client)
+    log, cache = tmp_path / "log", tmp_path / "cache"
+    n = 14
+    configs = [{"x": x, "log": str(log), "sleep": 0.25} for x in range(n)]
+    box: dict = {}
+
+    def target():
+        try:
+            box["rep"] = sweep.run(child.slow, configs, cache=sweep.Cache(cache), executor=client, progress=False)
+        except BaseException as exc:  # noqa: BLE001
+            box["exc"] = exc
+
+    th = threading.Thread(target=target)
+    th.start()
+    assert _wait_until(lambda: len(_finished(cache)) >= 4, timeout=60)
+    if how == "kill_worker":
+        pids = client.run(os.getpid)
+        os.kill(next(iter(pids.values())), signal.SIGKILL)
+        kills = 1
+    else:
+        client.restart(wait_for_workers=False)
+        kills = 2
+    th.join(timeout=120)
+    assert not th.is_alive()
+    first = _logged(log)
+    dup = {x for x in first if first.count(x) > 1}
+    # only a point that was running on a killed worker may have started twice
+    assert len(dup) <= kills, f"points started more than once: {sorted(dup)}"
+    if "exc" in box:  # restart cancels the sweep's futures: a clear error, then resume
+        assert isinstance(box["exc"], RepcapError) and "run the sweep again" in str(box["exc"])
+    else:  # the scheduler re-ran the lost task on the surviving worker
+        assert [r["y"] for r in box["rep"].results] == [3 * x for x in range(n)]
+    _restore_workers(client)
+    _wait_until(lambda: False, timeout=0.5)  # let tasks that outlived the cancel finish their write
+    finished = _finished(cache)
+    log.rename(tmp_path / "log_first")
+    rep = sweep.run(child.slow, configs, cache=sweep.Cache(cache), executor=client, progress=False)
+    again = _logged(log)
+    assert not set(again) & finished, "a finished point was recomputed"
+    assert sorted(again) == sorted(set(range(n)) - finished)
+    assert rep.n_computed == n - len(finished)
+    assert [r["y"] for r in rep.results] == [3 * x for x in range(n)]
+    assert sweep.Cache(cache).verify() == (n, [])
+
+
+# --- factory, config, checks (no cluster needed) -------------------------------------------------
+
+
+def test_make_executor_choices():
+    assert make_executor("local") is None and make_executor("LOCAL ", None) is None
+    with pytest.raises(RepcapError, match="only used with executor='dask'"):
+        make_executor("local", "tcp://10.0.0.1:8786")
+    with pytest.raises(RepcapError, match="not one of"):
+        make_executor("spark")
+    with pytest.raises(RepcapError, match="neither an address"):
+        make_executor("dask", "my cluster")
+    assert "LocalCluster" in make_executor("dask").describe()
+    assert "LocalCluster" in make_executor("dask", "local:2").describe()
+    assert make_executor("dask", "tcp://10.1.2.3:8786").describe() == "scheduler tcp://10.1.2.3:8786"
+    assert make_executor("dask", "node12:8786").describe() == "scheduler node12:8786"
+    with pytest.raises(RepcapError, match="is not one"):
+        sweep.run(noisy, [{"n": 2, "seed": 0}], cache=sweep.Cache("/nonexistent/never"), executor=42,
+                  progress=False)
+
+
+def test_unreachable_scheduler_is_a_clear_error():
+    ex = make_executor("dask", "tcp://127.0.0.1:9", connect_timeout="1s")
+    with pytest.raises(RepcapError, match="cannot reach the Dask scheduler at tcp://127.0.0.1:9"):
+        ex.client  # noqa: B018
+
+
+def test_jobqueue_config_without_dask_jobqueue(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "dask_jobqueue", None)  # as if not installed
+    cfg = tmp_path / "slurm.yaml"
+    cfg.write_text("system: slurm\njobs: 4\ncores: 8\nmemory: 32GB\nwalltime: '02:00:00'\n")
+    ex = make_executor("dask", str(cfg))
+    assert ex.describe() == "a SLURM cluster via dask-jobqueue"
+    with pytest.raises(RepcapError, match="pip install dask-jobqueue"):
+        ex.client  # noqa: B018
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("system: kubernetes\n")
+    with pytest.raises(RepcapError, match="'system' must be one of"):
+        make_executor("dask", str(bad))
+    with pytest.raises(RepcapError, match="does not exist"):
+        make_executor("dask", str(tmp_path / "missing.yaml"))
+    bad.write_text("system: [slurm\n")
+    with pytest.raises(RepcapError, match="not valid YAML"):
+        make_executor("dask", str(bad))
+    with pytest.raises(RepcapError, match="'jobs' must be"):
+        JobqueueConfig.from_mapping({"system": "pbs", "jobs": -1})
+
+
+def test_jobqueue_config_builds_the_cluster(monkeypatch):
+    made = []
+
+    class FakeCluster:
+        def __init__(self, **kw):
+            if "memory" not in kw:
+                raise ValueError("You must specify how much memory to use per job")
+            self.kw, self.scaled, self.adapted = kw, None, None
+            made.append(self)
+
+        def scale(self, jobs):
+            self.scaled = jobs
+
+        def adapt(self, **kw):
+            self.adapted = kw
+
+    fake = types.ModuleType("dask_jobqueue")
+    fake.SLURMCluster = fake.PBSCluster = FakeCluster
+    monkeypatch.setitem(sys.modules, "dask_jobqueue", fake)
+    c = JobqueueConfig.from_mapping({"system": "SLURM", "jobs": 4, "cores": 8, "memory": "32GB",
+                                     "job_extra_directives": ["--gres=gpu:1"]}).build()
+    assert c.kw == {"cores": 8, "memory": "32GB", "job_extra_directives": ["--gres=gpu:1"]} and c.scaled == 4
+    c = JobqueueConfig.from_mapping({"system": "pbs", "cores": 4, "memory": "8GB",
+                                     "adapt": {"minimum_jobs": 0, "maximum_jobs": 20}}).build()
+    assert c.adapted == {"minimum_jobs": 0, "maximum_jobs": 20} and c.scaled is None
+    with pytest.raises(RepcapError, match="refused the pbs config"):
+        JobqueueConfig.from_mapping({"system": "pbs", "cores": 4}).build()
+
+
+def test_task_refuses_a_cache_the_worker_cannot_see(tmp_path):
+    task = sweep.PointTask(noisy, [{"n": 3, "seed": 0}], [sweep.point_key(noisy, {"n": 3, "seed": 0})],
+                           str(tmp_path / "not-shared"))
+    with pytest.raises(RepcapError, match="cannot see the sweep cache folder"):
+        task()
+
+
+def test_task_reads_the_cache_before_computing(tmp_path):
+    """What makes a cluster's re-run of a lost task harmless: points already written are read back,
+    only the missing ones are computed (and written by the task itself)."""
+    store = sweep.Cache(tmp_path)
+    store.root.mkdir(parents=True, exist_ok=True)
+    store.ensure_marker()
+    cs = [{"n": 4, "seed": s} for s in range(3)]
+    keys = [sweep.point_key(noisy_batch, c) for c in cs]
+    store.put(keys[1], cs[1], {"mean": 0.25, "q90": 1.0, "batch": 9})  # finished earlier, elsewhere
+    seen = []
+
+    def spy(batch):
+        seen.append([c["seed"] for c in batch])
+        return noisy_batch(batch)
+
+    spy.__module__, spy.__qualname__ = noisy_batch.__module__, noisy_batch.__qualname__
+    out = sweep.PointTask(spy, cs, keys, str(store.root), batched=True)()
+    assert seen == [[0, 2]] and out.computed == [True, False, True]
+    assert out.results[1] == {"mean": 0.25, "q90": 1.0, "batch": 9}
+    assert out.results[0] == store.get(keys[0]) == noisy_batch([cs[0], cs[2]])[0]
+    # run() counts such a late hit (written after run() looked, before the task ran) as cached
+
+    class Planting(sweep.LocalExecutor):
+        def run_tasks(self, tasks, on_done):
+            t = tasks[0]
+            store.put(t.keys[0], t.configs[0], {"mean": -1.0, "q90": 0.0, "batch": 0})
+            super().run_tasks(tasks, on_done)
+
+    more = [{"n": 4, "seed": s} for s in range(3, 6)]
+    rep = sweep.run(noisy_batch, cs + more, cache=store, batched=True, group_by=lambda c: c["n"],
+                    executor=Planting(), progress=False)
+    assert (rep.n_cached, rep.n_computed) == (4, 2)
+    assert rep.results[3]["mean"] == -1.0 and rep.results[4] == noisy_batch(more[1:])[0]
