@@ -217,6 +217,7 @@ class PointTask:
     keys: list[str]
     root: str
     batched: bool = False
+    collect_errors: bool = False  # a RepcapError of a point is returned, not raised (not cached)
 
     @property
     def name(self) -> str:
@@ -233,19 +234,36 @@ class PointTask:
                 f"(REPCAP_CACHE) on a file system shared by the client and every worker, at the same path")
         results: list[dict | None] = [store.get(k) for k in self.keys]
         todo = [i for i, r in enumerate(results) if r is None]
+        errors: list[str | None] = [None] * len(self.keys)
         if self.batched and todo:
             sub = [self.configs[i] for i in todo]
-            outs = self.fn(sub)
-            if not isinstance(outs, (list, tuple)) or len(outs) != len(sub):
-                n = len(outs) if isinstance(outs, (list, tuple)) else type(outs).__name__
-                raise RepcapError(f"{fn_name(self.fn)} returned {n} results for {len(sub)} configs")
-            for i, out in zip(todo, outs):
-                results[i] = self._store(store, i, out)
-        else:
+            try:
+                outs = self.fn(sub)
+            except RepcapError as exc:
+                if not self.collect_errors:
+                    raise
+                outs = None
+                for i in todo:
+                    errors[i] = str(exc)
+            if outs is not None:
+                if not isinstance(outs, (list, tuple)) or len(outs) != len(sub):
+                    n = len(outs) if isinstance(outs, (list, tuple)) else type(outs).__name__
+                    raise RepcapError(f"{fn_name(self.fn)} returned {n} results for {len(sub)} configs")
+                for i, out in zip(todo, outs):
+                    results[i] = self._store(store, i, out)
+        elif todo:
             for i in todo:
-                results[i] = self._store(store, i, self.fn(self.configs[i]))
-        done = set(todo)
-        return TaskOutcome(results=results, computed=[i in done for i in range(len(self.keys))])  # type: ignore[arg-type]
+                try:
+                    out = self.fn(self.configs[i])
+                except RepcapError as exc:
+                    if not self.collect_errors:
+                        raise
+                    errors[i] = str(exc)
+                    continue
+                results[i] = self._store(store, i, out)
+        done = {i for i in todo if errors[i] is None}
+        return TaskOutcome(results=results, computed=[i in done for i in range(len(self.keys))],  # type: ignore[arg-type]
+                           errors=errors)
 
     def _store(self, store: Cache, i: int, out: Any) -> dict:
         if not isinstance(out, dict):
@@ -256,8 +274,9 @@ class PointTask:
 
 @dataclass
 class TaskOutcome:
-    results: list[dict]
-    computed: list[bool]  # False: found in the cache by the task (finished meanwhile)
+    results: list[dict | None]  # None where the point failed (with collect_errors)
+    computed: list[bool]  # False: found in the cache by the task (finished meanwhile), or failed
+    errors: list[str | None] = field(default_factory=list)  # the RepcapError message of a failed point
 
 
 class Executor(Protocol):
@@ -323,11 +342,14 @@ class SweepReport:
     n_cached: int
     n_computed: int
     seconds: float = field(default=0.0)
+    #: with ``on_error="collect"``: ``{"index", "config", "error"}`` per failed config (its result is None)
+    errors: list[dict] = field(default_factory=list)
 
 
 def run(fn: Callable, configs: Sequence[dict], *, cache: str | Cache, batched: bool = False,
         group_by: Callable[[dict], Any] | None = None, max_batch: int | None = None,
-        desc: str | None = None, progress: bool = True, executor: Any = None) -> SweepReport:
+        desc: str | None = None, progress: bool = True, executor: Any = None,
+        on_error: str = "raise") -> SweepReport:
     """Evaluate ``fn`` on every config, reading finished points from ``cache``.
 
     Returns the results in the order of ``configs``; ``n_cached`` counts configs answered by the
@@ -335,7 +357,14 @@ def run(fn: Callable, configs: Sequence[dict], *, cache: str | Cache, batched: b
     default set by :func:`set_default_executor`, else this process), ``"local"``, a
     :class:`~repcap.sweep_dask.DaskExecutor` or a ``distributed.Client``.  Wherever the points run,
     each task writes its own entries to ``cache``, so the folder must be shared with the workers.
+
+    ``on_error="collect"``: a point whose function raises :class:`RepcapError` (a model that
+    cannot be fetched, a missing tensor) gets result ``None`` and an entry in ``report.errors``,
+    and the sweep goes on; it is not cached, so a re-run tries it again.  Other exceptions (bugs)
+    always propagate.
     """
+    if on_error not in ("raise", "collect"):
+        raise RepcapError(f"on_error={on_error!r} must be 'raise' or 'collect'")
     t0 = time.perf_counter()
     store = cache if isinstance(cache, Cache) else Cache.named(cache)
     configs = [dict(c) for c in configs]
@@ -373,8 +402,10 @@ def run(fn: Callable, configs: Sequence[dict], *, cache: str | Cache, batched: b
     store.ensure_marker()
     store.clean_temp()
     root = str(store.root)
-    tasks = [PointTask(fn, [configs[i] for i in b], [keys[i] for i in b], root, batched) for b in batches]
+    tasks = [PointTask(fn, [configs[i] for i in b], [keys[i] for i in b], root, batched, on_error == "collect")
+             for b in batches]
     by_key: dict[str, dict] = {}
+    failed: dict[str, str] = {}
     counts = {"computed": 0, "late": 0}
     n_dup = {k: 0 for k in first}
     for i in todo:
@@ -384,23 +415,29 @@ def run(fn: Callable, configs: Sequence[dict], *, cache: str | Cache, batched: b
                disable=not progress, unit="pt", leave=False)
 
     def on_done(j: int, outcome: TaskOutcome) -> None:
-        for k, out, comp in zip(tasks[j].keys, outcome.results, outcome.computed):
-            by_key[k] = out
-            counts["computed" if comp else "late"] += 1
+        errs = outcome.errors or [None] * len(outcome.results)
+        for k, out, comp, err in zip(tasks[j].keys, outcome.results, outcome.computed, errs):
+            if err is not None:
+                failed[k] = err
+            else:
+                by_key[k] = out  # type: ignore[assignment]
+                counts["computed" if comp else "late"] += 1
             bar.update(n_dup[k])
 
     try:
         ex.run_tasks(tasks, on_done)
     finally:
         bar.close()
+    errors = [{"index": i, "config": configs[i], "error": failed[keys[i]]} for i in todo if keys[i] in failed]
     for i in todo:
-        results[i] = by_key[keys[i]] if keys[i] in by_key else store.get(keys[i])
-    missing = [configs[i] for i, r in enumerate(results) if r is None]
+        if keys[i] not in failed:
+            results[i] = by_key[keys[i]] if keys[i] in by_key else store.get(keys[i])
+    missing = [configs[i] for i, r in enumerate(results) if r is None and keys[i] not in failed]
     if missing:
         raise RepcapError(f"sweep {fn_name(fn)}: the executor returned without {len(missing)} points "
                           f"(first: {missing[0]!r}); run again to compute them")
     return SweepReport(results=results, n_cached=n_cached + counts["late"],  # type: ignore[arg-type]
-                       n_computed=counts["computed"], seconds=time.perf_counter() - t0)
+                       n_computed=counts["computed"], seconds=time.perf_counter() - t0, errors=errors)
 
 
 def grid(**axes: Iterable[Any]) -> list[dict]:

@@ -335,3 +335,38 @@ def test_task_reads_the_cache_before_computing(tmp_path):
                     executor=Planting(), progress=False)
     assert (rep.n_cached, rep.n_computed) == (4, 2)
     assert rep.results[3]["mean"] == -1.0 and rep.results[4] == noisy_batch(more[1:])[0]
+
+
+def picky(c: dict) -> dict:
+    if c["x"] % 3 == 0:
+        raise RepcapError(f"model {c['x']} is gated")
+    return {"y": c["x"] + 0.25}
+
+
+def picky_batch(cs: list[dict]) -> list[dict]:
+    if any(c["x"] == 4 for c in cs):
+        raise RepcapError("batch with 4 fails")
+    return [{"y": c["x"] + 0.25} for c in cs]
+
+
+def test_collected_errors_same_locally_and_on_the_cluster(client, tmp_path):
+    """on_error="collect" (the catalog scan: one gated model must not stop the scan): failed points
+    are None with their message, are not cached, and are tried again by the next run."""
+    cs = [{"x": x} for x in range(7)]
+    want_errors = [(i, f"model {i} is gated") for i in (0, 3, 6)]
+    for name, ex in (("local", None), ("dask", client)):
+        cache = sweep.Cache(tmp_path / name)
+        rep = sweep.run(picky, cs, cache=cache, executor=ex, on_error="collect", progress=False)
+        assert [(e["index"], e["error"]) for e in rep.errors] == want_errors
+        assert rep.results == [None if x % 3 == 0 else {"y": x + 0.25} for x in range(7)]
+        assert (rep.n_computed, len(cache)) == (4, 4)
+        rep = sweep.run(picky, cs, cache=cache, executor=ex, on_error="collect", progress=False)
+        assert (rep.n_cached, rep.n_computed, len(rep.errors)) == (4, 0, 3)
+        with pytest.raises(RepcapError, match="model 0 is gated"):
+            sweep.run(picky, cs, cache=cache, executor=ex, progress=False)
+        rep = sweep.run(picky_batch, cs, cache=sweep.Cache(tmp_path / f"b{name}"), batched=True, max_batch=3,
+                        executor=ex, on_error="collect", progress=False)
+        assert [e["index"] for e in rep.errors] == [3, 4, 5]  # the whole batch [3, 4, 5] failed
+        assert rep.results[6] == {"y": 6.25} and rep.results[3] is None
+    with pytest.raises(RepcapError, match="'raise' or 'collect'"):
+        sweep.run(picky, cs, cache=sweep.Cache(tmp_path / "x"), on_error="ignore")
