@@ -327,13 +327,16 @@ def load_hub(repo_id: str, *, head: bool = False, tensor: str | None = None, rev
     """Read one tensor of a hub model, downloading only ``config.json``, the index and one shard."""
     try:
         from huggingface_hub import hf_hub_download
-        from huggingface_hub.utils import EntryNotFoundError
+        from huggingface_hub.utils import EntryNotFoundError, LocalEntryNotFoundError
     except ImportError as exc:  # pragma: no cover
         raise RepcapError("hub ids need 'huggingface_hub': pip install 'repcap[models]'") from exc
 
     def fetch(fname: str) -> Path:
         try:
             return Path(hf_hub_download(repo_id, fname, revision=revision))
+        except LocalEntryNotFoundError as exc:  # a subclass of EntryNotFoundError: no network, not cached
+            raise RepcapError(f"hub model {repo_id!r}: cannot fetch {fname}: no network (or HF_HUB_OFFLINE is set) "
+                              "and it is not in the local hub cache; use an offline key or a local file") from exc
         except EntryNotFoundError:
             raise
         except Exception as exc:  # network, gated, not found, offline mode ...

@@ -247,3 +247,15 @@ def test_empty_matrix(tmp_path):
     np.save(tmp_path / "e.npy", np.zeros((0, 8), dtype=np.float32))
     with pytest.raises(RepcapError, match="empty"):
         load(tmp_path / "e.npy")
+
+
+def test_hub_without_network_says_so(monkeypatch):
+    import huggingface_hub
+    from huggingface_hub.utils import LocalEntryNotFoundError
+
+    def offline(repo_id, filename, **kw):
+        raise LocalEntryNotFoundError("Connection error, and the file is not in the cache")
+
+    monkeypatch.setattr(huggingface_hub, "hf_hub_download", offline)
+    with pytest.raises(RepcapError, match="no network .* not in the local hub cache"):
+        load("some-org/some-model")
