@@ -31,6 +31,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the random initial vectors")
     p.add_argument("--tile", type=int, default=None, help="columns per tile (default: from the memory budget)")
     p.add_argument("--device", default="auto", help="auto | cpu | cuda[:N]")
+    p.add_argument("--threads", type=int, default=None,
+                   help="CPU threads (default: 1 for k^2 <= 16M, else torch's setting)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     p.set_defaults(func=run)
@@ -41,10 +43,13 @@ def run(args: argparse.Namespace) -> int:
 
     if args.lr is not None and not math.isfinite(args.lr):
         raise RepcapError(f"--lr {args.lr}: the learning rate must be a finite number > 0")
+    if args.threads is not None and args.threads < 1:
+        raise RepcapError(f"--threads {args.threads} must be a positive integer")
     if args.tile is not None and args.tile < 1:
         raise RepcapError(f"--tile {args.tile} must be a positive integer")
     cfg = packing.PackConfig(k=args.k, d=args.d, loss=args.loss, beta=args.beta, p=args.p, steps=args.steps,
-                             lr=args.lr, seed=args.seed, tile=args.tile, device=args.device)
+                             lr=args.lr, seed=args.seed, tile=args.tile, device=args.device,
+                             threads=args.threads)
     res = packing.optimise(cfg, progress=not args.no_progress)
     out = res.summary(0)
     if args.json:
