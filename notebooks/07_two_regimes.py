@@ -94,7 +94,7 @@ axes[0].legend(loc="center left")
 axes[0].set_title("(a) rows with ‖W_i‖ > 1/2")
 axes[1].set_title("(b) loss")
 fig.tight_layout()
-figures.save("fig-regimes-phi", fig, df[["alpha", "gamma", "phi_half", "loss", "n_represented"]],
+_ = figures.save("fig-regimes-phi", fig, df[["alpha", "gamma", "phi_half", "loss", "n_represented"]],
              {"caption": f"Negative decay (strong regime) represents every feature, φ½ = 1; positive decay "
                          f"(weak regime) keeps only a few rows long, near m/n = {m}/{n}. n = {n}, m = {m}, "
                          f"{steps} steps.", "seed": seed})
@@ -127,7 +127,7 @@ ax.set_xlabel("row norm ‖W_i‖ (values above 2 in the last bin)")
 ax.set_ylabel("number of features")
 ax.legend()
 fig.tight_layout()
-figures.save("fig-regimes-norms", fig, pd.DataFrame(hist_rows),
+_ = figures.save("fig-regimes-norms", fig, pd.DataFrame(hist_rows),
              {"caption": f"Row-norm histograms at α = {example_alpha:g}: the weak regime piles most rows at zero "
                          f"with a few long ones; the strong regime gives every row a norm near one. The dashed "
                          f"line is the ‖W_i‖ = 1/2 threshold of φ½.", "seed": seed})
@@ -160,7 +160,7 @@ ax.set_xlabel("feature rank i (most frequent first)")
 ax.set_ylabel("row norm ‖W_i‖")
 ax.legend(loc="upper right")
 fig.tight_layout()
-figures.save("fig-regimes-features", fig, feat,
+_ = figures.save("fig-regimes-features", fig, feat,
              {"caption": f"Row norm against feature rank (α = {example_alpha:g}): the weak regime keeps long rows "
                          f"only for roughly the m = {m} most frequent features; the strong regime keeps every "
                          f"row near unit length.", "seed": seed})

@@ -150,7 +150,7 @@ fig.tight_layout()
 plot_df = pd.concat([tdf.assign(model="toy"),
                      hdf.drop(columns=["ratio_to_1_over_m", "centred_ratio_to_1_over_m"], errors="ignore")],
                     ignore_index=True)
-figures.save("fig-toyllm-overlap", fig, plot_df,
+_ = figures.save("fig-toyllm-overlap", fig, plot_df,
              {"caption": "Mean square overlap of normalised rows against 1/m: toy models in the strong regime "
                          "(coloured) lie near the line 1/m; the LM heads (black diamonds, filled as is, open after "
                          "removing the mean row) lie above it.",

@@ -91,7 +91,7 @@ def frequencies(n: int, distribution: str = "power", alpha: float = 1.0, tau: fl
 
 
 def sample_batch(p: torch.Tensor, batch: int, generators: Sequence[torch.Generator],
-                 out: torch.Tensor | None = None) -> torch.Tensor:
+                 out: torch.Tensor | None = None, mask: torch.Tensor | None = None) -> torch.Tensor:
     """One fresh batch per model: ``x: (n_models, batch, n)`` float32.
 
     ``p: (n_models, n)`` frequencies on the target device.  Model ``k`` draws from
@@ -101,7 +101,8 @@ def sample_batch(p: torch.Tensor, batch: int, generators: Sequence[torch.Generat
     with ``v_i = 2 u_i / p_i``.  Given ``u_i < p_i``, ``u_i / p_i`` is U(0, 1) and independent of
     the event, so ``v_i ~ U(0, 2)`` exactly as in the paper, for half the random numbers (values
     of features rarer than ~1e-6 are coarsened by float32's 2^-24 resolution of ``u``).
-    ``out`` (optional): a ``(n_models, batch, n)`` float32 scratch buffer, reused across steps.
+    ``out`` (optional): a ``(n_models, batch, n)`` float32 scratch buffer, reused across steps;
+    ``mask`` (optional): a bool buffer of the same shape (no allocation per step).
     """
     n_models, n = p.shape
     if out is None:
@@ -109,7 +110,7 @@ def sample_batch(p: torch.Tensor, batch: int, generators: Sequence[torch.Generat
     for k, g in enumerate(generators):
         torch.rand((batch, n), generator=g, out=out[k])
     p3 = p[:, None, :]
-    mask = out < p3
+    mask = torch.lt(out, p3, out=mask) if mask is not None else out < p3
     return out.mul_(2.0 / p3.clamp_min(1e-30)).mul_(mask)
 
 
@@ -137,7 +138,8 @@ def forward(x: torch.Tensor, W: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     return torch.relu(torch.baddbmm(b[:, None, :], h, W.transpose(1, 2)))
 
 
-def loss_and_grad(x: torch.Tensor, W: torch.Tensor, b: torch.Tensor, need_loss: bool = True
+def loss_and_grad(x: torch.Tensor, W: torch.Tensor, b: torch.Tensor, need_loss: bool = True,
+                  z_buf: torch.Tensor | None = None, pos_buf: torch.Tensor | None = None
                   ) -> tuple[torch.Tensor | None, torch.Tensor, torch.Tensor]:
     """Per-model loss and analytic gradients of the training objective.
 
@@ -149,15 +151,19 @@ def loss_and_grad(x: torch.Tensor, W: torch.Tensor, b: torch.Tensor, need_loss: 
 
     With ``z = x W Wᵀ + b`` and ``g = (z - x) 1[z > 0]`` (= ``(y - x) 1[z > 0]``):
     ``dObjective/dW = c (xᵀ (g W) + gᵀ (x W))``, ``dObjective/db = c sum_batch g``,
-    ``c = 2 / (B n)``.
+    ``c = 2 / (B n)``.  ``z_buf`` (float, like ``x``) and ``pos_buf`` (bool) are optional
+    workspaces reused across steps (large per-step allocations cost page faults on the CPU).
     """
     M, B, n = x.shape
     h = torch.bmm(x, W)
-    z = torch.baddbmm(b[:, None, :], h, W.transpose(1, 2))
+    if z_buf is not None:
+        z = torch.baddbmm(b[:, None, :], h, W.transpose(1, 2), out=z_buf)
+    else:
+        z = torch.baddbmm(b[:, None, :], h, W.transpose(1, 2))
     loss_sum = None
     if need_loss:
         loss_sum = (torch.relu(z) - x).square_().sum(dim=(1, 2), dtype=torch.float64) / B
-    pos = z > 0
+    pos = torch.gt(z, 0, out=pos_buf) if pos_buf is not None else z > 0
     g = z.sub_(x).mul_(pos)
     c = 2.0 / (B * n)
     dW = torch.bmm(x.transpose(1, 2), torch.bmm(g, W))
@@ -166,16 +172,24 @@ def loss_and_grad(x: torch.Tensor, W: torch.Tensor, b: torch.Tensor, need_loss: 
     return loss_sum, dW, db
 
 
-def decay_(W: torch.Tensor, lr: torch.Tensor, gamma: torch.Tensor, min_norm: float = 1e-12) -> torch.Tensor:
+def decay_(W: torch.Tensor, lr: torch.Tensor, gamma: torch.Tensor, min_norm: float = 1e-12,
+           signs: str | None = None) -> torch.Tensor:
     """The paper's signed decoupled weight decay, in place.  ``W: (M, n, m)``; ``lr, gamma: (M,)``.
 
     ``gamma >= 0``: ``W <- W (1 - lr gamma)``.  ``gamma < 0``: each row
     ``W_i <- W_i + lr gamma W_i (1 - 1/||W_i||)``, which moves every row norm toward 1 (rows of
-    norm exactly 0 stay 0).
+    norm exactly 0 stay 0).  ``signs`` (``"pos"``, ``"neg"`` or ``"mixed"``; None: read from
+    ``gamma``) lets a training loop skip the branch it does not need.
     """
+    if signs is None:
+        signs = "pos" if bool((gamma >= 0).all()) else "neg" if bool((gamma < 0).all()) else "mixed"
     lg = (lr * gamma).to(W.dtype)[:, None, None]
-    norms = torch.linalg.vector_norm(W, dim=2, keepdim=True).clamp_min(min_norm)
-    signed = 1.0 + lg * (1.0 - 1.0 / norms)
+    if signs == "pos":
+        return W.mul_(1.0 - lg)
+    norms = torch.linalg.vector_norm(W, dim=2, keepdim=True).clamp_min_(min_norm)
+    signed = norms.reciprocal_().neg_().add_(1.0).mul_(lg).add_(1.0)  # 1 + lr gamma (1 - 1/||W_i||)
+    if signs == "neg":
+        return W.mul_(signed)
     factor = torch.where(gamma[:, None, None] >= 0, 1.0 - lg, signed)
     return W.mul_(factor)
 
@@ -251,6 +265,8 @@ class TrainConfig:
     eps: float = 1e-8             # Adam epsilon (torch default)
     loss_window: int | None = None  # last steps averaged for the final loss; None -> max(1, steps // 20)
     device: str = "auto"          # "auto" | "cpu" | "cuda[:N]"
+    cpu_chunk_elems: int = 1 << 21  # on the CPU, the forward/backward runs over groups of models with
+    #                               at most this many batch x n entries (cache-sized); None: all at once
 
     def resolved_warmup(self) -> int:
         return self.steps // 10 if self.warmup is None else int(self.warmup)
@@ -347,11 +363,26 @@ def train(models: Sequence[ModelSpec | dict], config: TrainConfig | None = None,
     if not (peak > 0).all():
         raise RepcapError("every model's lr must be > 0")
 
+    signs = ("pos" if all(s.gamma >= 0 for s in specs) else "neg" if all(s.gamma < 0 for s in specs)
+             else "mixed")
     W, b, gens = init_params(n, m, [s.seed for s in specs], dev)
     sW, sb = AdamState.zeros_like(W), AdamState.zeros_like(b)
-    scratch = torch.empty((len(specs), B, n), dtype=torch.float32, device=dev)
-
     M = len(specs)
+    # Models per forward/backward group: all of them on a GPU; on the CPU as many as keep the
+    # (group, B, n) work tensors cache-sized (memory-bound ops slow down ~2x beyond that).
+    if dev.type == "cpu" and cfg.cpu_chunk_elems:
+        per = max(1, int(cfg.cpu_chunk_elems) // (B * n))
+    else:
+        per = M
+    per = min(per, M)
+    groups = [(a, min(M, a + per)) for a in range(0, M, per)]
+    scratch = torch.empty((per, B, n), dtype=torch.float32, device=dev)
+    z_buf = torch.empty_like(scratch)
+    bool_buf = torch.empty((per, B, n), dtype=torch.bool, device=dev)  # data mask, then z > 0
+    dW = torch.empty_like(W)
+    db = torch.empty_like(b)
+    loss_sum = torch.zeros(M, dtype=torch.float64, device=dev)
+
     n_curve = max(1, min(n_curve, steps))
     edges = np.linspace(0, steps, n_curve + 1).astype(int)
     every = max(1, steps // (4 * n_curve))  # outside the final window the loss is logged every few steps
@@ -366,10 +397,19 @@ def train(models: Sequence[ModelSpec | dict], config: TrainConfig | None = None,
     for step in trange(steps, disable=not progress, desc=f"toy n={n} m={m} x{M}", leave=False, unit="step"):
         in_tail = step >= steps - window
         need = in_tail or step % every == 0 or callback is not None
-        x = sample_batch(p, B, gens, out=scratch)
-        loss_sum, dW, db = loss_and_grad(x, W, b, need_loss=need)
+        for a, e in groups:
+            k = e - a
+            x = sample_batch(p[a:e], B, gens[a:e], out=scratch[:k], mask=bool_buf[:k])
+            ls, gW, gb = loss_and_grad(x, W[a:e], b[a:e], need_loss=need, z_buf=z_buf[:k], pos_buf=bool_buf[:k])
+            if len(groups) == 1:
+                dW, db = gW, gb
+            else:
+                dW[a:e] = gW
+                db[a:e] = gb
+            if need:
+                loss_sum[a:e] = ls
         lr = peak * lr_schedule(step, steps, warmup, cfg.final_lr_frac)
-        decay_(W, lr, gamma)
+        decay_(W, lr, gamma, signs=signs)
         adam_(W, dW, sW, lr, cfg.betas, cfg.eps)
         adam_(b, db, sb, lr, cfg.betas, cfg.eps)
         while step >= edges[seg + 1]:

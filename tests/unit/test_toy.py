@@ -103,6 +103,12 @@ def test_decay_negative_gamma_pulls_norms_to_one():
     assert norms1[1] == pytest.approx(1.0, abs=1e-15)  # at 1: fixed point
     assert norms1[2] > 0.2 and norms1[2] < 1.0  # below 1: up toward 1
     assert norms1[3] == 0.0  # zero rows stay zero (no NaN)
+    # the mixed-sign path gives the same rows as the single-sign paths
+    W2 = torch.cat([W, W])
+    mixed = toy.decay_(W2.clone(), torch.tensor([0.1, 0.1], dtype=torch.float64),
+                       torch.tensor([-1.0, 0.5], dtype=torch.float64))
+    torch.testing.assert_close(mixed[0], out, rtol=0, atol=1e-15)
+    torch.testing.assert_close(mixed[1], W[0] * (1 - 0.05), rtol=0, atol=1e-15)
     torch.testing.assert_close(torch.nn.functional.normalize(out[:3], dim=1), dirs[:3])  # directions kept
 
 
@@ -167,6 +173,13 @@ def test_batched_training_equals_single_models():
     specs = [toy.ModelSpec(alpha=a, gamma=g, seed=s, lr=lr)
              for a, g, s, lr in [(0.5, -1.0, 1, 1e-2), (1.5, 0.3, 2, 5e-3), (1.0, 0.0, 3, 2e-2)]]
     batched = toy.train(specs, cfg)
+    # the CPU's cache-sized model groups (here: one model per group, and all at once) change nothing
+    from dataclasses import replace
+
+    for chunk in (1, None):
+        other = toy.train(specs, replace(cfg, cpu_chunk_elems=chunk))
+        torch.testing.assert_close(other.W, batched.W, rtol=1e-5, atol=1e-6)
+        torch.testing.assert_close(other.loss, batched.loss, rtol=1e-6, atol=0)
     for k, s in enumerate(specs):
         single = toy.train([s], cfg)
         torch.testing.assert_close(batched.W[k], single.W[0], rtol=1e-5, atol=1e-6)
