@@ -152,7 +152,8 @@ ax.plot(pred_fits["alpha"] - dx, pred_fits["alpha_m_pred"], "o", mfc="none", col
 ax.set_xlabel("frequency exponent α  (p_i ∝ i^−α)")
 ax.set_ylabel("width exponent α_m  (L ∝ m^−α_m)")
 ax.axhline(0, color="0.7", lw=0.6)
-ax.legend(fontsize=7, loc="lower right")
+ax.set_ylim(top=max(2.05, float(fits["ci_high"].max()) + 0.05) + 0.6)  # headroom for the legend
+ax.legend(fontsize=7, loc="upper left", ncol=2)
 fig.tight_layout()
 _ = figures.save("fig-scaling-exponents", fig, fits.merge(pred_fits, on="alpha", how="left"),
              {"caption": "Fitted width exponents with 95 % intervals against the frequency exponent α. Weak-regime "
@@ -175,7 +176,7 @@ fig, ax = plt.subplots(figsize=(figures.WIDTH_1, 3.2))
 for a in alphas:
     d = strong[strong["alpha"] == a]
     ax.plot(d["one_over_m"], d["mean_sq_overlap"], "o", color=colors[a], ms=4, label=f"α = {a:g}")
-xx = np.geomspace(strong["one_over_m"].min() * 0.8, strong["one_over_m"].max() * 1.2, 20)
+xx = np.geomspace(min(0.008, strong["one_over_m"].min() * 0.8), strong["one_over_m"].max() * 1.2, 20)
 ax.plot(xx, xx, "k-", lw=0.8, label="1/m")
 w = strong.drop_duplicates("m").sort_values("one_over_m")
 ax.plot(w["one_over_m"], w["welch"], "k:", lw=0.8, label="Welch bound")
