@@ -23,6 +23,8 @@ from repcap import packing
 from repcap.devices import resolve_device
 args = json.loads(sys.argv[1])
 dev = resolve_device(args["device"])
+if dev.type == "cpu":
+    torch.set_num_threads(args["threads"])
 torch.manual_seed(0)
 V = packing.normalise(torch.randn(1, args["d"], args["k"], device=dev))
 
@@ -92,19 +94,21 @@ def main() -> int:
     ap.add_argument("--d", type=int, default=100, help="dimension (default 100, as 3Blue1Brown/Yoder)")
     ap.add_argument("--loss", default="exp", help="loss (default exp)")
     ap.add_argument("--device", default="auto")
+    ap.add_argument("--threads", type=int, default=1,
+                    help="CPU threads for every implementation (default 1: stable on a shared machine)")
     args = ap.parse_args()
     ks = [1000, 4000] if args.quick else [4000, 16000]
     from repcap import packing
     from repcap.devices import resolve_device
 
     dev = resolve_device(args.device)
-    print(f"repcap.packing benchmark: d={args.d}, loss={args.loss}, device={dev}")
+    print(f"repcap.packing benchmark: d={args.d}, loss={args.loss}, device={dev}, cpu threads={args.threads}")
     print(f"{'k':>6} {'tile':>5} {'tiled s':>9} {'dense s':>9} {'dense/tiled time':>17} {'tiled MiB':>10} "
           f"{'dense MiB':>10} {'dense/tiled mem':>16} {'matmul s':>9} {'matmul/tiled thru':>18}")
     for k in ks:
-        tile = packing.default_tile(k, 1, dev)
+        tile = packing.default_block(k, 1, dev) if dev.type == "cpu" else packing.default_tile(k, 1, dev)
         reps = 3 if k <= 4000 else 1
-        common = dict(k=k, d=args.d, loss=args.loss, device=str(dev), tile=tile, reps=reps)
+        common = dict(k=k, d=args.d, loss=args.loss, device=str(dev), tile=tile, reps=reps, threads=args.threads)
         t = child(impl="tiled", **common)
         n = child(impl="dense", **common)
         m = child(impl="matmul", **common)
@@ -115,8 +119,9 @@ def main() -> int:
               f"{m['seconds'] / t['seconds']:>18.2f}")
         if "error" in n:
             print(f"       dense failed: {n['error']}")
-    print("  (tiled memory is O(tile * k); dense holds several k x k tensors. 'matmul/tiled thru' = time of the"
-          " two plain matmuls V^T V and V G divided by the tiled loss+gradient: 1.0 means no overhead)")
+    print("  (tiled: symmetric square blocks on a CPU, O(tile^2) working memory, column tiles O(tile * k) on a GPU;"
+          " dense holds several k x k tensors. 'matmul/tiled thru' = time of the two plain matmuls V^T V and V G"
+          " divided by the tiled loss+gradient: 1.0 means the elementwise loss work costs nothing)")
 
     kb, db, B, steps = (500, 16, 8, 20) if args.quick else (1000, 32, 8, 50)
     t_batch, t_loop, diff = batch_vs_loop(kb, db, B, steps, args.device)

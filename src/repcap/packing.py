@@ -31,7 +31,7 @@ import torch
 from tqdm.auto import tqdm
 
 from . import RepcapError
-from .devices import generator, memory_budget_bytes, resolve_device
+from .devices import device_name, generator, memory_budget_bytes, resolve_device
 
 LOSSES = ("abs-relu", "exp", "power")
 #: |cos| thresholds at which nearly-parallel pairs are counted (0.9 is 25.8 degrees from parallel).
@@ -144,10 +144,21 @@ def default_tile(k: int, batch: int, device: torch.device) -> int:
     512 columns, so the elementwise passes run in cache (measured: 2-4x faster than 512 columns at
     k = 2000..10000)."""
     if device.type == "cpu":
-        return int(min(k, max(64, min(512, (1 << 18) // (max(1, batch) * k)))))
+        return int(min(k, max(64, min(512, (1 << 18) // k))))
     budget = memory_budget_bytes(device)
     t = budget // (5 * 4 * max(1, batch) * k)
     return int(max(32, min(k, 8192, t)))
+
+
+def default_block(k: int, batch: int, device: torch.device) -> int:
+    """Side of the square Gram blocks of the symmetric pass: 256 on a CPU (a 256 KiB block stays in
+    cache; measured fastest of 128..1024 at k = 2000 and 10000), up to 8192 within the memory
+    budget on a GPU."""
+    if device.type == "cpu":
+        return int(min(k, 256))
+    budget = memory_budget_bytes(device)
+    t = int(math.sqrt(budget / (5 * 4 * max(1, batch))))
+    return int(max(64, min(k, 8192, t)))
 
 
 class _cpu_threads:
@@ -188,20 +199,66 @@ class _flush_denormal:
 
 
 def loss_and_grad(V: torch.Tensor, loss: str = "power", *, beta: float = 20.0, p: float = 10.0,
-                  tile: int | None = None, want_max: bool = False):
+                  tile: int | None = None, want_max: bool = False, symmetric: bool | None = None):
     """Tiled ``L_b = sum_{i != j} f(G_ij)`` and ``dL_b/dV`` for unit columns ``V: (B, d, k)``.
 
     Returns ``(loss: (B,) float64, grad: (B, d, k) V.dtype, maxabs: (B,) or None)`` where
-    ``maxabs`` is the largest off-diagonal |cos| (only with ``want_max``).  Working memory is
-    O(B * tile * k).
+    ``maxabs`` is the largest off-diagonal |cos| (only with ``want_max``).
+
+    ``symmetric`` (default: on the CPU) visits only the blocks ``I <= J`` of the Gram and uses
+    ``G_JI = G_IJ^T``: half the Gram products and half the elementwise work, working memory
+    O(B * tile^2).  Otherwise whole column tiles ``V^T V_J`` (fewer, larger matmuls, better on a
+    GPU), working memory O(B * tile * k).  Either way ``grad[:, :, J] = 2 sum_I V_I f'(G_IJ)``.
     """
     if V.dim() != 3:
         raise RepcapError(f"V must have shape (B, d, k), got {tuple(V.shape)}")
     B, d, k = V.shape
-    tile = int(tile or default_tile(k, B, V.device))
+    if symmetric is None:
+        symmetric = V.device.type == "cpu"
     total = torch.zeros(B, dtype=torch.float64, device=V.device)
-    grad = torch.empty_like(V)
     mx = torch.zeros(B, dtype=V.dtype, device=V.device) if want_max else None
+    if symmetric and B > 1 and V.device.type == "cpu":
+        # On a CPU a batch gains nothing from batched matmuls of small blocks (measured 0.64x of a
+        # loop at B = 8, k = 1000); run the problems one after another through the same pass.
+        outs = [loss_and_grad(V[b:b + 1], loss, beta=beta, p=p, tile=tile, want_max=want_max, symmetric=True)
+                for b in range(B)]
+        return (torch.cat([o[0] for o in outs]), torch.cat([o[1] for o in outs]),
+                torch.cat([o[2] for o in outs]) if want_max else None)
+    if symmetric:
+        tile = int(tile or default_block(k, B, V.device))
+        grad = torch.zeros_like(V)
+        starts = list(range(0, k, tile))
+        for i0 in starts:
+            i1 = min(k, i0 + tile)
+            Vi = V[:, :, i0:i1]
+            ViT = Vi.transpose(1, 2)
+            for j0 in starts:
+                if j0 < i0:
+                    continue
+                j1 = min(k, j0 + tile)
+                Vj = V[:, :, j0:j1]
+                G = torch.matmul(ViT, Vj)  # (B, ti, tj)
+                diag = j0 == i0
+                if diag:
+                    ar = torch.arange(i1 - i0, device=V.device)
+                    G[:, ar, ar] = 0.0
+                if want_max:
+                    mx = torch.maximum(mx, G.abs().amax(dim=(1, 2)))
+                f, fp = _f_fprime(G, loss, beta, p)
+                if diag:
+                    if loss == "exp":
+                        f[:, ar, ar] = 0.0
+                    fp[:, ar, ar] = 0.0
+                    total += f.sum(dim=1).double().sum(dim=1)
+                    grad[:, :, i0:i1] += torch.matmul(Vi, fp)
+                else:
+                    total += 2.0 * f.sum(dim=1).double().sum(dim=1)
+                    grad[:, :, j0:j1] += torch.matmul(Vi, fp)
+                    grad[:, :, i0:i1] += torch.matmul(Vj, fp.transpose(1, 2))
+        grad.mul_(2.0)
+        return total, grad, mx
+    tile = int(tile or default_tile(k, B, V.device))
+    grad = torch.empty_like(V)
     Vt = V.transpose(1, 2)
     for j0 in range(0, k, tile):
         j1 = min(k, j0 + tile)
@@ -394,7 +451,7 @@ def optimise(cfg: PackConfig, *, seeds: list[int] | None = None, progress: bool 
     dev = resolve_device(cfg.device)
     k, d, B = cfg.k, cfg.d, len(seeds)
     p, lr = cfg.exponent, cfg.learning_rate
-    tile = int(cfg.tile or default_tile(k, B, dev))
+    tile = int(cfg.tile or (default_block(k, B, dev) if dev.type == "cpu" else default_tile(k, B, dev)))
     W0 = torch.stack([torch.randn(d, k, generator=torch.Generator().manual_seed(s)) for s in seeds])
     W = torch.nn.Parameter(normalise(W0.to(dev)))
     opt = torch.optim.Adam([W], lr=lr)
@@ -409,8 +466,9 @@ def optimise(cfg: PackConfig, *, seeds: list[int] | None = None, progress: bool 
         with torch.no_grad():
             V = normalise(W).detach()
             final, _, mx = loss_and_grad(V, cfg.loss, beta=cfg.beta, p=p, tile=tile, want_max=True)
-            stats = pair_stats(V, tile=tile, n_bins=cfg.n_bins)
-    return _result(cfg, seeds, dev, V, final, stats, steps_rec, losses, epss, p, lr, tile, t0)
+            stats = pair_stats(V, n_bins=cfg.n_bins)
+        devname = device_name(dev)  # records the thread count actually used
+    return _result(cfg, seeds, dev, V, final, stats, steps_rec, losses, epss, p, lr, tile, t0, devname)
 
 
 def _adam_loop(cfg, W, opt, bar, every, tile, p, steps_rec, losses, epss, progress):
@@ -436,7 +494,7 @@ def _adam_loop(cfg, W, opt, bar, every, tile, p, steps_rec, losses, epss, progre
             W.copy_(normalise(W))
 
 
-def _result(cfg, seeds, dev, V, final, stats, steps_rec, losses, epss, p, lr, tile, t0) -> PackResult:
+def _result(cfg, seeds, dev, V, final, stats, steps_rec, losses, epss, p, lr, tile, t0, devname) -> PackResult:
     if dev.type == "cuda":
         torch.cuda.synchronize(dev)
     seconds = time.perf_counter() - t0
@@ -445,7 +503,6 @@ def _result(cfg, seeds, dev, V, final, stats, steps_rec, losses, epss, p, lr, ti
     epss.append(stats["eps_star"])
     eps = stats["eps_star"]
     config = asdict(cfg) | {"p_used": p, "lr_used": lr}
-    from .devices import device_name
 
     return PackResult(
         config=config, seeds=seeds, V=V.float().cpu(), eps_star=eps,
@@ -455,7 +512,7 @@ def _result(cfg, seeds, dev, V, final, stats, steps_rec, losses, epss, p, lr, ti
         n_orthogonal=stats["n_orthogonal"], n_pairs=stats["n_pairs"],
         curve_steps=np.asarray(steps_rec), loss_curve=np.stack(losses, axis=1),
         eps_curve=np.stack(epss, axis=1), loss_final=final.cpu().numpy(), seconds=seconds,
-        device=device_name(dev), tile=tile)
+        device=devname, tile=tile)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -585,7 +642,7 @@ def sweep_packed(configs: list[dict]) -> list[dict]:
     return outs
 
 
-sweep_packed.SWEEP_VERSION = 2  # 2: CPU tiles sized for cache, subnormals flushed
+sweep_packed.SWEEP_VERSION = 3  # 2: CPU tiles sized for cache, subnormals flushed; 3: symmetric blocks
 
 
 def packed_group(config: dict) -> tuple:

@@ -24,10 +24,12 @@ def dense_reference(V, loss, beta, p):
 
 @pytest.mark.parametrize("loss", packing.LOSSES)
 @pytest.mark.parametrize("tile", [1, 7, 64])
-def test_tiled_loss_and_grad_match_dense_float64(loss, tile):
+@pytest.mark.parametrize("symmetric", [True, False])
+def test_tiled_loss_and_grad_match_dense_float64(loss, tile, symmetric):
     V = unit(3, 6, 41, seed=1)
     ref_L, ref_g = dense_reference(V, loss, 20.0, 9.0)
-    L, g, mx = packing.loss_and_grad(V.float(), loss, beta=20.0, p=9.0, tile=tile, want_max=True)
+    L, g, mx = packing.loss_and_grad(V.float(), loss, beta=20.0, p=9.0, tile=tile, want_max=True,
+                                     symmetric=symmetric)
     assert L.dtype == torch.float64
     np.testing.assert_allclose(L.numpy(), ref_L.numpy(), rtol=2e-6)
     np.testing.assert_allclose(g.double().numpy(), ref_g.numpy(), rtol=1e-4, atol=1e-5 * ref_g.abs().max().item())
