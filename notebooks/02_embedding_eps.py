@@ -223,13 +223,17 @@ head_cmp
 # ## Nearest token pairs
 #
 # The most similar pairs of each model (among the sampled rows) show what "not orthogonal" means in
-# practice: special tokens that never received a gradient, and spelling variants of one word.
+# practice. In the decoders the top pairs have $\cos = 1$: reserved or padding tokens that never
+# received a gradient and kept identical rows (Gemma's `<unused…>` tokens, Qwen's `[PAD…]` rows and
+# some rare script tokens). In the encoders they are spelling variants and near-synonyms.
 
 # %%
 near = []
 for r in emb_only:
     for p in r["top_pairs"][:5]:
-        near.append({"model": r["label"], "cos": round(p["cos"], 4), "token i": p["token_i"], "token j": p["token_j"],
+        near.append({"model": r["label"], "cos": round(p["cos"], 4),
+                     "token i": repr(p["token_i"]) if p["token_i"] is not None else "n/a (no vocabulary in the file)",
+                     "token j": repr(p["token_j"]) if p["token_j"] is not None else "n/a",
                      "rows": f"{p['i']}, {p['j']}"})
 pd.DataFrame(near)
 
@@ -307,13 +311,20 @@ for (kind, cls), grp in pts.groupby(["kind", pts["class"].fillna(0)]):
     ax.scatter(grp.d_model, grp.eps, s=28 if filled else 22, marker="o" if filled else "s",
                facecolors=colors[cls] if filled else "none", edgecolors=colors[cls], lw=1,
                label=f"{kind}, class {cls if cls else '–'}")
-for _, p in pts[pts.kind.str.startswith("reproduced")].iterrows():
-    ax.annotate(p["model"], (p.d_model, p.eps), fontsize=6.5, xytext=(4, 2), textcoords="offset points")
+placed = []
+for _, p in pts[pts.kind.str.startswith("reproduced")].sort_values("eps").iterrows():
+    # stack the labels of nearby points instead of overprinting them
+    j = sum(1 for d0, e0 in placed if abs(np.log2(p.d_model / d0)) < 1.2 and abs(np.log10(p.eps / e0)) < 0.06)
+    placed.append((p.d_model, p.eps))
+    ax.annotate(p["model"], (p.d_model, p.eps), fontsize=6.5, xytext=(5, -9 + 9 * j), textcoords="offset points")
 ax.axhspan(0.1, 0.2, color="0.92", zorder=0)
 ax.axhline(0.1, color="0.5", lw=0.7, ls=":")
 ax.axhline(0.2, color="0.5", lw=0.7, ls=":")
 ax.set_xscale("log", base=2)
 ax.set_yscale("log")
+ax.xaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:.0f}"))
+ax.yaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:g}"))
+ax.yaxis.set_minor_formatter(plt.FuncFormatter(lambda v, _: f"{v:g}" if v in (0.05, 0.2, 0.3, 0.5) else ""))
 ax.set_xlabel("d_model (log scale)")
 ax.set_ylabel("ε = μ + 2σ (log scale)")
 ax.legend(fontsize=7, loc="upper right")

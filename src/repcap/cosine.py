@@ -542,7 +542,7 @@ def describe_point(config: dict) -> dict:
     return describe(source, progress=False, **cfg)
 
 
-describe_point.SWEEP_VERSION = 1
+describe_point.SWEEP_VERSION = 2  # 2: readable byte-level tokens, F32 for ONNX float
 
 
 def scan(configs: Sequence[dict], *, cache: str = "embedding-stats", progress: bool = True

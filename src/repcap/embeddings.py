@@ -16,6 +16,7 @@ Never unpickles (``.bin``/``.pt``/``.pth``/``.ckpt``/``.pkl``) and never runs re
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -209,6 +210,9 @@ def load_gguf(path: str | os.PathLike, *, head: bool = False, tensor: str | None
     if with_tokens and "tokenizer.ggml.tokens" in r.fields:
         f = r.fields["tokenizer.ggml.tokens"]
         tokens = [bytes(f.parts[i]).decode("utf-8", errors="replace") for i in f.data]
+        tm = r.fields.get("tokenizer.ggml.model")
+        if tm is not None and bytes(tm.parts[tm.data[0]]).decode() == "gpt2":
+            tokens = [bytelevel_decode(t) for t in tokens]  # readable text, not the byte-to-unicode alphabet
     arch = None
     if "general.architecture" in r.fields:
         f = r.fields["general.architecture"]
@@ -259,6 +263,29 @@ def load_npy(path: str | os.PathLike) -> Embedding:
     return Embedding(matrix=torch.from_numpy(np.array(arr, dtype=np.float32)), name=str(path), source_kind="npy",
                      tensor_name=None, tied=None, quant=str(arr.dtype).upper().replace("FLOAT", "F"),
                      meta={"path": str(path)})
+
+
+@functools.lru_cache(maxsize=1)
+def _byte_decoder() -> dict[str, int]:
+    """Inverse of GPT-2's byte-to-unicode table (byte-level BPE vocabularies store tokens in it)."""
+    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("\xa1"), ord("\xac") + 1)) + \
+        list(range(ord("\xae"), ord("\xff") + 1))
+    cs = bs[:]
+    n = 0
+    for b in range(256):
+        if b not in bs:
+            bs.append(b)
+            cs.append(256 + n)
+            n += 1
+    return {chr(c): b for b, c in zip(bs, cs)}
+
+
+def bytelevel_decode(token: str) -> str:
+    """``'Ġhello'`` -> ``' hello'``; tokens that are not byte-level (special tokens) come back as they are."""
+    dec = _byte_decoder()
+    if token.startswith("<") or token.startswith("[") or any(ch not in dec for ch in token):
+        return token
+    return bytes(dec[ch] for ch in token).decode("utf-8", errors="replace")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -42,6 +42,10 @@ from .paths import cache_dir
 __all__ = ["OFFLINE", "models_dir", "is_installed", "install", "model_file", "load", "status", "spec"]
 
 
+#: Bump when what the cache holds changes (2: readable byte-level tokens, F32 for ONNX float).
+CACHE_VERSION = 2
+
+
 def models_dir() -> Path:
     return cache_dir() / "models"
 
@@ -246,7 +250,8 @@ def load(key: str, *, head: bool = False, auto_install: bool = True):
         try:
             info = json.loads(side.read_text())
             arr = np.load(npy, allow_pickle=False)
-            if tuple(arr.shape) == tuple(s.shape) and info.get("sha256") == s.sha256:
+            if tuple(arr.shape) == tuple(s.shape) and info.get("sha256") == s.sha256 and \
+                    info.get("cache_version") == CACHE_VERSION:
                 return E.Embedding(matrix=torch.from_numpy(arr), name=key, source_kind="offline", tensor_name=tensor,
                                    tied=s.tied, quant=info.get("quant"), tokens=info.get("tokens"),
                                    meta=_meta(s, info.get("path"), cached=True))
@@ -268,7 +273,7 @@ def load(key: str, *, head: bool = False, auto_install: bool = True):
     with rio.atomic_path(npy) as tmp:
         np.save(tmp, arr, allow_pickle=False)
     rio.write_json(side, {"key": key, "tensor": tensor, "quant": emb.quant, "sha256": s.sha256, "path": str(path),
-                          "shape": list(arr.shape), "tokens": emb.tokens})
+                          "shape": list(arr.shape), "tokens": emb.tokens, "cache_version": CACHE_VERSION})
     return E.Embedding(matrix=torch.from_numpy(arr), name=key, source_kind="offline", tensor_name=tensor, tied=s.tied,
                        quant=emb.quant, tokens=emb.tokens, meta=_meta(s, str(path), cached=False))
 

@@ -259,3 +259,15 @@ def test_hub_without_network_says_so(monkeypatch):
     monkeypatch.setattr(huggingface_hub, "hf_hub_download", offline)
     with pytest.raises(RepcapError, match="no network .* not in the local hub cache"):
         load("some-org/some-model")
+
+
+def test_bytelevel_tokens_are_decoded(tmp_path):
+    from repcap.embeddings import bytelevel_decode
+
+    # GPT-2's byte-to-unicode alphabet: 'Ġ' is the space byte, 'à¸Ń' spells the Thai letter U+0E2D
+    assert bytelevel_decode("Ġhello") == " hello"
+    assert bytelevel_decode("à¸Ń") == "\u0e2d"
+    assert bytelevel_decode("<|endoftext|>") == "<|endoftext|>" and bytelevel_decode("[PAD151855]") == "[PAD151855]"
+    emb = np.random.default_rng(3).standard_normal((3, 32)).astype(np.float32)
+    write_gguf(tmp_path / "b.gguf", emb, "F32", tokens=["Ġa", "b", "<s>"])
+    assert load(tmp_path / "b.gguf").tokens == [" a", "b", "<s>"]
