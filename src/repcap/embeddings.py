@@ -205,7 +205,7 @@ def load_gguf(path: str | os.PathLike, *, head: bool = False, tensor: str | None
     except (NotImplementedError, ValueError, KeyError) as exc:
         raise RepcapError(f"{path}: cannot dequantise {name} ({qtype}): {exc}") from exc
     shape = tuple(int(x) for x in reversed(list(t.shape)))
-    arr = np.asarray(arr, dtype=np.float32).reshape(shape)
+    arr = np.array(arr, dtype=np.float32, copy=True).reshape(shape)  # F32/F16 come back as read-only memmaps
     tokens = None
     if with_tokens and "tokenizer.ggml.tokens" in r.fields:
         f = r.fields["tokenizer.ggml.tokens"]
