@@ -312,9 +312,11 @@ def levenshtein_bound(k, d):
     diagonals of the icosahedron in R^3 (mu = 1/sqrt 5) and the 120 lines of E8 (mu = 1/2)."""
     k = np.asarray(k, dtype=np.float64)
     d = np.asarray(d, dtype=np.float64)
-    if np.any(k <= d) or np.any(d < 1):
-        return np.where(k <= d, 0.0, np.sqrt(np.maximum((3 * k - d**2 - 2 * d) / ((d + 2) * np.maximum(k - d, 1e-300)), 0)))
-    out = np.sqrt(np.maximum((3 * k - d**2 - 2 * d) / ((d + 2) * (k - d)), 0.0))
+    if np.any(d < 1):
+        raise RepcapError("levenshtein_bound needs d >= 1")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rhs = (3 * k - d**2 - 2 * d) / ((d + 2) * (k - d))
+    out = np.where(k > d, np.sqrt(np.maximum(np.nan_to_num(rhs, nan=0.0), 0.0)), 0.0)
     return out if np.ndim(out) else float(out)
 
 
@@ -398,7 +400,7 @@ def coherence_lower_bound(k, d, max_order: int = 64):
     orders 1..max_order and Levenshtein.  No packing of k vectors in R^d has max |cos| below it."""
     k = np.asarray(k, dtype=np.float64)
     d = np.asarray(d, dtype=np.float64)
-    out = levenshtein_bound(np.maximum(k, d + 1), d) * (k > d)
+    out = levenshtein_bound(k, d)
     for s in range(1, max_order + 1):
         out = np.maximum(out, welch_bound(k, d, order=s))
     return out if np.ndim(out) else float(out)
