@@ -102,7 +102,7 @@ def sample_batch(p: torch.Tensor, batch: int, generators: Sequence[torch.Generat
     the event, so ``v_i ~ U(0, 2)`` exactly as in the paper, for half the random numbers (values
     of features rarer than ~1e-6 are coarsened by float32's 2^-24 resolution of ``u``).
     ``out`` (optional): a ``(n_models, batch, n)`` float32 scratch buffer, reused across steps;
-    ``mask`` (optional): a bool buffer of the same shape (no allocation per step).
+    ``mask`` (optional): a bool buffer of the same shape (no allocation per step).  Returns ``out``.
     """
     n_models, n = p.shape
     if out is None:
@@ -110,8 +110,8 @@ def sample_batch(p: torch.Tensor, batch: int, generators: Sequence[torch.Generat
     for k, g in enumerate(generators):
         torch.rand((batch, n), generator=g, out=out[k])
     p3 = p[:, None, :]
-    mask = torch.lt(out, p3, out=mask) if mask is not None else out < p3
-    return out.mul_(2.0 / p3.clamp_min(1e-30)).mul_(mask)
+    off = torch.ge(out, p3, out=mask) if mask is not None else out >= p3  # inactive entries
+    return out.mul_(2.0 / p3.clamp_min(1e-30)).masked_fill_(off, 0.0)
 
 
 # --------------------------------------------------------------------------------------------
@@ -162,9 +162,10 @@ def loss_and_grad(x: torch.Tensor, W: torch.Tensor, b: torch.Tensor, need_loss: 
         z = torch.baddbmm(b[:, None, :], h, W.transpose(1, 2))
     loss_sum = None
     if need_loss:
-        loss_sum = (torch.relu(z) - x).square_().sum(dim=(1, 2), dtype=torch.float64) / B
-    pos = torch.gt(z, 0, out=pos_buf) if pos_buf is not None else z > 0
-    g = z.sub_(x).mul_(pos)
+        # per-sample sums over features in float32, the batch sum in float64
+        loss_sum = (torch.relu(z) - x).square_().sum(dim=2).sum(dim=1, dtype=torch.float64) / B
+    off = torch.le(z, 0, out=pos_buf) if pos_buf is not None else z <= 0  # ReLU inactive
+    g = z.sub_(x).masked_fill_(off, 0.0)
     c = 2.0 / (B * n)
     dW = torch.bmm(x.transpose(1, 2), torch.bmm(g, W))
     dW.baddbmm_(g.transpose(1, 2), h).mul_(c)
