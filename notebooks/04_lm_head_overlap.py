@@ -80,7 +80,7 @@ ov.round(5)
 
 # %%
 fig, ax = plt.subplots(figsize=(figures.WIDTH_1 * 1.2, 3.4))
-mgrid = np.geomspace(min(64, ov.m.min() / 1.5) if len(ov) else 64, max(16384, ov.m.max() * 1.5) if len(ov) else 16384, 50)
+mgrid = np.geomspace(ov.m.min() / 1.5, ov.m.max() * 1.5, 50)
 ax.plot(mgrid, 1 / mgrid, color="0.3", lw=1, ls="--", label="1/m")
 markers = {"LM head": "o", "encoder embedding": "s", "synthetic": "^"}
 for i, (_, r) in enumerate(ov.iterrows()):

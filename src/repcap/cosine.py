@@ -564,3 +564,15 @@ def scan(configs: Sequence[dict], *, cache: str = "embedding-stats", progress: b
             continue
         records.append({**rec, "label": cfg.get("label", cfg["source"])})
     return records, failures
+
+
+def fraction_below(counts: Sequence[int], x: float, lo: float = -1.0, hi: float = 1.0) -> float:
+    """P(cos <= x) from a fixed-bin histogram on [lo, hi] (linear inside the bin; error <= one bin's mass)."""
+    c = np.asarray(counts, dtype=np.float64)
+    total = c.sum()
+    if total <= 0:
+        return float("nan")
+    pos = (float(x) - lo) / (hi - lo) * len(c)
+    k = int(min(max(math.floor(pos), 0), len(c)))
+    below = c[:k].sum() + (c[k] * (pos - k) if k < len(c) else 0.0)
+    return float(min(max(below / total, 0.0), 1.0))
