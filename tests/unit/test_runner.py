@@ -151,3 +151,13 @@ def test_parameters_cell_must_hold_literals(project):
     bad.write_text('# %% tags=["parameters"]\nx = os.getcwd()\n')
     with pytest.raises(RepcapError, match="'x' must be a literal"):
         runner.notebook_parameters(bad)
+
+
+def test_cli_refuses_bad_parameter_with_one_line(project, capsys):
+    from repcap.cli import main
+
+    assert main(["run", "10_test", "--profile", "smoke", "-p", "nope=1"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("repcap run: error: command line: unknown parameter 'nope'")
+    assert main(["run", "10_test", "--list-params"]) == 0
+    assert "scale = 0.5" in capsys.readouterr().out
