@@ -74,13 +74,15 @@ glue("capacity_llama_jl8", laws.capacity(llama.eps_reported, llama.d_model, "jl8
 glue("capacity_llama_jl", laws.capacity(llama.eps_reported, llama.d_model, "jl"))
 glue("capacity_llama_adjusted", laws.capacity(llama.eps_reported, llama.d_model, "adjusted"))
 glue("capacity_llama_four", laws.capacity(llama.eps_reported, llama.d_model, "four"))
+glue("capacity_llama_orders", float(laws.log10_capacity(llama.eps_reported, llama.d_model, "four")
+                                    - laws.log10_capacity(llama.eps_reported, llama.d_model, "jl8")))
 ex
 
 # %% [markdown]
 # The same $\varepsilon$ gives {glue:text}`capacity_llama_jl8:.1f` vectors under textbook JL,
 # {glue:text}`capacity_llama_jl:.0f` under Guha's random-vector fit, and
-# {glue:text}`capacity_llama_four:.3g` under the four-constant law that Table 1 uses: seven orders
-# of magnitude between laws, for one number.
+# {glue:text}`capacity_llama_four:.3g` under the four-constant law that Table 1 uses:
+# {glue:text}`capacity_llama_orders:.1f` orders of magnitude between laws, for one number.
 #
 # ## Our models under every law
 #
