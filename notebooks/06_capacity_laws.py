@@ -42,6 +42,7 @@ import math
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from IPython.display import Markdown
 
 from repcap import figures, laws, packing, sweep
 from repcap.book import glue, profile_banner
@@ -125,7 +126,7 @@ elif rel > 0:
 else:
     verdict = ("more than 10% below it: on our small grid the adjusted form bends differently; at small d and "
                "small k/d, ln(k/d) is small and the fit leans on few points")
-glue("laws_C_verdict", verdict)
+glue("laws_C_verdict", Markdown(verdict))
 small_d = int(min(grid.d))
 glue("laws_small_d", small_d)
 glue("laws_eps_random_small_d", float(grid[grid.d == small_d].eps_random.max()))
@@ -144,7 +145,7 @@ pub.round(4)
 
 # %% [markdown]
 # The refitted constant of the adjusted law is $C$ = {glue:text}`laws_C_adjusted:.3f`, against
-# Guha's 1.293 ({glue:text}`laws_C_adjusted_ratio_pct:+.0f`%): {glue:text}`laws_C_verdict`. The
+# Guha's 1.293 ({glue:text}`laws_C_adjusted_ratio_pct:+.0f`%): {glue:md}`laws_C_verdict`. The
 # published constants, held fixed, describe our grid with a MAPE of
 # {glue:text}`laws_mape_published_adjusted:.1f`% (adjusted) and {glue:text}`laws_mape_published_four:.1f`%
 # (four-constant), close to the 7.9% and 5.4% Guha reports on his own grid. The four-constant refit has
@@ -233,7 +234,7 @@ glue("laws_yoder_C", laws.yoder_C())
 o = cdf[cdf.source == "optimised packing"]
 slope = float(np.polyfit(np.log(o.ratio), np.log(o.C), 1)[0]) if len(o) > 1 else float("nan")
 glue("laws_C_slope", slope)
-glue("laws_C_trend", "rises" if slope > 0 else "falls")
+glue("laws_C_trend", Markdown("rises" if slope > 0 else "falls"))
 
 fig, ax = plt.subplots(figsize=(figures.WIDTH_2, 3.4))
 srcs = list(dict.fromkeys(cdf.source))
@@ -260,7 +261,7 @@ _ = figures.save("fig-laws-yoder-c", fig, cdf, {
 # %% [markdown]
 # Our optimised packings give $C$ between {glue:text}`laws_C_opt_min:.2f` and
 # {glue:text}`laws_C_opt_max:.2f`, several times below random vectors and random projections, and on this
-# grid $C$ {glue:text}`laws_C_trend` with $k/d$ (log-log slope {glue:text}`laws_C_slope:.2f`). Yoder
+# grid $C$ {glue:md}`laws_C_trend` with $k/d$ (log-log slope {glue:text}`laws_C_slope:.2f`). Yoder
 # describes $C$ falling from about 4 towards 0.2 as $N/k$ grows. A rising $C$ is what the adjusted law
 # implies: if $\varepsilon^2 = C_\text{adj}\ln(k/d)/d$, then the JL constant is
 # $C = C_\text{adj}\ln(k/d)/\ln k$, which climbs towards $C_\text{adj}$ as $k/d$ grows at fixed $d$. We
@@ -341,8 +342,8 @@ viol = pd.DataFrame(rows, columns=["law", "bound", "rigorous", "d", "eps from", 
 rig = viol[viol.rigorous]
 kl = viol[~viol.rigorous]
 glue("laws_n_rigorous_violations", int(rig.points.sum()) if len(rig) else 0)
-glue("laws_rigorous_violators", ", ".join(sorted(rig.law.unique())) if len(rig) else "none")
-glue("laws_kl_violators", ", ".join(sorted(kl.law.unique())) if len(kl) else "none")
+glue("laws_rigorous_violators", Markdown(", ".join(sorted(rig.law.unique())) if len(rig) else "none"))
+glue("laws_kl_violators", Markdown(", ".join(sorted(kl.law.unique())) if len(kl) else "none"))
 rig.drop(columns="rigorous").sort_values(["law", "bound", "d"]).round(3)
 
 # %% [markdown]
@@ -354,11 +355,11 @@ kl.groupby("law").agg(widths=("d", lambda x: ", ".join(str(v) for v in sorted(x)
 
 # %% [markdown]
 # Against the rigorous bounds, the laws that overshoot somewhere on this scan are:
-# {glue:text}`laws_rigorous_violators`. The excesses sit at small widths and moderate $\varepsilon$, below
+# {glue:md}`laws_rigorous_violators`. The excesses sit at small widths and moderate $\varepsilon$, below
 # about $\sqrt{3/d}$, where the Welch and Levenshtein bounds allow only between $d$ and about $d^2$ vectors
 # and a smooth curve fitted elsewhere has no reason to respect that corner: there, read the bound, not the
 # law. Yoder's rule was stated for $d$ = 12,288 and overshoots most at small $d$. Against the asymptotic
-# Kabatiansky–Levenshtein rate the list is longer ({glue:text}`laws_kl_violators`), but that comparison is
+# Kabatiansky–Levenshtein rate the list is longer ({glue:md}`laws_kl_violators`), but that comparison is
 # only a hint: its hidden $o(1)$ term is large at the widths of real models, and for small $\varepsilon$ it
 # even "allows" fewer vectors than the $d$ of an orthonormal basis.
 #
