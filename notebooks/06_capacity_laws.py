@@ -342,8 +342,8 @@ viol = pd.DataFrame(rows, columns=["law", "bound", "rigorous", "d", "eps from", 
 rig = viol[viol.rigorous]
 kl = viol[~viol.rigorous]
 glue("laws_n_rigorous_violations", int(rig.points.sum()) if len(rig) else 0)
-glue("laws_rigorous_violators", Markdown(", ".join(sorted(rig.law.unique())) if len(rig) else "none"))
-glue("laws_kl_violators", Markdown(", ".join(sorted(kl.law.unique())) if len(kl) else "none"))
+glue("laws_rigorous_violators", Markdown("; ".join(sorted(rig.law.unique())) if len(rig) else "none"))
+glue("laws_kl_violators", Markdown("; ".join(sorted(kl.law.unique())) if len(kl) else "none"))
 rig.drop(columns="rigorous").sort_values(["law", "bound", "d"]).round(3)
 
 # %% [markdown]
@@ -355,8 +355,8 @@ kl.groupby("law").agg(widths=("d", lambda x: ", ".join(str(v) for v in sorted(x)
 
 # %% [markdown]
 # Against the rigorous bounds, the laws that overshoot somewhere on this scan are:
-# {glue:md}`laws_rigorous_violators`. The excesses sit at small widths and moderate $\varepsilon$, below
-# about $\sqrt{3/d}$, where the Welch and Levenshtein bounds allow only between $d$ and about $d^2$ vectors
+# {glue:md}`laws_rigorous_violators`. The excesses sit at small widths and moderate $\varepsilon$, mostly
+# below about $\sqrt{3/d}$, where the Welch and Levenshtein bounds allow only between $d$ and about $d^2$ vectors
 # and a smooth curve fitted elsewhere has no reason to respect that corner: there, read the bound, not the
 # law. Yoder's rule was stated for $d$ = 12,288 and overshoots most at small $d$. Against the asymptotic
 # Kabatiansky–Levenshtein rate the list is longer ({glue:md}`laws_kl_violators`), but that comparison is
