@@ -559,8 +559,11 @@ def scan(configs: Sequence[dict], *, cache: str = "embedding-stats", progress: b
     for cfg in tqdm(list(configs), desc="models", unit="model", disable=not progress, leave=False):
         try:
             rec = sweep.run(describe_point, [cfg], cache=cache, progress=False).results[0]
-        except RepcapError as exc:
-            failures.append({"source": cfg["source"], "label": cfg.get("label", cfg["source"]), "error": str(exc)})
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except Exception as exc:  # one model's failure (hub, format, memory) must not end the scan
+            msg = str(exc) if isinstance(exc, RepcapError) else f"{type(exc).__name__}: {exc}"
+            failures.append({"source": cfg["source"], "label": cfg.get("label", cfg["source"]), "error": msg})
             continue
         records.append({**rec, "label": cfg.get("label", cfg["source"])})
     return records, failures

@@ -121,3 +121,21 @@ def test_models_lists_offline(capsys):
         "smollm2-135m", "gemma-3-270m", "qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b", "all-minilm-l6-v2",
         "paraphrase-minilm-l3-v2", "all-mpnet-base-v2"}
     assert all("installed" in r for r in rows)
+
+
+def test_scan_records_failures_and_goes_on(tmp_path, monkeypatch):
+    from repcap.cosine import scan
+
+    monkeypatch.setenv("REPCAP_CACHE", str(tmp_path / "cache"))
+    X = np.random.default_rng(1).standard_normal((50, 6)).astype(np.float32)
+    np.save(tmp_path / "a.npy", X)
+    bad = tmp_path / "bad.npy"
+    np.save(bad, np.full((4, 3), np.nan, dtype=np.float32))
+    cfgs = [dict(source="no-such-model-xyz"), dict(source=str(bad), label="nan"), dict(source=str(tmp_path / "a.npy"))]
+    recs, fails = scan(cfgs, progress=False)
+    assert [f["label"] for f in fails] == ["no-such-model-xyz", "nan"]
+    assert "NaN or inf" in fails[1]["error"]
+    assert len(recs) == 1 and recs[0]["vocab_size"] == 50 and recs[0]["label"] == str(tmp_path / "a.npy")
+    np.save(bad, X)  # fixed: failures were not cached, so the next scan computes it
+    recs, fails = scan(cfgs[1:], progress=False)
+    assert not fails and recs[0]["label"] == "nan"
