@@ -15,7 +15,9 @@ Hence:
   the work instead of doing it twice.
 
 The cache folder must be on a file system every worker mounts at the same path (``REPCAP_CACHE``);
-tasks refuse to run where they cannot see it.  Workers need the same ``repcap`` installed.
+tasks refuse to run where they cannot see it.  Workers need the same ``repcap`` installed (and the
+sweep function's module, unless it is defined in ``__main__``/a notebook and travels by value);
+the scheduler needs neither: it only ever sees ``pickle.loads`` and bytes.
 
 Where the cluster comes from (``DaskExecutor(target)``, or ``make_executor("dask", scheduler)``):
 
@@ -59,9 +61,32 @@ _ADDRESS = re.compile(r"^(?:(?:tcp|tls|ucx|ws|wss|inproc)://\S+|[A-Za-z0-9_.\-\[
 EXECUTORS = ("local", "dask")
 
 
-def _run_task(task: PointTask) -> TaskOutcome:
-    """What a worker runs: compute the missing points of ``task`` and write their cache entries."""
-    return task()
+def _run_task(task: PointTask) -> dict:
+    """What a worker runs: compute the missing points of ``task`` and write their cache entries.
+    Returns the outcome as plain data (``TaskOutcome`` fields)."""
+    out = task()
+    return {"results": out.results, "computed": out.computed, "errors": out.errors}
+
+
+class _RunOnLoad:
+    """Pickles as "call ``_run_task(task)``": a worker that unpickles the payload runs the task.
+
+    The executor submits ``pickle.loads(payload)``, so the scheduler (which deserialises task
+    specs) only ever sees ``pickle.loads`` and bytes, and needs neither repcap nor the module of
+    the sweep function; only the workers do.
+    """
+
+    def __init__(self, task: PointTask) -> None:
+        self.task = task
+
+    def __reduce__(self) -> tuple:
+        return (_run_task, (self.task,))
+
+
+def _payload(task: PointTask) -> bytes:
+    import cloudpickle
+
+    return cloudpickle.dumps(_RunOnLoad(task))
 
 
 def _import_distributed():
@@ -206,8 +231,11 @@ class DaskExecutor:
         distributed = _import_distributed()
         from distributed.client import FutureCancelledError
 
+        import pickle
+
         client = self.client
-        futures = [client.submit(_run_task, t, key=t.name, pure=False, retries=self.retries) for t in tasks]
+        futures = [client.submit(pickle.loads, _payload(t), key=t.name, pure=False, retries=self.retries)
+                   for t in tasks]
         if self.detach:
             distributed.fire_and_forget(futures)
         index = {f.key: j for j, f in enumerate(futures)}
@@ -216,7 +244,7 @@ class DaskExecutor:
             for fut in distributed.as_completed(futures):
                 j = index[fut.key]
                 try:
-                    outcome = fut.result()
+                    outcome = TaskOutcome(**fut.result())
                 except (FutureCancelledError, distributed.KilledWorker) as exc:
                     raise RepcapError(
                         f"the Dask cluster lost sweep task {fut.key} ({type(exc).__name__}: {exc}); the "
