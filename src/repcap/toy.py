@@ -266,7 +266,7 @@ class TrainConfig:
     eps: float = 1e-8             # Adam epsilon (torch default)
     loss_window: int | None = None  # last steps averaged for the final loss; None -> max(1, steps // 20)
     device: str = "auto"          # "auto" | "cpu" | "cuda[:N]"
-    cpu_chunk_elems: int = 1 << 21  # on the CPU, the forward/backward runs over groups of models with
+    cpu_chunk_elems: int = 1 << 17  # on the CPU, the forward/backward runs over groups of models with
     #                               at most this many batch x n entries (cache-sized); None: all at once
 
     def resolved_warmup(self) -> int:
