@@ -279,9 +279,17 @@ class _Acc:
         self.s2 += s2
 
 
-def tile_size(d: int, n: int, memory_budget: int) -> int:
-    """Rows per tile so that a tile's working set (about 4 float32 b x b arrays) fits the budget."""
+#: Largest tile side on the CPU: tiles that stay in cache run about twice as fast as 8192-row tiles
+#: (measured on (30522, 384): 11.5 s at 2048 rows, 12.6 s at 4096, 24.9 s at 8192).
+CPU_MAX_TILE = 2048
+
+
+def tile_size(d: int, n: int, memory_budget: int, device: torch.device | None = None) -> int:
+    """Rows per tile so that a tile's working set (about 4 float32 b x b arrays) fits the budget
+    (and, on the CPU, at most :data:`CPU_MAX_TILE`)."""
     b = int(math.sqrt(max(memory_budget, 1) / 16))
+    if device is None or device.type == "cpu":
+        b = min(b, CPU_MAX_TILE)
     return max(64, min(b, n))
 
 
@@ -329,7 +337,7 @@ def tiled_stats(X: Any, *, bins: int = TiledConfig.bins, top_k: int = TiledConfi
         gb = [0, m]
 
     budget = memory_budget if memory_budget is not None else memory_budget_bytes(dev)
-    b = tile_size(d, m, budget)
+    b = tile_size(d, m, budget, dev)
     # block boundaries: each group split into blocks of at most b rows
     bounds: list[int] = [0]
     block_group: list[int] = []
