@@ -73,6 +73,12 @@ def point_key(fn: Callable, config: dict) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
+def error_message(exc: BaseException) -> str:
+    """A failed point's message: a :class:`RepcapError` speaks for itself, anything else is
+    prefixed with its type (``"OSError: ..."``)."""
+    return str(exc) if isinstance(exc, RepcapError) else f"{type(exc).__name__}: {exc}"
+
+
 def _host_token() -> str:
     return "".join(ch if ch.isalnum() else "-" for ch in socket.gethostname())[:40] or "host"
 
@@ -217,7 +223,7 @@ class PointTask:
     keys: list[str]
     root: str
     batched: bool = False
-    collect_errors: bool = False  # a RepcapError of a point is returned, not raised (not cached)
+    collect_errors: bool = False  # a point's exception is returned as a message, not raised (not cached)
 
     @property
     def name(self) -> str:
@@ -239,12 +245,12 @@ class PointTask:
             sub = [self.configs[i] for i in todo]
             try:
                 outs = self.fn(sub)
-            except RepcapError as exc:
+            except Exception as exc:
                 if not self.collect_errors:
                     raise
                 outs = None
                 for i in todo:
-                    errors[i] = str(exc)
+                    errors[i] = error_message(exc)
             if outs is not None:
                 if not isinstance(outs, (list, tuple)) or len(outs) != len(sub):
                     n = len(outs) if isinstance(outs, (list, tuple)) else type(outs).__name__
@@ -255,10 +261,10 @@ class PointTask:
             for i in todo:
                 try:
                     out = self.fn(self.configs[i])
-                except RepcapError as exc:
+                except Exception as exc:
                     if not self.collect_errors:
                         raise
-                    errors[i] = str(exc)
+                    errors[i] = error_message(exc)
                     continue
                 results[i] = self._store(store, i, out)
         done = {i for i in todo if errors[i] is None}
@@ -276,7 +282,7 @@ class PointTask:
 class TaskOutcome:
     results: list[dict | None]  # None where the point failed (with collect_errors)
     computed: list[bool]  # False: found in the cache by the task (finished meanwhile), or failed
-    errors: list[str | None] = field(default_factory=list)  # the RepcapError message of a failed point
+    errors: list[str | None] = field(default_factory=list)  # the error message of a failed point
 
 
 class Executor(Protocol):
@@ -358,10 +364,11 @@ def run(fn: Callable, configs: Sequence[dict], *, cache: str | Cache, batched: b
     :class:`~repcap.sweep_dask.DaskExecutor` or a ``distributed.Client``.  Wherever the points run,
     each task writes its own entries to ``cache``, so the folder must be shared with the workers.
 
-    ``on_error="collect"``: a point whose function raises :class:`RepcapError` (a model that
-    cannot be fetched, a missing tensor) gets result ``None`` and an entry in ``report.errors``,
-    and the sweep goes on; it is not cached, so a re-run tries it again.  Other exceptions (bugs)
-    always propagate.
+    ``on_error="collect"``: a point whose function raises (a model that cannot be fetched, a
+    missing tensor, out of memory) gets result ``None`` and an entry in ``report.errors`` (see
+    :func:`error_message`), and the sweep goes on; it is not cached, so a re-run tries it again.
+    ``KeyboardInterrupt`` and ``SystemExit`` always propagate.  (A batched function's error fails
+    its whole batch.)
     """
     if on_error not in ("raise", "collect"):
         raise RepcapError(f"on_error={on_error!r} must be 'raise' or 'collect'")

@@ -338,6 +338,8 @@ def test_task_reads_the_cache_before_computing(tmp_path):
 
 
 def picky(c: dict) -> dict:
+    if c["x"] == 6:
+        raise OSError("hub unreachable")
     if c["x"] % 3 == 0:
         raise RepcapError(f"model {c['x']} is gated")
     return {"y": c["x"] + 0.25}
@@ -353,7 +355,7 @@ def test_collected_errors_same_locally_and_on_the_cluster(client, tmp_path):
     """on_error="collect" (the catalog scan: one gated model must not stop the scan): failed points
     are None with their message, are not cached, and are tried again by the next run."""
     cs = [{"x": x} for x in range(7)]
-    want_errors = [(i, f"model {i} is gated") for i in (0, 3, 6)]
+    want_errors = [(0, "model 0 is gated"), (3, "model 3 is gated"), (6, "OSError: hub unreachable")]
     for name, ex in (("local", None), ("dask", client)):
         cache = sweep.Cache(tmp_path / name)
         rep = sweep.run(picky, cs, cache=cache, executor=ex, on_error="collect", progress=False)
