@@ -234,6 +234,17 @@ def test_make_executor_choices():
     assert "LocalCluster" in make_executor("dask", "local:2").describe()
     assert make_executor("dask", "tcp://10.1.2.3:8786").describe() == "scheduler tcp://10.1.2.3:8786"
     assert make_executor("dask", "node12:8786").describe() == "scheduler node12:8786"
+    import argparse
+
+    from repcap.sweep_dask import add_arguments, from_args
+
+    ap = argparse.ArgumentParser()
+    add_arguments(ap)
+    assert from_args(ap.parse_args([])) is None
+    ex = from_args(ap.parse_args(["--executor", "dask", "--scheduler", "tcp://10.1.2.3:8786"]))
+    assert ex.describe() == "scheduler tcp://10.1.2.3:8786"
+    with pytest.raises(SystemExit):
+        ap.parse_args(["--executor", "ray"])
     with pytest.raises(RepcapError, match="is not one"):
         sweep.run(noisy, [{"n": 2, "seed": 0}], cache=sweep.Cache("/nonexistent/never"), executor=42,
                   progress=False)
