@@ -18,13 +18,14 @@ from typing import Any, Iterator
 def atomic_path(path: str | os.PathLike, suffix: str | None = None) -> Iterator[Path]:
     """Yield a temporary path next to ``path``; on success it replaces ``path`` atomically.
 
-    ``suffix`` defaults to ``path``'s own suffix, so writers that infer a format from the file name
-    (matplotlib, pandas) still work.  On an exception the temporary file is removed and ``path`` is
-    untouched.
+    The temporary name is ``.<name>.<random><suffix>`` with ``suffix`` defaulting to ``.tmp``, so
+    that no glob for the final extension (``*.png``, ``*.json``) ever matches a half-written file
+    left by a killed writer; writers must therefore be told the format explicitly (matplotlib's
+    ``format=``).  On an exception the temporary file is removed and ``path`` is untouched.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=suffix if suffix is not None else path.suffix, dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=suffix if suffix is not None else ".tmp", dir=path.parent)
     os.close(fd)
     tmp_path = Path(tmp)
     try:

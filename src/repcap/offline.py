@@ -270,8 +270,8 @@ def load(key: str, *, head: bool = False, auto_install: bool = True):
     if tuple(arr.shape) != tuple(s.shape):
         raise RepcapError(f"offline model {key}: {tensor} has shape {arr.shape}, expected {s.shape}")
     out_dir.mkdir(parents=True, exist_ok=True)
-    with rio.atomic_path(npy) as tmp:
-        np.save(tmp, arr, allow_pickle=False)
+    with rio.atomic_path(npy) as tmp, open(tmp, "wb") as fh:
+        np.save(fh, arr, allow_pickle=False)
     rio.write_json(side, {"key": key, "tensor": tensor, "quant": emb.quant, "sha256": s.sha256, "path": str(path),
                           "shape": list(arr.shape), "tokens": emb.tokens, "cache_version": CACHE_VERSION})
     return E.Embedding(matrix=torch.from_numpy(arr), name=key, source_kind="offline", tensor_name=tensor, tied=s.tied,
