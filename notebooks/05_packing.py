@@ -31,6 +31,8 @@ seed = 0  # seed of the random initial vectors
 n_bins = 200  # histogram bins of |cos| on [0, 1]
 yoder_angle_deg = 76.5  # Yoder 2025: worst-pair angle reached by exp(20 cos^2) at 10,000 x 100
 device = "auto"  # "auto", "cpu" or "cuda"
+executor = "local"  # where sweep points run: local (this process) or dask
+scheduler = ""  # with the dask executor: a tcp address, local or local:N, or a jobqueue YAML file
 
 # %%
 import math
@@ -41,6 +43,9 @@ import pandas as pd
 
 from repcap import figures, laws, packing, sweep
 from repcap.book import glue, profile_banner
+from repcap.sweep_dask import make_executor
+
+sweep.set_default_executor(make_executor(executor, scheduler or None))  # every sweep below runs there
 
 profile_banner("The sources pack 10,000 vectors in 100 dimensions for thousands of steps; the `quick` "
                "profile packs fewer vectors in fewer dimensions for a few hundred steps, so its angles "

@@ -35,6 +35,8 @@ projection_seeds = [0, 1]  # seeds per projection setting
 yoder_d = 12288  # the width Yoder's rule of thumb is stated for
 seed = 0  # seed offset of the random baselines
 device = "auto"  # "auto", "cpu" or "cuda"
+executor = "local"  # where sweep points run: local (this process) or dask
+scheduler = ""  # with the dask executor: a tcp address, local or local:N, or a jobqueue YAML file
 
 # %%
 import math
@@ -46,6 +48,9 @@ from IPython.display import Markdown
 
 from repcap import figures, laws, packing, sweep
 from repcap.book import glue, profile_banner
+from repcap.sweep_dask import make_executor
+
+sweep.set_default_executor(make_executor(executor, scheduler or None))  # every sweep below runs there
 
 profile_banner("Guha's grid spans d = 32 to 4096 and k = 2000 to 32000 with 5000 Adam steps per point; "
                "the `quick` profile uses small d and k and a few hundred steps at a higher learning rate, "

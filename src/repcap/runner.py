@@ -79,8 +79,9 @@ def _type_name(v: Any) -> str:
 
 
 def _coerce(name: str, value: Any, default: Any, where: str) -> Any:
-    """Check ``value`` against the type of ``default``; ints are accepted where floats are."""
-    if default is None or value is None and default is None:
+    """Check ``value`` against the type of ``default``; ints are accepted where floats are, and
+    ``None`` (YAML ``null``) anywhere: chapters use it for "off" or "use the sources' rule"."""
+    if default is None or value is None:
         return value
     if isinstance(default, bool):
         ok = isinstance(value, bool)
