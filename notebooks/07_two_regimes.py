@@ -102,7 +102,8 @@ _ = figures.save("fig-regimes-phi", fig, df[["alpha", "gamma", "phi_half", "loss
 # %% [markdown]
 # ## Row norms in the two regimes
 #
-# The represented fraction hides the shape of the distribution: in the weak regime the row norms
+# {numref}`fig-regimes-phi` shows the switch at $\gamma = 0$. The represented fraction hides the
+# shape of the distribution ({numref}`fig-regimes-norms`): in the weak regime the row norms
 # split into a few long rows and many rows decayed to nearly zero; in the strong regime they all sit
 # near one.
 
@@ -135,7 +136,8 @@ _ = figures.save("fig-regimes-norms", fig, pd.DataFrame(hist_rows),
 # %% [markdown]
 # ## Which features each regime represents
 #
-# Sorting the rows by feature frequency shows *which* features win. In the weak regime the long rows
+# Sorting the rows by feature frequency shows *which* features win ({numref}`fig-regimes-features`).
+# In the weak regime the long rows
 # are the most frequent features, about as many as there are dimensions: the model behaves like a
 # width-$m$ compression that ignores the tail. In the strong regime every feature, frequent or rare,
 # keeps a unit-length row; they must then share the $m$ dimensions, and their overlaps are what the

@@ -127,7 +127,8 @@ _ = figures.save("fig-scaling-loss", fig, df[["regime", "gamma", "alpha", "m", "
 # %% [markdown]
 # ## The exponent against the frequency law
 #
-# The fitted exponents $\alpha_m$, with 95 % confidence intervals, against the data's exponent
+# {numref}`fig-scaling-loss` shows the two laws. The fitted exponents $\alpha_m$
+# ({numref}`fig-scaling-exponents`), with 95 % confidence intervals, against the data's exponent
 # $\alpha$. The lines are the theory of {cite}`liu2025`: $\alpha - 1$ for weak superposition, $1$ for
 # strong superposition, and $2(\alpha - 1)$, the steep-decay limit the strong regime rises toward.
 # The open markers are the exponent of the dropped-feature prediction fitted over the same widths:
@@ -163,7 +164,8 @@ _ = figures.save("fig-scaling-exponents", fig, fits.merge(pred_fits, on="alpha",
 # %% [markdown]
 # ## Overlap against width
 #
-# Why is the strong-regime exponent near 1? Its rows are (nearly) unit vectors, and the loss comes from
+# Why is the strong-regime exponent near 1 ({numref}`fig-scaling-overlap`)? Its rows are (nearly)
+# unit vectors, and the loss comes from
 # their interference, which scales with the squared overlaps. The mean square overlap of the
 # normalised rows follows $1/m$: the value for random directions, and (for $n \gg m$) the Welch bound
 # $(n-m)/(m(n-1))$ {cite}`welch1974`, the least any $n$ unit vectors in $m$ dimensions can reach.
@@ -197,7 +199,8 @@ _ = figures.save("fig-scaling-overlap", fig, strong[["alpha", "m", "one_over_m",
 #
 # If the strong-regime exponent comes from geometry rather than from the data's tail, it should not
 # care whether the frequencies follow a power law at all. {cite}`liu2025` check this with an
-# exponential $p_i \propto e^{-i/\tau}$ and a linear $p_i \propto (n - i)/n$ law in the strong regime.
+# exponential $p_i \propto e^{-i/\tau}$ and a linear $p_i \propto (n - i)/n$ law in the strong regime
+# ({numref}`fig-scaling-other`).
 
 # %%
 tau = exp_tau_fraction * other_n
