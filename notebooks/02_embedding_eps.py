@@ -83,8 +83,9 @@ for name, V, d, mean_cos in synthetic:  # stand-ins go through the same .npy loa
     configs.append(dict(source=str(tmp / f"{name}-head.npy"), label=f"{name} (head)", head=False, **common))
 
 records, failures = scan(configs)
-if failures:
-    display(pd.DataFrame(failures))
+if failures:  # one line per model that could not be read; the others go on
+    with pd.option_context("display.max_colwidth", None):
+        display(pd.DataFrame(failures))
 
 
 def base_label(lbl):

@@ -99,8 +99,9 @@ for name, V, d, mean_cos in synthetic:
     np.save(tmp / f"{name}.npy", embeddings.synthetic(V, d, mean_cos=mean_cos, seed=seed))
     configs.append(dict(source=str(tmp / f"{name}.npy"), label=name, head=False, **common))
 records, failures = scan(configs)
-if failures:
-    display(pd.DataFrame(failures))
+if failures:  # one line per model that could not be read; the others go on
+    with pd.option_context("display.max_colwidth", None):
+        display(pd.DataFrame(failures))
 
 cap = pd.DataFrame([{"model": r["label"], "d": r["d_model"], "ε": r["eps"], "class": r["class"],
                      **{f"log10 k, {law_names[k]}": r["log10_capacity"][k] for k in law_names}} for r in records])

@@ -61,8 +61,9 @@ for name, V, d, mean_cos in synthetic:
     np.save(tmp / f"{name}.npy", embeddings.synthetic(V, d, mean_cos=mean_cos, seed=seed))
     configs.append(dict(source=str(tmp / f"{name}.npy"), label=name, head=False, device=device))
 records, failures = scan(configs)
-if failures:
-    display(pd.DataFrame(failures))
+if failures:  # one line per model that could not be read; the others go on
+    with pd.option_context("display.max_colwidth", None):
+        display(pd.DataFrame(failures))
 
 ov = pd.DataFrame([{
     "model": r["label"], "kind": "encoder embedding" if r["label"] in encoders else
