@@ -72,7 +72,9 @@ tdf = tdf[["m", "alpha", "seed", "mean_sq_overlap"]].assign(source="toy", one_ov
 # For each model we load the output head (for a tied model, the input embedding, which is the same
 # matrix) and compute the mean over pairs of tokens of $\cos^2$ between their rows, as is and after
 # subtracting the mean row (*centred*: trained embeddings share a common direction that every
-# cosine picks up). Zero rows are dropped. For the GGUF Qwen models, only the real-token rows are used (their padding rows after the
+# cosine picks up). Zero rows are dropped. The chapter *LM-head overlap* measures the same heads
+# exactly over all pairs and splits $E[\cos^2]$ into its mean and variance parts; here a seeded
+# sample of rows is enough to place each head next to the toys. For the GGUF Qwen models, only the real-token rows are used (their padding rows after the
 # last real token are excluded).
 
 # %%
