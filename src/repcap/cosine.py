@@ -519,6 +519,13 @@ def describe(source: Any, *, head: bool = False, tiled: bool = False, sample: in
         "log10_capacity": {k: float(laws.log10_capacity(m.eps, d, k)) for k in laws.PUBLISHED},
         "capacity_eps3": {k: _finite(laws.capacity(m.eps3, d, k)) for k in laws.PUBLISHED},
     }
+    from . import catalog
+
+    entry = catalog.find(str(source)) if isinstance(source, str) else None
+    if entry is not None:  # the catalog's expected shape, checked against the weights actually read
+        rec["catalog"] = {"key": entry.key, "expected_vocab": entry.vocab, "expected_d": entry.d_model,
+                          "shape_matches": (entry.vocab in (None, int(e.matrix.shape[0]))
+                                            and entry.d_model in (None, d))}
     if tiled:
         t = tiled_stats(X, bins=bins, top_k=top_k, sample=sample, seed=seed, device=device, progress=progress)
         tok = e.tokens

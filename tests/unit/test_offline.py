@@ -161,6 +161,8 @@ def test_real_offline_model_stats_json(key, capsys):
     spec = offline.spec(key)
     assert (rec["vocab_size"], rec["d_model"]) == spec.shape and rec["source_kind"] == "offline"
     assert rec["eps"] == pytest.approx(rec["mean"] + 2 * rec["std"])
+    assert rec["catalog"] == {"key": key, "expected_vocab": spec.shape[0], "expected_d": spec.shape[1],
+                              "shape_matches": True}
     if key == "gemma-3-270m":
         # Guha 2026 Table 1: Gemma 3 270M eps = 0.41554 (bf16 hub weights); ours from the Q8_0 GGUF
         assert rec["eps"] == pytest.approx(0.41554, abs=0.002) and rec["class"] == 1
