@@ -46,6 +46,8 @@ strong_gamma = -1.0  # the strong-regime example (paper: -1)
 weak_gamma = 0.3333  # the weak-regime example (a value of the paper's grid)
 example_alpha = 1.5  # alpha of the histogram and feature-rank figures
 cache = "toy"  # sweep cache folder (.cache/sweeps/<cache>): an interrupted run resumes
+executor = "local"  # where sweep points run: local (this process) or dask
+scheduler = ""  # with the dask executor: a tcp address, local or local:N, or a jobqueue YAML file
 
 # %%
 import numpy as np
@@ -54,6 +56,10 @@ import matplotlib.pyplot as plt
 
 from repcap import figures, toy
 from repcap.book import glue, profile_banner
+from repcap import sweep
+from repcap.sweep_dask import make_executor
+
+sweep.set_default_executor(make_executor(executor, scheduler or None))  # every sweep below runs there
 
 profile_banner(
     f"The paper trains n = 1000 features for 20000 steps at batch 2048; this profile trains n = {n} "

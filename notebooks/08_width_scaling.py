@@ -46,6 +46,8 @@ exp_tau_fraction = 0.0390625  # tau of exp(-i / tau) as a fraction of n (paper: 
 other_power_alpha = 1.2  # the power law shown next to them (paper: 1.2)
 other_fit_m_min = 0  # smallest width in the non-power-law fits (paper: 32)
 cache = "toy"  # sweep cache folder (.cache/sweeps/<cache>): an interrupted run resumes
+executor = "local"  # where sweep points run: local (this process) or dask
+scheduler = ""  # with the dask executor: a tcp address, local or local:N, or a jobqueue YAML file
 
 # %%
 import numpy as np
@@ -54,6 +56,10 @@ import matplotlib.pyplot as plt
 
 from repcap import figures, toy
 from repcap.book import glue, profile_banner
+from repcap import sweep
+from repcap.sweep_dask import make_executor
+
+sweep.set_default_executor(make_executor(executor, scheduler or None))  # every sweep below runs there
 
 profile_banner(
     f"The paper's sweep is n = 1000 features, m = 10..100, 20000 steps at batch 2048 (and n = 10240 for "

@@ -35,6 +35,8 @@ stand_in_rows = 2000  # rows of each stand-in matrix
 max_rows = 20000  # rows sampled per LM head for E[cos^2] (None: every row, exact)
 seed = 0  # seed of the row sample
 cache = "toy"  # sweep cache folder shared with the width-scaling chapter
+executor = "local"  # where sweep points run: local (this process) or dask
+scheduler = ""  # with the dask executor: a tcp address, local or local:N, or a jobqueue YAML file
 
 # %%
 import tempfile
@@ -46,6 +48,10 @@ import matplotlib.pyplot as plt
 
 from repcap import RepcapError, catalog, embeddings, figures, toy
 from repcap.book import glue, profile_banner
+from repcap import sweep
+from repcap.sweep_dask import make_executor
+
+sweep.set_default_executor(make_executor(executor, scheduler or None))  # every sweep below runs there
 
 profile_banner(
     "The paper measures the LM heads of 27 open models (OPT, Qwen2.5, GPT-2, Pythia) from the model hub; "
