@@ -35,6 +35,8 @@ bins = 2000  # histogram bins on [-1, 1] (width 0.001)
 top_k = 12  # most similar pairs kept per model
 seed = 0  # row-sample seed
 device = "auto"  # "auto", "cpu" or "cuda"
+executor = "local"  # where sweep points run: local (this process) or dask
+scheduler = ""  # with the dask executor: a tcp address, local or local:N, or a jobqueue YAML file
 
 # %%
 import tempfile
@@ -46,6 +48,10 @@ import pandas as pd
 
 from repcap import catalog, embeddings, figures, laws, offline
 from repcap.book import glue, profile_banner
+from repcap import sweep
+from repcap.sweep_dask import make_executor
+
+sweep.set_default_executor(make_executor(executor, scheduler or None))  # the model scan runs there
 from repcap.cosine import scan
 
 profile_banner("Guha measures every pair of every model on a GPU from the hub; here the moments are exact "

@@ -30,6 +30,8 @@ fixed_d = 8192  # width of the capacity-against-ε figure (Guha's six-orders exa
 eps_grid_points = 200  # points on the ε axis
 seed = 0  # row-sample seed
 device = "auto"  # "auto", "cpu" or "cuda"
+executor = "local"  # where sweep points run: local (this process) or dask
+scheduler = ""  # with the dask executor: a tcp address, local or local:N, or a jobqueue YAML file
 
 # %%
 import tempfile
@@ -41,6 +43,10 @@ import pandas as pd
 
 from repcap import catalog, embeddings, figures, laws
 from repcap.book import glue, profile_banner
+from repcap import sweep
+from repcap.sweep_dask import make_executor
+
+sweep.set_default_executor(make_executor(executor, scheduler or None))  # the model scan runs there
 from repcap.cosine import fraction_below, scan
 
 profile_banner("Guha evaluates the laws on every model of Table 1 measured on a GPU; here ε comes from the "

@@ -26,6 +26,8 @@ hub_models = []  # catalog keys or hub ids of LM heads from the hub (paper: Liu'
 synthetic = []  # synthetic stand-ins [name, V, d, mean_cos] (smoke)
 device = "auto"  # "auto", "cpu" or "cuda"
 seed = 0  # seed of the synthetic stand-ins
+executor = "local"  # where sweep points run: local (this process) or dask
+scheduler = ""  # with the dask executor: a tcp address, local or local:N, or a jobqueue YAML file
 
 # %%
 import tempfile
@@ -37,6 +39,10 @@ import pandas as pd
 
 from repcap import catalog, embeddings, figures
 from repcap.book import glue, profile_banner
+from repcap import sweep
+from repcap.sweep_dask import make_executor
+
+sweep.set_default_executor(make_executor(executor, scheduler or None))  # the model scan runs there
 from repcap.cosine import scan
 
 profile_banner("Liu et al. read 27 LM heads from the hub; offline we have three small tied decoders (whose head "

@@ -26,6 +26,7 @@ Shapes: ``X: (V, d)``; ``U: (n, d)`` with n = V - n_zero_rows.
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from dataclasses import asdict, dataclass, field
 from typing import Any, Sequence
 
@@ -554,6 +555,7 @@ def describe_point(config: dict) -> dict:
     cfg = dict(config)
     source = cfg.pop("source")
     cfg.pop("label", None)
+    cfg.pop("file_signature", None)  # part of the cache key only
     return describe(source, progress=False, **cfg)
 
 
@@ -566,21 +568,24 @@ def scan(configs: Sequence[dict], *, cache: str = "embedding-stats", progress: b
     fails (hub error, missing tensor, ...) is recorded as ``{"source", "error"}`` and the scan goes on.
     Failures are not cached, so a re-run tries them again.  Returns ``(records, failures)``; each
     record carries its config's ``label`` (default: the source)."""
-    from tqdm.auto import tqdm
-
     from . import sweep
 
+    configs = [dict(c) for c in configs]
+    for cfg in configs:  # a local file's size and mtime join the cache key: an edited file is re-read
+        p = Path(str(cfg["source"])).expanduser()
+        if p.is_file():
+            st = p.stat()
+            cfg["file_signature"] = f"{st.st_size}:{st.st_mtime_ns}"
+    # One sweep over all models, so that on a cluster (sweep.set_default_executor) they run in parallel.
+    rep = sweep.run(describe_point, configs, cache=cache, progress=progress, desc="models", on_error="collect")
+    failed = {e["index"]: e["error"] for e in rep.errors}
     records, failures = [], []
-    for cfg in tqdm(list(configs), desc="models", unit="model", disable=not progress, leave=False):
-        try:
-            rec = sweep.run(describe_point, [cfg], cache=cache, progress=False).results[0]
-        except (KeyboardInterrupt, SystemExit):
-            raise
-        except Exception as exc:  # one model's failure (hub, format, memory) must not end the scan
-            msg = str(exc) if isinstance(exc, RepcapError) else f"{type(exc).__name__}: {exc}"
-            failures.append({"source": cfg["source"], "label": cfg.get("label", cfg["source"]), "error": msg})
-            continue
-        records.append({**rec, "label": cfg.get("label", cfg["source"])})
+    for i, (cfg, rec) in enumerate(zip(configs, rep.results)):
+        label = cfg.get("label", cfg["source"])
+        if i in failed or rec is None:
+            failures.append({"source": cfg["source"], "label": label, "error": failed.get(i, "no result")})
+        else:
+            records.append({**rec, "label": label})
     return records, failures
 
 

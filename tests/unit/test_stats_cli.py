@@ -104,14 +104,17 @@ def test_nan_row_is_an_error(tmp_path, capsys):
 def test_profile_models_read_from_params(tmp_path, monkeypatch):
     from repcap.commands.models import profile_models
 
-    (tmp_path / "notebooks" / "params").mkdir(parents=True)
-    (tmp_path / "notebooks" / "02_embedding_eps.py").write_text('# %%\nmodels = ["smollm2-135m"]  # default\n')
-    (tmp_path / "notebooks" / "params" / "quick.yaml").write_text(
-        "02_embedding_eps:\n  models: [gemma-3-270m, all-minilm-l6-v2]\nother: {x: 1}\n")
-    (tmp_path / "notebooks" / "params" / "smoke.yaml").write_text("other: {x: 1}\n")
+    nbs = tmp_path / "notebooks"
+    (nbs / "params").mkdir(parents=True)
+    (nbs / "02_embedding_eps.py").write_text('# %% tags=["parameters"]\nmodels = ["smollm2-135m"]  # default\n')
+    (nbs / "09_other.py").write_text('# %% tags=["parameters"]\nmodels = ["qwen2.5-coder-1.5b", "org/hub-model"]\nx = 1\n')
+    (nbs / "params" / "quick.yaml").write_text(
+        "02_embedding_eps:\n  models: [gemma-3-270m, all-minilm-l6-v2]\n09_other: {x: 2}\n")
+    (nbs / "params" / "smoke.yaml").write_text("09_other: {models: []}\n")
     monkeypatch.setenv("REPCAP_ROOT", str(tmp_path))
-    assert profile_models("quick") == ["gemma-3-270m", "all-minilm-l6-v2"]
-    assert profile_models("smoke") == ["smollm2-135m"]  # falls back to the notebook's default
+    # the union over chapters, profile values over defaults, hub ids skipped
+    assert profile_models("quick") == ["gemma-3-270m", "all-minilm-l6-v2", "qwen2.5-coder-1.5b"]
+    assert profile_models("smoke") == ["smollm2-135m"]  # 02 falls back to the notebook's default
 
 
 def test_models_lists_offline(capsys):

