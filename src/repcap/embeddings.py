@@ -140,28 +140,125 @@ def _refuse_pickle(path: Path) -> None:
                       "safetensors.torch.save_file / np.save(..., allow_pickle=False)")
 
 
+#: Bits per element of each safetensors dtype (the format's own list, sub-byte floats included).
+SAFETENSORS_DTYPE_BITS = {"BOOL": 8, "U8": 8, "I8": 8, "F8_E5M2": 8, "F8_E4M3": 8, "F8_E8M0": 8, "I16": 16,
+                          "U16": 16, "F16": 16, "BF16": 16, "I32": 32, "U32": 32, "F32": 32, "F64": 64,
+                          "I64": 64, "U64": 64, "F4": 4, "F6_E2M3": 6, "F6_E3M2": 6, "C64": 64}
+#: Largest safetensors JSON header we read (the format's own limit is 100 MB).
+SAFETENSORS_MAX_HEADER = 100_000_000
+
+
+def _pickle_magic(head: bytes) -> bool:
+    """A pickle (protocol >= 2 starts with 0x80) or a torch.save zip (``PK``)."""
+    return head[:1] == b"\x80" or head[:2] == b"PK"
+
+
+def check_safetensors(path: str | os.PathLike) -> dict[str, dict]:
+    """Validate a ``.safetensors`` file's header in Python *before* any tensor is read.
+
+    Reads the 8-byte little-endian header length and the JSON header only (never more than the file
+    holds), then checks every tensor: a known dtype, a shape of non-negative ints, and data offsets
+    ``[begin, end]`` inside the data buffer with ``end - begin == prod(shape) * dtype size`` -- so a
+    header that declares a 1e12-element tensor in a small file is refused without allocating it.
+    Returns ``{name: {"dtype", "shape", "data_offsets"}}`` (``__metadata__`` dropped); raises
+    :class:`RepcapError` naming the file and the fault.
+    """
+    path = Path(path)
+    hint = "re-download or re-export it (safetensors.torch.save_file)"
+    try:
+        size = path.stat().st_size
+        with open(path, "rb") as fh:
+            head8 = fh.read(8)
+            if _pickle_magic(head8):
+                raise RepcapError(f"{path}: this .safetensors file is really a pickle / torch.save checkpoint; "
+                                  "repcap never unpickles (it can run arbitrary code) - use the model's real "
+                                  "safetensors release")
+            if len(head8) < 8:
+                raise RepcapError(f"{path}: truncated safetensors file ({size} bytes, no header length); {hint}")
+            n = int.from_bytes(head8, "little")
+            if n < 2 or n > size - 8 or n > SAFETENSORS_MAX_HEADER:
+                raise RepcapError(f"{path}: malformed or truncated safetensors header (declares {n} header bytes, "
+                                  f"the file has {size}); {hint}")
+            raw = fh.read(n)
+    except OSError as exc:
+        raise RepcapError(f"{path}: cannot read ({exc})") from exc
+    try:
+        header = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise RepcapError(f"{path}: malformed safetensors header (not JSON: {str(exc)[:80]}); {hint}") from None
+    if not isinstance(header, dict):
+        raise RepcapError(f"{path}: malformed safetensors header (not a JSON object); {hint}")
+    buf = size - 8 - n
+    out: dict[str, dict] = {}
+    spans = []
+    for name, info in header.items():
+        if name == "__metadata__":
+            continue
+        bad = f"{path}: malformed safetensors header at tensor {str(name)[:80]!r}"
+        if not isinstance(info, dict):
+            raise RepcapError(f"{bad}: not an object; {hint}")
+        dtype, shape, offs = info.get("dtype"), info.get("shape"), info.get("data_offsets")
+        if dtype not in SAFETENSORS_DTYPE_BITS:
+            raise RepcapError(f"{bad}: unknown dtype {str(dtype)[:20]!r}; {hint}")
+        if not isinstance(shape, list) or not all(type(x) is int and x >= 0 for x in shape) or len(shape) > 16:
+            raise RepcapError(f"{bad}: shape {str(shape)[:60]} is not a list of non-negative ints; {hint}")
+        if not (isinstance(offs, list) and len(offs) == 2 and all(type(x) is int for x in offs)
+                and 0 <= offs[0] <= offs[1]):
+            raise RepcapError(f"{bad}: data_offsets {str(offs)[:60]} are not [begin, end]; {hint}")
+        numel = math.prod(shape)
+        nbytes = (numel * SAFETENSORS_DTYPE_BITS[dtype] + 7) // 8
+        if nbytes > buf or offs[1] > buf:
+            raise RepcapError(f"{path}: tensor {str(name)[:80]!r} declares shape {shape} {dtype} ({numel:.3g} elements, "
+                              f"{nbytes} bytes) but the file holds only {buf} data bytes: truncated or hostile "
+                              f"file, refused without reading it; {hint}")
+        if offs[1] - offs[0] != nbytes:
+            raise RepcapError(f"{path}: tensor {str(name)[:80]!r}: shape {shape} {dtype} needs {nbytes} bytes but its "
+                              f"data_offsets span {offs[1] - offs[0]}; {hint}")
+        spans.append((offs[0], offs[1]))
+        out[name] = {"dtype": dtype, "shape": shape, "data_offsets": offs}
+    pos = 0
+    for b, e in sorted(spans):
+        if b != pos:
+            raise RepcapError(f"{path}: malformed safetensors header: tensor data overlap or leave gaps at byte {b}; "
+                              f"{hint}")
+        pos = e
+    if pos != buf:
+        raise RepcapError(f"{path}: truncated or padded safetensors file: the header covers {pos} data bytes, "
+                          f"the file holds {buf}; {hint}")
+    return out
+
+
 def load_safetensors(path: str | os.PathLike, *, head: bool = False, tensor: str | None = None,
                      config: dict | None = None) -> tuple[torch.Tensor, str, bool | None, str]:
-    """Read one tensor from a ``.safetensors`` file: ``(matrix, tensor_name, tied, dtype_name)``."""
+    """Read one tensor from a ``.safetensors`` file: ``(matrix, tensor_name, tied, dtype_name)``.
+
+    The header is validated by :func:`check_safetensors` first (the Rust reader only sees files
+    whose every declared tensor fits the file)."""
     from safetensors import safe_open
 
     path = Path(path)
+    hdr = check_safetensors(path)
+    keys = list(hdr)
+    if tensor is not None:
+        if tensor not in keys:
+            raise RepcapError(f"{path}: no tensor named {tensor!r}; tensors: {_short(keys)}")
+        name, tied = tensor, None
+    else:
+        shapes = {k: tuple(v["shape"]) for k, v in hdr.items()}
+        emb, hd, tied = pick_tensor(keys, head, config, shapes)
+        name = hd if (head and hd) else emb
+    if len(hdr[name]["shape"]) != 2:
+        raise RepcapError(f"{path}: tensor {name} has shape {tuple(hdr[name]['shape'])}, not (V, d)")
     try:
-        fh = safe_open(str(path), framework="pt")
+        with safe_open(str(path), framework="pt") as f:
+            t = f.get_tensor(name)
     except Exception as exc:  # safetensors raises its own error types
         raise RepcapError(f"{path}: not a readable safetensors file ({exc})") from exc
-    with fh as f:
-        keys = list(f.keys())
-        if tensor is not None:
-            if tensor not in keys:
-                raise RepcapError(f"{path}: no tensor named {tensor!r}; tensors: {_short(keys)}")
-            name, tied = tensor, None
-        else:
-            shapes = {k: tuple(f.get_slice(k).get_shape()) for k in keys}
-            emb, hd, tied = pick_tensor(keys, head, config, shapes)
-            name = hd if (head and hd) else emb
-        t = f.get_tensor(name)
     return t, name, tied, str(t.dtype).replace("torch.", "").upper().replace("FLOAT", "F").replace("BFLOAT", "BF")
+
+
+#: Smallest possible GGUF file: magic, version, tensor count, kv count.
+_GGUF_MIN = 4 + 4 + 8 + 8
 
 
 def _gguf_reader(path: Path):
@@ -169,10 +266,28 @@ def _gguf_reader(path: Path):
         import gguf
     except ImportError as exc:  # pragma: no cover
         raise RepcapError("reading .gguf files needs the 'gguf' package: pip install 'repcap[models]'") from exc
+    hint = "re-download or re-export it"
     try:
+        size = path.stat().st_size
+        with open(path, "rb") as fh:
+            head = fh.read(8)
+    except OSError as exc:
+        raise RepcapError(f"{path}: cannot read ({exc})") from exc
+    if _pickle_magic(head):
+        raise RepcapError(f"{path}: this .gguf file is really a pickle / torch.save checkpoint; repcap never unpickles")
+    if head[:4] != b"GGUF" or size < _GGUF_MIN:
+        raise RepcapError(f"{path}: not a GGUF file (no GGUF magic, or truncated at {size} bytes); {hint}")
+    try:  # the reader memory-maps the file: a declared size is never allocated, only viewed
         return gguf.GGUFReader(str(path))
-    except Exception as exc:
-        raise RepcapError(f"{path}: not a readable GGUF file ({exc})") from exc
+    except ValueError as exc:
+        msg = str(exc)
+        if "GGMLQuantizationType" in msg:
+            raise RepcapError(f"{path}: a tensor has an unknown GGUF tensor type ({msg}); the file is corrupt or "
+                              "from a newer llama.cpp - re-export it as F16 or Q8_0") from None
+        raise RepcapError(f"{path}: truncated or malformed GGUF file ({msg[:200]}); {hint}") from None
+    except Exception as exc:  # the reader has no error type of its own: IndexError, struct, Unicode ...
+        raise RepcapError(f"{path}: truncated or malformed GGUF file ({type(exc).__name__}: {str(exc)[:200]}); "
+                          f"{hint}") from None
 
 
 def load_gguf(path: str | os.PathLike, *, head: bool = False, tensor: str | None = None,
@@ -180,16 +295,30 @@ def load_gguf(path: str | os.PathLike, *, head: bool = False, tensor: str | None
     """Dequantise ``token_embd.weight`` (or ``output.weight`` with ``head=True``) from a GGUF file.
 
     GGUF lists shapes reversed (``[d, V]``); the result is ``(V, d)``.  ``quant`` names the storage
-    type; types the ``gguf`` package cannot dequantise are refused with their name.
+    type; types the ``gguf`` package cannot dequantise are refused with their name.  Any failure of
+    the ``gguf`` package on a malformed file comes back as one :class:`RepcapError`.
     """
+    path = Path(path)
+    r = _gguf_reader(path)
+    try:
+        return _gguf_embedding(r, path, head, tensor, with_tokens)
+    except RepcapError:
+        raise
+    except MemoryError:
+        raise RepcapError(f"{path}: the tensor does not fit in memory") from None
+    except Exception as exc:
+        raise RepcapError(f"{path}: malformed GGUF file ({type(exc).__name__}: {str(exc)[:200]}); "
+                          "re-download or re-export it") from None
+
+
+def _gguf_embedding(r, path: Path, head: bool, tensor: str | None, with_tokens: bool) -> Embedding:
     import gguf
     from gguf import quants
 
-    path = Path(path)
-    r = _gguf_reader(path)
     by_name = {t.name: t for t in r.tensors}
     if tensor is None:
-        emb, hd, tied = pick_tensor(list(by_name), head)
+        shapes = {k: tuple(int(x) for x in v.shape) for k, v in by_name.items()}
+        emb, hd, tied = pick_tensor(list(by_name), head, None, shapes)
         name = hd if (head and hd) else emb
     else:
         if tensor not in by_name:
@@ -200,23 +329,30 @@ def load_gguf(path: str | os.PathLike, *, head: bool = False, tensor: str | None
     if qtype not in GGUF_OK_TYPES:
         raise RepcapError(f"{path}: tensor {name} is stored as {qtype}, a quantisation type repcap cannot "
                           f"dequantise (readable: {', '.join(GGUF_OK_TYPES)}); use an F16/Q8_0 export")
+    shape = tuple(int(x) for x in reversed(list(t.shape)))
+    if len(shape) != 2 or min(shape) < 1:
+        raise RepcapError(f"{path}: tensor {name} has shape {shape}, not (V, d)")
+    block, tsize = gguf.GGML_QUANT_SIZES[t.tensor_type]
+    numel = shape[0] * shape[1]
+    if numel % block or shape[1] % block or int(t.data.nbytes) != numel // block * tsize:
+        raise RepcapError(f"{path}: tensor {name} declares shape {shape} ({qtype}) but holds {int(t.data.nbytes)} "
+                          "bytes: truncated or malformed file; re-download or re-export it")
     try:
         arr = quants.dequantize(t.data, t.tensor_type)
     except (NotImplementedError, ValueError, KeyError) as exc:
         raise RepcapError(f"{path}: cannot dequantise {name} ({qtype}): {exc}") from exc
-    shape = tuple(int(x) for x in reversed(list(t.shape)))
     arr = np.array(arr, dtype=np.float32, copy=True).reshape(shape)  # F32/F16 come back as read-only memmaps
     tokens = None
     if with_tokens and "tokenizer.ggml.tokens" in r.fields:
         f = r.fields["tokenizer.ggml.tokens"]
         tokens = [bytes(f.parts[i]).decode("utf-8", errors="replace") for i in f.data]
         tm = r.fields.get("tokenizer.ggml.model")
-        if tm is not None and bytes(tm.parts[tm.data[0]]).decode() == "gpt2":
+        if tm is not None and bytes(tm.parts[tm.data[0]]).decode("utf-8", errors="replace") == "gpt2":
             tokens = [bytelevel_decode(t) for t in tokens]  # readable text, not the byte-to-unicode alphabet
     arch = None
     if "general.architecture" in r.fields:
         f = r.fields["general.architecture"]
-        arch = bytes(f.parts[f.data[0]]).decode()
+        arch = bytes(f.parts[f.data[0]]).decode("utf-8", errors="replace")
     return Embedding(matrix=torch.from_numpy(arr), name=str(path), source_kind="gguf", tensor_name=name,
                      tied=tied, quant=qtype, tokens=tokens, meta={"path": str(path), "architecture": arch})
 
@@ -249,8 +385,39 @@ def load_onnx(path: str | os.PathLike, *, head: bool = False, tensor: str | None
                      source_kind="onnx", tensor_name=name, tied=tied, quant=dtype, meta={"path": str(path)})
 
 
+def check_npy(path: str | os.PathLike) -> tuple[tuple[int, ...], np.dtype]:
+    """Read only the ``.npy`` header: refuse object (pickle) dtypes and shapes the file cannot hold,
+    before anything is mapped or allocated.  Returns ``(shape, dtype)``."""
+    path = Path(path)
+    fmt = np.lib.format
+    try:
+        size = path.stat().st_size
+        with open(path, "rb") as fh:
+            major, minor = fmt.read_magic(fh)
+            if (major, minor) == (1, 0):
+                shape, fortran, dtype = fmt.read_array_header_1_0(fh, max_header_size=10000)
+            elif (major, minor) in ((2, 0), (3, 0)):
+                shape, fortran, dtype = fmt.read_array_header_2_0(fh, max_header_size=10000)
+            else:
+                raise ValueError(f"unsupported .npy version {major}.{minor}")
+            offset = fh.tell()
+    except OSError as exc:
+        raise RepcapError(f"{path}: cannot read ({exc})") from exc
+    except (ValueError, SyntaxError, TypeError) as exc:
+        raise RepcapError(f"{path}: not a readable .npy file ({str(exc)[:120]}); re-save it with np.save") from None
+    if dtype.hasobject:
+        raise RepcapError(f"{path}: holds Python objects (a pickle); repcap reads only plain numeric .npy "
+                          "arrays - re-save it with np.save(path, array.astype('float32'))")
+    need = math.prod(shape) * dtype.itemsize
+    if offset + need > size:
+        raise RepcapError(f"{path}: the header declares shape {shape} {dtype} ({need} bytes) but the file holds "
+                          f"{size - offset}: truncated or hostile file, refused without reading it")
+    return tuple(shape), dtype
+
+
 def load_npy(path: str | os.PathLike) -> Embedding:
     path = Path(path)
+    check_npy(path)
     try:
         arr = np.load(path, allow_pickle=False, mmap_mode="r")
     except ValueError as exc:
@@ -315,7 +482,7 @@ def _from_layout(config: dict | None, index: dict | None, single: str | None, fe
         else:
             emb, hd, tied = pick_tensor(list(wm), head, config)
             name = hd if (head and hd) else emb
-        shard = fetch(wm[name])
+        shard = fetch(safe_relative(wm[name], label))
         t, _, _, dtype = load_safetensors(shard, tensor=name)
     elif single is not None:
         path = fetch(single)
@@ -351,7 +518,9 @@ def load_dir(path: str | os.PathLike, *, head: bool = False, tensor: str | None 
 
 
 def load_hub(repo_id: str, *, head: bool = False, tensor: str | None = None, revision: str | None = None) -> Embedding:
-    """Read one tensor of a hub model, downloading only ``config.json``, the index and one shard."""
+    """Read one tensor of a hub model, downloading only ``config.json``, the index and one shard.
+    ``repo_id`` is checked against the hub's ``owner/name`` grammar before any download."""
+    validate_hub_id(repo_id)
     try:
         from huggingface_hub import hf_hub_download
         from huggingface_hub.utils import EntryNotFoundError, LocalEntryNotFoundError
@@ -396,6 +565,32 @@ def load_hub(repo_id: str, *, head: bool = False, tensor: str | None = None, rev
 # entry point
 
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.\-]*/[\w.\-]+$")
+#: One part of a hub id (the hub's own grammar): letters, digits, ``_ . -``, at most 96, not starting or
+#: ending with ``.`` or ``-``, no ``..`` or ``--``.
+_HUB_PART = re.compile(r"^[A-Za-z0-9_](?:[A-Za-z0-9_.\-]{0,94}[A-Za-z0-9_])?$")
+
+
+def validate_hub_id(repo_id: str) -> str:
+    """Return ``repo_id`` if it is a hub id ``owner/name`` in the hub's grammar, else raise
+    :class:`RepcapError` -- checked before anything touches the filesystem or the network, so an id
+    such as ``../../etc/passwd``, ``/abs/path`` or ``org/..`` can never become a cache path."""
+    parts = str(repo_id).split("/")
+    if len(parts) != 2 or not all(_HUB_PART.match(p) and ".." not in p and "--" not in p for p in parts):
+        raise RepcapError(f"{str(repo_id)[:200]!r} is not a hub id: expected owner/name (letters, digits, '_', '.', '-'; "
+                          "no '..', no leading '.' or '/'); give an offline key, a catalog key, an existing "
+                          "file or folder, or a hub id like google/gemma-3-270m")
+    return str(repo_id)
+
+
+def safe_relative(name: str, label: str) -> str:
+    """A file name from an index (``weight_map``) must be a plain relative path inside its folder/repo."""
+    s = str(name)
+    segs = s.replace("\\", "/").split("/")
+    if not s or s.startswith(("/", "~")) or re.match(r"^[A-Za-z]:", s) or any(g in ("", ".", "..") for g in segs) \
+            or "\x00" in s:
+        raise RepcapError(f"{label}: the safetensors index names the file {s[:200]!r}, which escapes the model "
+                          "folder; refused - the index is corrupt or hostile, re-download the model")
+    return s
 
 
 def load_file(path: Path, *, head: bool = False, tensor: str | None = None) -> Embedding:
@@ -440,10 +635,13 @@ def load(source: str | os.PathLike, *, head: bool = False, device: str | torch.d
         raise RepcapError("empty model source; give an offline key, catalog key, hub id, folder or file")
     p = Path(src).expanduser()
     emb: Embedding
-    if p.is_dir():
-        emb = load_dir(p, head=head, tensor=tensor)
-    elif p.is_file():
-        emb = load_file(p, head=head, tensor=tensor)
+    if p.is_dir() or p.is_file():
+        try:
+            emb = (load_dir if p.is_dir() else load_file)(p, head=head, tensor=tensor)
+        except RepcapError as exc:  # every refusal names the file
+            if str(p) in str(exc):
+                raise
+            raise RepcapError(f"{p}: {exc}") from exc.__cause__
     else:
         from . import catalog, offline
 
@@ -458,7 +656,11 @@ def load(source: str | os.PathLike, *, head: bool = False, device: str | torch.d
                 emb.meta["catalog_key"] = entry.key
         elif _HUB_ID.match(src) and not src.startswith((".", "/")) and not p.suffix.lower() in (
                 ".safetensors", ".gguf", ".onnx", ".npy", *PICKLE_SUFFIXES):
-            emb = load_hub(src, head=head, tensor=tensor, revision=revision)
+            emb = load_hub(validate_hub_id(src), head=head, tensor=tensor, revision=revision)
+        elif "/" in src or "\\" in src or src.startswith((".", "~")):
+            raise RepcapError(f"{src[:200]!r}: no such file or folder, and not a hub id owner/name (a model id may "
+                              "not hold '..', a leading '/' or '.'); check the path, or give an offline key "
+                              f"({', '.join(offline.OFFLINE)}) or a catalog key (repcap models)")
         else:
             raise RepcapError(f"unknown model source {src!r}: not an existing file or folder, an offline key "
                               f"({', '.join(offline.OFFLINE)}), a catalog key (repcap models) or a hub id 'org/name'")

@@ -53,8 +53,18 @@ def models_dir() -> Path:
 def spec(key: str) -> OfflineSpec:
     try:
         return OFFLINE[key]
-    except KeyError:
-        raise RepcapError(f"unknown offline model {key!r}; known: {', '.join(OFFLINE)}") from None
+    except (KeyError, TypeError):
+        raise RepcapError(f"unknown offline model {str(key)[:200]!r}; known: {', '.join(OFFLINE)}") from None
+
+
+def key_dir(key: str) -> Path:
+    """``models_dir()/key`` for a known key, checked to stay inside the cache (a key is a cache name)."""
+    spec(key)
+    root = models_dir().resolve()
+    out = (root / key).resolve()
+    if out.parent != root:
+        raise RepcapError(f"offline model key {key!r} would leave the cache folder {root}; refused")
+    return models_dir() / key
 
 
 def _target(dist: str, version: str) -> Path:
@@ -171,7 +181,7 @@ def model_file(key: str, *, auto_install: bool = True) -> Path:
             raise RepcapError(f"offline model {key}: {path} does not match its sha256 {s.sha256[:12]}...; "
                               "the package changed upstream - do not use it")
         return path
-    out_dir = models_dir() / key
+    out_dir = key_dir(key)
     final = out_dir / s.filename
     if final.is_file() and _verified(final, s.sha256):
         return final
@@ -244,7 +254,7 @@ def load(key: str, *, head: bool = False, auto_install: bool = True):
 
     s = spec(key)
     tensor = s.head_tensor if (head and s.head_tensor) else s.tensor
-    out_dir = models_dir() / key
+    out_dir = key_dir(key)
     npy, side = out_dir / f"{tensor}.npy", out_dir / f"{tensor}.json"
     if npy.is_file() and side.is_file():
         try:
