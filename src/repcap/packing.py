@@ -31,7 +31,7 @@ import torch
 from tqdm.auto import tqdm
 
 from . import RepcapError
-from .devices import device_name, generator, memory_budget_bytes, resolve_device
+from .devices import cpu_threads, device_name, generator, memory_budget_bytes, resolve_device
 
 LOSSES = ("abs-relu", "exp", "power")
 #: |cos| thresholds at which nearly-parallel pairs are counted (0.9 is 25.8 degrees from parallel).
@@ -159,26 +159,6 @@ def default_block(k: int, batch: int, device: torch.device) -> int:
     budget = memory_budget_bytes(device)
     t = int(math.sqrt(budget / (5 * 4 * max(1, batch))))
     return int(max(64, min(k, 8192, t)))
-
-
-class _cpu_threads:
-    """Run small CPU problems on one thread.  A packing step is a few milliseconds of work split
-    into many short ops; with intra-op threads on a busy machine each op waits for the slowest
-    thread, and a step was measured 10-20x slower with 2 threads than with 1 while other processes
-    shared the cores.  Problems with B k^2 above 16 M entries keep torch's thread count."""
-
-    def __init__(self, device: torch.device, work: int, threads: int | None):
-        self.n = threads if threads is not None else (1 if work <= (1 << 24) else None)
-        self.on = device.type == "cpu" and self.n is not None
-
-    def __enter__(self):
-        if self.on:
-            self.old = torch.get_num_threads()
-            torch.set_num_threads(int(self.n))
-
-    def __exit__(self, *exc):
-        if self.on:
-            torch.set_num_threads(self.old)
 
 
 class _flush_denormal:
@@ -460,7 +440,7 @@ def optimise(cfg: PackConfig, *, seeds: list[int] | None = None, progress: bool 
     t0 = time.perf_counter()
     bar = tqdm(range(cfg.steps), desc=desc or f"pack k={k} d={d} {cfg.loss}", disable=not progress,
                leave=False, mininterval=0.5)
-    with _flush_denormal(dev), _cpu_threads(dev, B * k * k, cfg.threads):
+    with _flush_denormal(dev), cpu_threads(dev, B * k * k, cfg.threads):
         _adam_loop(cfg, W, opt, bar, every, tile, p, steps_rec, losses, epss, progress)
         bar.close()
         with torch.no_grad():
@@ -538,7 +518,7 @@ def random_eps_star(k: int, d: int, trials: int = 1000, *, seed: int = 0, device
     if batch is None:
         batch = max(1, min(trials, int(memory_budget_bytes(dev, 256 << 20) // (4 * (d * k + 3 * k * min(k, 2048))))))
     out = []
-    with _cpu_threads(dev, batch * k * k, None):
+    with cpu_threads(dev, batch * k * k, None):
         for s in tqdm(range(0, trials, batch), disable=not progress, leave=False, desc=f"random k={k} d={d}"):
             b = min(batch, trials - s)
             V = random_unit(k, d, b, seed=seed * 1_000_003 + s, device=dev)

@@ -43,7 +43,7 @@ import numpy as np
 import torch
 
 from . import RepcapError
-from .devices import generator, resolve_device
+from .devices import cpu_threads, generator, resolve_device
 
 #: E[v] and E[v^2] for v ~ U(0, 2).
 V_MEAN, V_SQ_MEAN = 1.0, 4.0 / 3.0
@@ -347,10 +347,17 @@ def train(models: Sequence[ModelSpec | dict], config: TrainConfig | None = None,
     """Train ``len(models)`` toy models of one shape ``(config.n, config.m)`` as one batch.
 
     Each step: fresh batch per model -> loss and gradient -> decay (signed, W only) -> Adam.
-    ``callback(step, loss_sum)`` is called after every step if given.
+    ``callback(step, loss_sum)`` is called after every step if given.  On the CPU the work runs
+    in cache-sized groups of many short ops, on one thread (:class:`repcap.devices.cpu_threads`).
     """
     cfg = config or TrainConfig()
     cfg.validate()
+    work = cfg.cpu_chunk_elems if cfg.cpu_chunk_elems else 1 << 30
+    with cpu_threads(resolve_device(cfg.device), work):
+        return _train(models, cfg, progress=progress, n_curve=n_curve, callback=callback)
+
+
+def _train(models, cfg: TrainConfig, *, progress: bool, n_curve: int, callback) -> TrainResult:
     specs = _specs(models)
     dev = resolve_device(cfg.device)
     n, m, steps, B = int(cfg.n), int(cfg.m), int(cfg.steps), int(cfg.batch)
