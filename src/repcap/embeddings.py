@@ -185,7 +185,7 @@ def check_safetensors(path: str | os.PathLike) -> dict[str, dict]:
     try:
         header = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise RepcapError(f"{path}: malformed safetensors header (not JSON: {str(exc)[:80]}); {hint}") from None
+        raise RepcapError(f"{path}: malformed safetensors header (not JSON: {repr(str(exc))[:80]}); {hint}") from None
     if not isinstance(header, dict):
         raise RepcapError(f"{path}: malformed safetensors header (not a JSON object); {hint}")
     buf = size - 8 - n
@@ -199,12 +199,12 @@ def check_safetensors(path: str | os.PathLike) -> dict[str, dict]:
             raise RepcapError(f"{bad}: not an object; {hint}")
         dtype, shape, offs = info.get("dtype"), info.get("shape"), info.get("data_offsets")
         if dtype not in SAFETENSORS_DTYPE_BITS:
-            raise RepcapError(f"{bad}: unknown dtype {str(dtype)[:20]!r}; {hint}")
+            raise RepcapError(f"{bad}: unknown dtype {repr(dtype)[:20]}; {hint}")
         if not isinstance(shape, list) or not all(type(x) is int and x >= 0 for x in shape) or len(shape) > 16:
-            raise RepcapError(f"{bad}: shape {str(shape)[:60]} is not a list of non-negative ints; {hint}")
+            raise RepcapError(f"{bad}: shape {repr(shape)[:60]} is not a list of non-negative ints; {hint}")
         if not (isinstance(offs, list) and len(offs) == 2 and all(type(x) is int for x in offs)
                 and 0 <= offs[0] <= offs[1]):
-            raise RepcapError(f"{bad}: data_offsets {str(offs)[:60]} are not [begin, end]; {hint}")
+            raise RepcapError(f"{bad}: data_offsets {repr(offs)[:60]} are not [begin, end]; {hint}")
         numel = math.prod(shape)
         nbytes = (numel * SAFETENSORS_DTYPE_BITS[dtype] + 7) // 8
         if nbytes > buf or offs[1] > buf:
@@ -261,6 +261,25 @@ def load_safetensors(path: str | os.PathLike, *, head: bool = False, tensor: str
 _GGUF_MIN = 4 + 4 + 8 + 8
 
 
+@functools.lru_cache(maxsize=1)
+def _strict_gguf_reader_class():
+    """``gguf.GGUFReader`` whose every read must lie inside the file.  The stock reader returns empty
+    views past the end, so a metadata array declaring 2**63 one-byte items loops (almost) forever
+    instead of failing; found by tests/unit/test_fuzz_readers.py."""
+    import gguf
+
+    class StrictGGUFReader(gguf.GGUFReader):
+        def _get(self, offset, dtype, count=1, override_order=None):
+            count = int(count)
+            end = int(offset) + int(np.dtype(dtype).itemsize) * count
+            if count < 0 or int(offset) < 0 or end > len(self.data):
+                raise ValueError(f"read of {count} x {np.dtype(dtype)} at byte {int(offset)} runs past the end "
+                                 f"of the file ({len(self.data)} bytes)")
+            return super()._get(offset, dtype, count, override_order)
+
+    return StrictGGUFReader
+
+
 def _gguf_reader(path: Path):
     try:
         import gguf
@@ -278,15 +297,15 @@ def _gguf_reader(path: Path):
     if head[:4] != b"GGUF" or size < _GGUF_MIN:
         raise RepcapError(f"{path}: not a GGUF file (no GGUF magic, or truncated at {size} bytes); {hint}")
     try:  # the reader memory-maps the file: a declared size is never allocated, only viewed
-        return gguf.GGUFReader(str(path))
+        return _strict_gguf_reader_class()(str(path))
     except ValueError as exc:
         msg = str(exc)
         if "GGMLQuantizationType" in msg:
-            raise RepcapError(f"{path}: a tensor has an unknown GGUF tensor type ({msg}); the file is corrupt or "
+            raise RepcapError(f"{path}: a tensor has an unknown GGUF tensor type ({repr(msg)[:200]}); the file is corrupt or "
                               "from a newer llama.cpp - re-export it as F16 or Q8_0") from None
-        raise RepcapError(f"{path}: truncated or malformed GGUF file ({msg[:200]}); {hint}") from None
+        raise RepcapError(f"{path}: truncated or malformed GGUF file ({repr(msg)[:200]}); {hint}") from None
     except Exception as exc:  # the reader has no error type of its own: IndexError, struct, Unicode ...
-        raise RepcapError(f"{path}: truncated or malformed GGUF file ({type(exc).__name__}: {str(exc)[:200]}); "
+        raise RepcapError(f"{path}: truncated or malformed GGUF file ({type(exc).__name__}: {repr(str(exc))[:200]}); "
                           f"{hint}") from None
 
 
@@ -307,7 +326,7 @@ def load_gguf(path: str | os.PathLike, *, head: bool = False, tensor: str | None
     except MemoryError:
         raise RepcapError(f"{path}: the tensor does not fit in memory") from None
     except Exception as exc:
-        raise RepcapError(f"{path}: malformed GGUF file ({type(exc).__name__}: {str(exc)[:200]}); "
+        raise RepcapError(f"{path}: malformed GGUF file ({type(exc).__name__}: {repr(str(exc))[:200]}); "
                           "re-download or re-export it") from None
 
 
@@ -638,10 +657,11 @@ def load(source: str | os.PathLike, *, head: bool = False, device: str | torch.d
     if p.is_dir() or p.is_file():
         try:
             emb = (load_dir if p.is_dir() else load_file)(p, head=head, tensor=tensor)
-        except RepcapError as exc:  # every refusal names the file
-            if str(p) in str(exc):
+        except RepcapError as exc:  # every refusal names the file, on one line
+            msg = " ".join(str(exc).split("\n"))
+            if str(p) in msg and msg == str(exc):
                 raise
-            raise RepcapError(f"{p}: {exc}") from exc.__cause__
+            raise RepcapError(msg if str(p) in msg else f"{p}: {msg}") from exc.__cause__
     else:
         from . import catalog, offline
 

@@ -267,3 +267,24 @@ def test_offline_key_escaping_the_cache(results):
             offline.key_dir(bad)
     assert offline.key_dir("gemma-3-270m") == offline.models_dir() / "gemma-3-270m"
     assert os.environ["REPCAP_CACHE"] in str(offline.models_dir())
+
+
+def test_gguf_metadata_array_claiming_2_63_items(tmp_path, results):
+    """The stock gguf reader returns empty views past the end of the file, so an array declaring 2**63
+    one-byte items looped (almost) forever; the strict reader refuses it at the end of the file."""
+    import gguf
+
+    w = gguf.GGUFWriter(str(tmp_path / "a.gguf"), "llama")
+    w.add_array("x.arr", [1, 2, 3])  # an array of 3 x int (type INT32 in the writer)
+    w.add_tensor("token_embd.weight", np.zeros((4, 32), dtype=np.float32))
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    raw = bytearray((tmp_path / "a.gguf").read_bytes())
+    at = raw.index(b"x.arr") + len(b"x.arr") + 4 + 4  # after the value type (ARRAY) and the item type
+    assert struct.unpack_from("<Q", raw, at)[0] == 3
+    struct.pack_into("<Q", raw, at, 2**63)
+    p = tmp_path / "loop.gguf"
+    p.write_bytes(bytes(raw))
+    refused(p, "runs past the end of the file")
