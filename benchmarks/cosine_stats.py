@@ -14,6 +14,10 @@ embeddings):
 Throughput is unique pairs per second: the tiled pass visits V(V-1)/2 pairs, the plain matmul
 computes V^2 entries, so ``tiled/matmul = t_matmul / (2 t_tiled)`` up to the diagonal.
 
+The matmul ceiling (a square float32 matmul, ``_ceiling.py``) is measured in the same run; ``moments
+%ceil`` and ``tiled %ceil`` are each path's useful FLOP/s (2 V d^2 for the moments, V^2 d for the
+upper-triangle tiles) as a fraction of it -- on a GPU the number the README records.
+
     python benchmarks/cosine_stats.py [--quick] [--device auto|cpu|cuda]
 """
 
@@ -26,6 +30,7 @@ import time
 import numpy as np
 import torch
 
+from _ceiling import describe as describe_ceiling, matmul_ceiling
 from repcap.cosine import moments, tiled_stats
 from repcap.devices import device_name, resolve_device
 
@@ -69,7 +74,7 @@ def naive(U, bins=2000):
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="V = 8k only")
-    ap.add_argument("--device", default="auto")
+    ap.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
     ap.add_argument("--naive-gb", type=float, default=4.0, help="largest V x V float32 matrix to build")
     ap.add_argument("--sizes", default=None, help="e.g. 8192x384,30522x576")
     args = ap.parse_args(argv)
@@ -80,8 +85,11 @@ def main(argv=None) -> int:
         vs = [8192] if args.quick else [8192, 30522, 49152]
         grid = [(v, d) for v in vs for d in (384, 576)]
     print(f"device: {device_name(dev)}; torch {torch.__version__}")
+    ceil = matmul_ceiling(dev)
+    print(describe_ceiling(dev, ceil))
     hdr = (f"{'V':>6} {'d':>4} | {'moments s':>9} {'tiled s':>8} {'matmul s':>8} {'naive s':>8} | "
-           f"{'tiled/matmul thr':>16} {'moments x faster':>16} {'tiled vs naive':>14} | {'|d mean|':>8}")
+           f"{'tiled/matmul thr':>16} {'moments x faster':>16} {'tiled vs naive':>14} | "
+           f"{'moments %ceil':>13} {'tiled %ceil':>11} | {'|d mean|':>8}")
     print(hdr)
     print("-" * len(hdr))
     for V, d in grid:
@@ -97,7 +105,8 @@ def main(argv=None) -> int:
             assert abs(mean_n - m.mean) < 1e-4, (mean_n, m.mean)
         thr = tp / (2 * tt)
         print(f"{V:>6} {d:>4} | {tm:>9.3f} {tt:>8.2f} {tp:>8.2f} {tn:>8.2f} | {thr:>16.2f} {tt / tm:>16.1f} "
-              f"{(tn / tt if tn == tn else float('nan')):>14.2f} | {abs(t.mean - m.mean):>8.1e}")
+              f"{(tn / tt if tn == tn else float('nan')):>14.2f} | {100 * 2 * V * d * d / tm / ceil:>12.1f}% "
+              f"{100 * V * V * d / tt / ceil:>10.1f}% | {abs(t.mean - m.mean):>8.1e}")
         del X, U
     print("\ntiled/matmul thr: unique pairs per second of the tiled pass over those of a plain X @ X.T "
           "(target >= 0.7);\nmoments x faster: tiled time / moment time (target >= 20 at V = 30k); "

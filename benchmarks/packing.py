@@ -93,7 +93,7 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true", help="small sizes (seconds)")
     ap.add_argument("--d", type=int, default=100, help="dimension (default 100, as 3Blue1Brown/Yoder)")
     ap.add_argument("--loss", default="exp", help="loss (default exp)")
-    ap.add_argument("--device", default="auto")
+    ap.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
     ap.add_argument("--threads", type=int, default=1,
                     help="CPU threads for every implementation (default 1: stable on a shared machine)")
     args = ap.parse_args()
@@ -103,8 +103,15 @@ def main() -> int:
 
     dev = resolve_device(args.device)
     print(f"repcap.packing benchmark: d={args.d}, loss={args.loss}, device={dev}, cpu threads={args.threads}")
+    import torch
+    from _ceiling import describe as describe_ceiling, matmul_ceiling
+
+    if dev.type == "cpu":
+        torch.set_num_threads(args.threads)  # the ceiling with the children's thread count
+    ceil = matmul_ceiling(dev)
+    print(describe_ceiling(dev, ceil))
     print(f"{'k':>6} {'tile':>5} {'tiled s':>9} {'dense s':>9} {'dense/tiled time':>17} {'tiled MiB':>10} "
-          f"{'dense MiB':>10} {'dense/tiled mem':>16} {'matmul s':>9} {'matmul/tiled thru':>18}")
+          f"{'dense MiB':>10} {'dense/tiled mem':>16} {'matmul s':>9} {'matmul/tiled thru':>18} {'tiled %ceil':>12}")
     for k in ks:
         tile = packing.default_block(k, 1, dev) if dev.type == "cpu" else packing.default_tile(k, 1, dev)
         reps = 3 if k <= 4000 else 1
@@ -116,12 +123,13 @@ def main() -> int:
         print(f"{k:>6} {tile:>5} {t['seconds']:>9.3f} {n['seconds']:>9.3f} {n['seconds'] / t['seconds']:>17.2f} "
               f"{t['peak_bytes'] / mib:>10.1f} {n['peak_bytes'] / mib:>10.1f} "
               f"{n['peak_bytes'] / max(t['peak_bytes'], 1):>16.1f} {m['seconds']:>9.3f} "
-              f"{m['seconds'] / t['seconds']:>18.2f}")
+              f"{m['seconds'] / t['seconds']:>18.2f} {100 * 4 * args.d * k * k / t['seconds'] / ceil:>11.1f}%")
         if "error" in n:
             print(f"       dense failed: {n['error']}")
     print("  (tiled: symmetric square blocks on a CPU, O(tile^2) working memory, column tiles O(tile * k) on a GPU;"
           " dense holds several k x k tensors. 'matmul/tiled thru' = time of the two plain matmuls V^T V and V G"
-          " divided by the tiled loss+gradient: 1.0 means the elementwise loss work costs nothing)")
+          " divided by the tiled loss+gradient: 1.0 means the elementwise loss work costs nothing;"
+          " 'tiled %ceil' = the 4 d k^2 matmul FLOPs of loss+gradient per second over the matmul ceiling)")
 
     kb, db, B, steps = (500, 16, 8, 20) if args.quick else (1000, 32, 8, 50)
     t_batch, t_loop, diff = batch_vs_loop(kb, db, B, steps, args.device)

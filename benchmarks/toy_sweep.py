@@ -18,6 +18,7 @@ import time
 import torch
 
 from repcap import toy
+from _ceiling import describe as describe_ceiling, matmul_ceiling
 from repcap.devices import device_name, resolve_device
 
 
@@ -53,10 +54,16 @@ def bench(n: int, m: int, batch: int, steps: int, k: int, device: str, repeat: i
             "loop_s": t_loop, "ratio": t_loop / t_batched, "max_abs_dW": err}
 
 
+def toy_flops(r: dict) -> float:
+    """Matmul FLOPs of a toy run: per step and model, forward x W^T and h W (2 x 2 batch n m) and
+    about twice that backward."""
+    return 12.0 * r["batch"] * r["n"] * r["m"] * r["steps"] * r["models"]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="small run (seconds)")
-    ap.add_argument("--device", default="auto")
+    ap.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
     ap.add_argument("--repeat", type=int, default=3, help="runs per path; the best is reported")
     args = ap.parse_args()
     dev = resolve_device(args.device)
@@ -66,13 +73,19 @@ def main() -> None:
         cases = [(40, 5, 64, 500, 16), (40, 5, 64, 500, 64), (100, 10, 256, 300, 16), (256, 16, 256, 200, 40),
                  (1000, 10, 2048, 20, 16)]
     print(f"toy sweep benchmark on {device_name(dev)} (torch {torch.__version__}), best of {args.repeat}")
-    head = f"{'n':>5} {'m':>3} {'batch':>5} {'steps':>5} {'models':>6} {'batched s':>10} {'loop s':>8} {'ratio':>6} {'max|ΔW|':>9}"
+    ceil = matmul_ceiling(dev)
+    print(describe_ceiling(dev, ceil))
+    head = (f"{'n':>5} {'m':>3} {'batch':>5} {'steps':>5} {'models':>6} {'batched s':>10} {'loop s':>8} {'ratio':>6} "
+            f"{'max|ΔW|':>9} {'batched %ceil':>13}")
     print(head)
     print("-" * len(head))
     for case in cases:
         r = bench(*case, device=str(dev), repeat=args.repeat)
         print(f"{r['n']:>5} {r['m']:>3} {r['batch']:>5} {r['steps']:>5} {r['models']:>6} {r['batched_s']:>10.2f} "
-              f"{r['loop_s']:>8.2f} {r['ratio']:>5.1f}x {r['max_abs_dW']:>9.1e}")
+              f"{r['loop_s']:>8.2f} {r['ratio']:>5.1f}x {r['max_abs_dW']:>9.1e} "
+              f"{100 * toy_flops(r) / r['batched_s'] / ceil:>12.2f}%")
+    print("(batched %ceil: approximate matmul FLOP/s of the batched run, 12 batch n m per step and model"
+          " -- forward, backward and weight gradient -- over the matmul ceiling)")
 
 
 if __name__ == "__main__":
