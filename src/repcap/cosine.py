@@ -21,6 +21,20 @@ Two engines:
 
 Rows with zero norm are dropped and counted; NaN/inf rows are an error.
 Shapes: ``X: (V, d)``; ``U: (n, d)`` with n = V - n_zero_rows.
+
+Memory beyond the input matrix (the bound the code is built to; ``benchmarks/memory.py`` measures it
+as peak RSS in a fresh process, here for ``repcap stats`` on the 262144 x 640 offline Gemma matrix,
+640 MiB, on the CPU):
+
+* :func:`moments`: the d x d float64 Gram plus a few copies of one chunk of
+  :data:`GRAM_CHUNK_ROWS` rows -- about ``4 * GRAM_CHUNK_ROWS * d * 4`` bytes, i.e. <= 160 MiB at
+  d = 640, independent of V (measured: 141 MiB);
+* :func:`tiled_stats` with ``sample=m``: only the m sampled rows are normalised (``m * d * 4`` bytes)
+  plus a tile working set of about ``4 * b^2 * 4`` bytes with the tile side b chosen from the memory
+  budget (:func:`repcap.devices.memory_budget_bytes`, 1 GiB on the CPU by default; CPU tiles are
+  capped at 2048 rows, 64 MiB) plus O(m) per-row arrays (measured for m = 32768: 265 MiB);
+* :func:`tiled_stats` over all rows: one normalised float32 copy of the matrix (``n * d * 4``
+  bytes) plus the same tile working set.
 """
 
 from __future__ import annotations
@@ -95,6 +109,19 @@ def _normalised(X: Any, device: torch.device, dtype=torch.float32) -> tuple[torc
         idx_parts.append(torch.nonzero(keep).flatten().cpu().numpy() + s)
     U = torch.cat(kept_parts)
     return U, np.concatenate(idx_parts), n_zero
+
+
+def _kept_rows(t: torch.Tensor, device: torch.device) -> np.ndarray:
+    """Indices of the non-zero rows of ``t: (V, d)`` (NaN/inf rows raise), from float64 norms taken
+    chunk by chunk: O(chunk * d) working memory."""
+    idx = []
+    for s in range(0, t.shape[0], GRAM_CHUNK_ROWS):
+        c = t[s:s + GRAM_CHUNK_ROWS].to(device=device)
+        norms = torch.linalg.vector_norm(c if c.is_floating_point() else c.to(torch.float32), dim=1,
+                                         dtype=torch.float64)
+        _check_finite(norms, s)
+        idx.append(torch.nonzero(norms > 0).flatten().cpu().numpy() + s)
+    return np.concatenate(idx)
 
 
 @dataclass
@@ -312,8 +339,17 @@ def tiled_stats(X: Any, *, bins: int = TiledConfig.bins, top_k: int = TiledConfi
     if bins < 2 or bins % 2:
         raise RepcapError(f"bins={bins}: use an even number >= 2 (bins are symmetric about 0)")
     dev = resolve_device(device)
-    U, kept_idx, n_zero = _normalised(X, dev)
-    n, d = U.shape
+    t = _as_tensor(X)
+    U: torch.Tensor | None = None
+    if sample is not None and 2 <= int(sample) < t.shape[0]:
+        # sampled pass: find the non-zero rows from their norms only, and normalise just the m
+        # sampled rows below (no normalised copy of the whole matrix)
+        kept_idx = _kept_rows(t, dev)
+        n, d = len(kept_idx), int(t.shape[1])
+        n_zero = int(t.shape[0]) - n
+    else:
+        U, kept_idx, n_zero = _normalised(t, dev)
+        n, d = U.shape
     if n < 2:
         raise RepcapError(f"need at least two non-zero rows for pairwise cosines; got {n} ({n_zero} zero rows)")
 
@@ -327,11 +363,16 @@ def tiled_stats(X: Any, *, bins: int = TiledConfig.bins, top_k: int = TiledConfi
         K = max(1, min(int(groups), int(sample) // 2))
         perm = torch.randperm(len(pick), generator=g)
         pick = pick[perm]
-        U = U[pick.to(dev)]
         row_index = kept_idx[pick.numpy()]
+        if U is None:
+            U = _normalised(t[torch.from_numpy(row_index)], dev)[0]
+        else:
+            U = U[pick.to(dev)]
         m = len(pick)
         gb = [round(k * m / K) for k in range(K + 1)]
     else:
+        if U is None:  # fewer non-zero rows than the sample: the whole matrix after all
+            U, kept_idx, n_zero = _normalised(t, dev)
         row_index = kept_idx
         m = n
         K = 1
