@@ -55,6 +55,14 @@ STYLE: dict[str, Any] = {
 WIDTH_1, WIDTH_2 = 4.8, 9.0
 
 
+class Sidecar(dict):
+    """The sidecar dict that :func:`save` returns; it displays as nothing, so a ``save`` call at
+    the end of a notebook cell adds no output to the book."""
+
+    def _ipython_display_(self) -> None:
+        pass
+
+
 def use_style() -> None:
     """Apply the book's style; called on import."""
     import seaborn as sns
@@ -114,7 +122,7 @@ def git_revision() -> str:
 
 def save(fig_id: str, fig: matplotlib.figure.Figure, data: pd.DataFrame | Mapping[str, Any],
          meta: Mapping[str, Any] | None = None, *, caption: str | None = None,
-         show: bool = True) -> dict[str, Any]:
+         show: bool = True) -> Sidecar:
     """Save ``fig`` and ``data`` under the stable id ``fig_id``; return the sidecar dict.
 
     ``meta`` may hold ``caption`` (what to see, one or two sentences), ``seed``, ``device``,
@@ -139,16 +147,16 @@ def save(fig_id: str, fig: matplotlib.figure.Figure, data: pd.DataFrame | Mappin
     out.mkdir(parents=True, exist_ok=True)
     now = time.time()
     ctx = run_context()
-    sidecar: dict[str, Any] = {
+    sidecar = Sidecar({
         "fig_id": fig_id,
         "caption": caption,
         **ctx,
         "git_revision": git_revision(),
         "repcap_version": __version__,
         "wall_time_s": round(float(meta.pop("wall_time_s", now - _last_save)), 3),
-        "created_unix": round(now, 1),
+        "created_unix": round(now, 3),
         "files": {ext: f"{fig_id}.{ext}" for ext in ("png", "svg", "pdf", "csv")},
-    }
+    })
     if "device" not in meta:
         from .devices import device_name, resolve_device
 

@@ -252,6 +252,10 @@ def run(notebook: str | os.PathLike, profile: str = "quick", overrides: dict[str
         "REPCAP_FIGURE_DIR": str(staging / "figures"),
         "MPLBACKEND": "module://matplotlib_inline.backend_inline",
         "PYDEVD_DISABLE_FILE_VALIDATION": "1",
+        # Progress bars are for terminals; in the book they would be stray outputs. tqdm.auto warns
+        # at import that ipywidgets is missing, which would land in the page too.
+        "TQDM_DISABLE": "1",
+        "PYTHONWARNINGS": "ignore:IProgress not found",
     }
     saved = {k: os.environ.get(k) for k in env}
     os.environ.update(env)
@@ -281,7 +285,8 @@ def run(notebook: str | os.PathLike, profile: str = "quick", overrides: dict[str
 
     # Commit: figures first, then the notebook, then the stamp (each an atomic rename).
     fig_dir.mkdir(parents=True, exist_ok=True)
-    produced = sorted({p.stem for p in (staging / "figures").glob("*.json")})
+    produced = sorted({p.stem for p in (staging / "figures").glob("fig-*.json")},  # reading order
+                      key=lambda f: json.loads((staging / "figures" / f"{f}.json").read_text()).get("created_unix", 0))
     old = json.loads(stamp_file.read_text()).get("figures", []) if stamp_file.exists() else []
     for f in (staging / "figures").iterdir():
         os.replace(f, fig_dir / f.name)
