@@ -36,8 +36,9 @@ def stage_mathjax() -> Path:
     if (dest / "tex-mml-chtml.js").is_file():
         return dest
     src = mathjax_source()
-    tmp = dest.with_name("es5.partial")
+    tmp = dest.with_name("es5.partial")  # copy aside, then rename: an interrupted copy is never used
     shutil.rmtree(tmp, ignore_errors=True)
     shutil.copytree(src, tmp)
-    tmp.rename(dest) if not dest.exists() else None
+    shutil.rmtree(dest, ignore_errors=True)  # a folder without the script is incomplete
+    tmp.rename(dest)
     return dest
