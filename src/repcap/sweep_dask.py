@@ -240,18 +240,23 @@ class DaskExecutor:
             distributed.fire_and_forget(futures)
         index = {f.key: j for j, f in enumerate(futures)}
         finished = 0
+        from distributed.comm.core import CommClosedError
+
+        key = None
         try:
             for fut in distributed.as_completed(futures):
-                j = index[fut.key]
-                try:
-                    outcome = TaskOutcome(**fut.result())
-                except (FutureCancelledError, distributed.KilledWorker) as exc:
-                    raise RepcapError(
-                        f"the Dask cluster lost sweep task {fut.key} ({type(exc).__name__}: {exc}); the "
-                        f"{finished} tasks finished so far are cached: run the sweep again to resume") from exc
+                key = fut.key
+                j = index[key]
+                outcome = TaskOutcome(**fut.result())
                 on_done(j, outcome)
                 finished += 1
                 futures[j] = None  # drop our reference: the scheduler forgets the result
+        except (FutureCancelledError, distributed.KilledWorker, CommClosedError) as exc:
+            # The cluster (a worker, or the scheduler itself) went away; a point function's own
+            # errors are not of these types and pass through unchanged.
+            raise RepcapError(
+                f"the Dask cluster lost sweep task {key or '?'} ({type(exc).__name__}: {exc}); the "
+                f"{finished} tasks finished so far are cached: run the sweep again to resume") from exc
         finally:
             rest = [f for f in futures if f is not None]
             if rest and not self.detach:
