@@ -96,7 +96,8 @@ if stand_in_widths:
         sources.append(str(path))
 for src in sources:
     try:
-        emb = embeddings.load(src, head=True)
+        # stand-ins are single .npy matrices (a "tied head"); real models: the output head
+        emb = embeddings.load(src, head=not (tmp is not None and src.startswith(tmp.name)))
     except RepcapError as exc:
         print(f"skipped {src}: {exc}")
         continue

@@ -7,7 +7,15 @@ language models.  A reproducible book over a small library with three engines:
   (Guha 2026; Yoder 2025).
 """
 
+import os as _os
+
 __version__ = "0.1.0"
+
+
+def show_progress(progress: bool = True) -> bool:
+    """Whether to draw a progress bar: the caller's wish, unless ``TQDM_DISABLE`` is set (the
+    notebook runner sets it: in a rendered book a progress bar is only a stray output)."""
+    return bool(progress) and not _os.environ.get("TQDM_DISABLE")
 
 
 class RepcapError(Exception):

@@ -47,7 +47,7 @@ from typing import Any, Sequence
 import numpy as np
 import torch
 
-from . import RepcapError
+from . import RepcapError, show_progress
 from .devices import memory_budget_bytes, resolve_device
 
 #: Rows per chunk when streaming X through the d x d Gram (bounded memory for any V).
@@ -406,7 +406,7 @@ def tiled_stats(X: Any, *, bins: int = TiledConfig.bins, top_k: int = TiledConfi
     max_abs, max_pair = -1.0, (0, 1)
 
     n_tiles = nblk * (nblk + 1) // 2
-    bar = tqdm(total=n_tiles, desc="cosine tiles", unit="tile", disable=not progress, leave=False)
+    bar = tqdm(total=n_tiles, desc="cosine tiles", unit="tile", disable=not show_progress(progress), leave=False)
     with torch.no_grad():
         for bi in range(nblk):
             r0, r1 = bounds[bi], bounds[bi + 1]

@@ -30,7 +30,7 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
-from . import RepcapError
+from . import RepcapError, show_progress
 from .devices import cpu_threads, device_name, generator, memory_budget_bytes, resolve_device
 
 LOSSES = ("abs-relu", "exp", "power")
@@ -438,7 +438,7 @@ def optimise(cfg: PackConfig, *, seeds: list[int] | None = None, progress: bool 
     every = cfg.record_every or max(1, cfg.steps // 200)
     steps_rec, losses, epss = [], [], []
     t0 = time.perf_counter()
-    bar = tqdm(range(cfg.steps), desc=desc or f"pack k={k} d={d} {cfg.loss}", disable=not progress,
+    bar = tqdm(range(cfg.steps), desc=desc or f"pack k={k} d={d} {cfg.loss}", disable=not show_progress(progress),
                leave=False, mininterval=0.5)
     with _flush_denormal(dev), cpu_threads(dev, B * k * k, cfg.threads):
         _adam_loop(cfg, W, opt, bar, every, tile, p, steps_rec, losses, epss, progress)
@@ -519,7 +519,7 @@ def random_eps_star(k: int, d: int, trials: int = 1000, *, seed: int = 0, device
         batch = max(1, min(trials, int(memory_budget_bytes(dev, 256 << 20) // (4 * (d * k + 3 * k * min(k, 2048))))))
     out = []
     with cpu_threads(dev, batch * k * k, None):
-        for s in tqdm(range(0, trials, batch), disable=not progress, leave=False, desc=f"random k={k} d={d}"):
+        for s in tqdm(range(0, trials, batch), disable=not show_progress(progress), leave=False, desc=f"random k={k} d={d}"):
             b = min(batch, trials - s)
             V = random_unit(k, d, b, seed=seed * 1_000_003 + s, device=dev)
             out.append(max_abs_cos(V).double().cpu().numpy())

@@ -45,7 +45,7 @@ from typing import Any, Callable, Iterable, Iterator, Protocol, Sequence
 
 from tqdm.auto import tqdm
 
-from . import RepcapError
+from . import RepcapError, show_progress
 from . import io as rio
 from .paths import cache_dir
 
@@ -419,7 +419,7 @@ def run(fn: Callable, configs: Sequence[dict], *, cache: str | Cache, batched: b
         n_dup[keys[i]] += 1
 
     bar = tqdm(total=len(configs), initial=n_cached, desc=desc or fn_name(fn).split(":")[-1],
-               disable=not progress, unit="pt", leave=False)
+               disable=not show_progress(progress), unit="pt", leave=False)
 
     def on_done(j: int, outcome: TaskOutcome) -> None:
         errs = outcome.errors or [None] * len(outcome.results)

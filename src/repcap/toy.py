@@ -42,7 +42,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import torch
 
-from . import RepcapError
+from . import RepcapError, show_progress
 from .devices import cpu_threads, generator, resolve_device
 
 #: E[v] and E[v^2] for v ~ U(0, 2).
@@ -402,7 +402,7 @@ def _train(models, cfg: TrainConfig, *, progress: bool, n_curve: int, callback) 
     t0 = time.perf_counter()
     from tqdm.auto import trange
 
-    for step in trange(steps, disable=not progress, desc=f"toy n={n} m={m} x{M}", leave=False, unit="step"):
+    for step in trange(steps, disable=not show_progress(progress), desc=f"toy n={n} m={m} x{M}", leave=False, unit="step"):
         in_tail = step >= steps - window
         need = in_tail or step % every == 0 or callback is not None
         for a, e in groups:
