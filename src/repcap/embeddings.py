@@ -79,6 +79,18 @@ class Embedding:
 # tensor-name resolution
 
 
+def choose_tensor(path, shapes: dict[str, tuple], head: bool, tensor: str | None,
+                  config: dict | None = None, kind: str = "tensor") -> tuple[str, bool | None]:
+    """``(name, tied)`` of the matrix to read from a file whose 2-D candidates have ``shapes``:
+    the named ``tensor`` if given (a clear error if absent), else :func:`pick_tensor`'s choice."""
+    if tensor is not None:
+        if tensor not in shapes:
+            raise RepcapError(f"{path}: no {kind} named {tensor!r}; {kind}s: {_short(list(shapes))}")
+        return tensor, None
+    emb, hd, tied = pick_tensor(list(shapes), head, config, shapes)
+    return (hd if (head and hd) else emb), tied
+
+
 def pick_tensor(names: Sequence[str], head: bool, config: dict | None = None,
                 shapes: dict[str, tuple] | None = None) -> tuple[str, str | None, bool | None]:
     """Choose ``(embedding_name, head_name_or_None, tied)`` among ``names``.
@@ -238,15 +250,7 @@ def load_safetensors(path: str | os.PathLike, *, head: bool = False, tensor: str
 
     path = Path(path)
     hdr = check_safetensors(path)
-    keys = list(hdr)
-    if tensor is not None:
-        if tensor not in keys:
-            raise RepcapError(f"{path}: no tensor named {tensor!r}; tensors: {_short(keys)}")
-        name, tied = tensor, None
-    else:
-        shapes = {k: tuple(v["shape"]) for k, v in hdr.items()}
-        emb, hd, tied = pick_tensor(keys, head, config, shapes)
-        name = hd if (head and hd) else emb
+    name, tied = choose_tensor(path, {k: tuple(v["shape"]) for k, v in hdr.items()}, head, tensor, config)
     if len(hdr[name]["shape"]) != 2:
         raise RepcapError(f"{path}: tensor {name} has shape {tuple(hdr[name]['shape'])}, not (V, d)")
     try:
@@ -335,14 +339,7 @@ def _gguf_embedding(r, path: Path, head: bool, tensor: str | None, with_tokens: 
     from gguf import quants
 
     by_name = {t.name: t for t in r.tensors}
-    if tensor is None:
-        shapes = {k: tuple(int(x) for x in v.shape) for k, v in by_name.items()}
-        emb, hd, tied = pick_tensor(list(by_name), head, None, shapes)
-        name = hd if (head and hd) else emb
-    else:
-        if tensor not in by_name:
-            raise RepcapError(f"{path}: no tensor named {tensor!r}; tensors: {_short(list(by_name))}")
-        name, tied = tensor, None
+    name, tied = choose_tensor(path, {k: tuple(int(x) for x in v.shape) for k, v in by_name.items()}, head, tensor)
     t = by_name[name]
     qtype = gguf.GGMLQuantizationType(int(t.tensor_type)).name
     if qtype not in GGUF_OK_TYPES:
@@ -389,14 +386,8 @@ def load_onnx(path: str | os.PathLike, *, head: bool = False, tensor: str | None
     except Exception as exc:
         raise RepcapError(f"{path}: not a readable ONNX file ({exc})") from exc
     inits = {i.name: i for i in model.graph.initializer}
-    if tensor is None:
-        shapes = {k: tuple(v.dims) for k, v in inits.items()}
-        emb, hd, tied = pick_tensor(list(inits), head, None, shapes)
-        name = hd if (head and hd) else emb
-    else:
-        if tensor not in inits:
-            raise RepcapError(f"{path}: no initialiser named {tensor!r}; initialisers: {_short(list(inits))}")
-        name, tied = tensor, None
+    name, tied = choose_tensor(path, {k: tuple(v.dims) for k, v in inits.items()}, head, tensor,
+                               kind="initialiser")
     arr = numpy_helper.to_array(inits[name])
     dtype = {"FLOAT": "F32", "FLOAT16": "F16", "BFLOAT16": "BF16", "DOUBLE": "F64"}.get(
         onnx.TensorProto.DataType.Name(inits[name].data_type), onnx.TensorProto.DataType.Name(inits[name].data_type))
