@@ -44,7 +44,11 @@ class Law:
             inner = C * np.log(k / d) / d
         elif self.form == "four":
             a, b, c = (self.constants[x] for x in "abc")
-            inner = C * np.log(k**a / d) ** b / d**c
+            # As Guha's own fit (code/vector_packing_graphs.py): eps = 0 where k <= d, and the
+            # ratio k^a/d clipped just above 1 (so the power of the log stays real).
+            with np.errstate(divide="ignore", invalid="ignore"):
+                ratio = np.maximum(k**a / d, 1.00001)
+                inner = np.where(k > d, C * np.log(ratio) ** b / d**c, 0.0)
         else:  # pragma: no cover - guarded in __post_init__
             raise AssertionError(self.form)
         return np.sqrt(np.maximum(inner, 0.0))
@@ -81,14 +85,20 @@ class Law:
             raise RepcapError(f"law {self.name!r} needs constants {missing}")
 
 
-#: The laws with the constants as published (Guha 2026; textbook JL C = 8).
-PUBLISHED: dict[str, Law] = {
-    "jl8": Law("jl8", "jl", {"C": 8.0}, "JL, C = 8"),
-    "jl": Law("jl", "jl", {"C": 3.029}, "JL, C = 3.029 (Guha, random vectors)"),
-    "adjusted": Law("adjusted", "adjusted", {"C": 1.293}, "adjusted, C = 1.293 (Guha)"),
-    "four": Law("four", "four", {"C": 0.45809143, "a": 1.0668005, "b": 1.44738666, "c": 0.97197234},
-                "four-constant (Guha)"),
-}
+def _published() -> dict[str, Law]:
+    """The laws with their published constants, from ``data/reference/guha2026_laws.csv``."""
+    from .reference import laws_table
+
+    out = {}
+    for row in laws_table():
+        consts = {k: float(row[k]) for k in ("C", "a", "b", "c") if row.get(k, "").strip()}
+        out[row["law"]] = Law(row["law"], row["form"], consts, row["label"])
+    return out
+
+
+#: The laws with the constants as published (Guha 2026, Sec. 3.2-3.3; JL with C = 8 is the best
+#: proven constant he quotes): ``jl8``, ``jl`` (C = 3.029, random vectors), ``adjusted``, ``four``.
+PUBLISHED: dict[str, Law] = _published()
 
 
 def get_law(name: str | Law) -> Law:
@@ -221,7 +231,14 @@ def evaluate(law: str | Law, k, d, eps) -> dict[str, float]:
 # Yoder's rule of thumb
 
 
-YODER_DIVISOR = 1500.0  # Yoder 2025: Vectors ~ 10^(k F^2 / 1500), F in degrees off 90
+def _yoder_divisor() -> float:
+    from .reference import value
+
+    return value("yoder2025.rule_divisor")
+
+
+#: Yoder 2025: Vectors ~ 10^(k F^2 / divisor), F in degrees off 90 (data/reference/quotes.yaml).
+YODER_DIVISOR = _yoder_divisor()
 
 
 def yoder_log10_capacity(d, F_deg):

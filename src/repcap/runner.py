@@ -250,6 +250,7 @@ def run(notebook: str | os.PathLike, profile: str = "quick", overrides: dict[str
         "REPCAP_NOTEBOOK": str(rel),
         "REPCAP_PARAMS": json.dumps(params),
         "REPCAP_FIGURE_DIR": str(staging / "figures"),
+        "REPCAP_FINDINGS_DIR": str(staging / "findings"),
         "MPLBACKEND": "module://matplotlib_inline.backend_inline",
         "PYDEVD_DISABLE_FILE_VALIDATION": "1",
         # Progress bars are for terminals; in the book they would be stray outputs. tqdm.auto warns
@@ -293,6 +294,13 @@ def run(notebook: str | os.PathLike, profile: str = "quick", overrides: dict[str
     for stale in set(old) - set(produced):
         for f in fig_dir.glob(f"{stale}.*"):
             f.unlink(missing_ok=True)
+    found = staging / "findings" / f"{stem}.json"
+    findings_out = gen / "findings" / f"{stem}.json"
+    if found.exists():
+        findings_out.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(found, findings_out)
+    else:
+        findings_out.unlink(missing_ok=True)
     os.replace(staging / f"{stem}.ipynb", out_nb)
     shutil.rmtree(staging, ignore_errors=True)
     rio.write_json(stamp_file, {"key": key, "notebook": str(rel), "profile": profile, "params": params,
@@ -334,12 +342,14 @@ def build_book(profile: str = "quick", force: bool = False, build: bool = True,
                log: Callable[[str], None] = print) -> Path:
     """Run every chapter of ``_toc.yml`` under ``profile``, write the figure index, build HTML."""
     from .figindex import write_figure_index
+    from .scorecard import write_pages
 
     results = []
     t0 = time.time()
     for nb in chapters():
         results.append(run(nb, profile=profile, force=force, log=log))
     index = write_figure_index([f for r in results for f in r.figures])
+    write_pages()
     log(f"figure index: {index.relative_to(project_root())} ({sum(len(r.figures) for r in results)} figures)")
     log(f"chapters: {time.time() - t0:.1f} s")
     html = project_root() / "_build" / "html" / "index.html"
@@ -354,8 +364,10 @@ def jb_build(log: Callable[[str], None] = print) -> None:
     import subprocess
 
     from .mathjax import stage_mathjax
+    from .scorecard import write_pages
 
     stage_mathjax()
+    write_pages()  # from the findings on disk, so that `make html` after one `repcap run` is current
     exe = Path(sys.executable).with_name("jupyter-book")
     cmd = [str(exe) if exe.exists() else "jupyter-book", "build", str(project_root()), "-W", "-n", "--keep-going"]
     t0 = time.time()

@@ -1,0 +1,79 @@
+"""What a chapter found, for the scorecard: ``record(claim_id, value, ...)``.
+
+A chapter computes its number for a scorecard claim (``data/reference/claims.yaml``) and records it
+here; :mod:`repcap.scorecard` later sets it against the source's number.  Under the notebook runner
+the records go to the run's staging folder (``REPCAP_FINDINGS_DIR``) and are committed with the
+chapter's figures to ``book/generated/findings/<chapter>.json``; outside it, to that folder as
+``interactive.json``.
+
+A record: ``{"claim", "value", "profile", "chapter", "figure", "note", "provenance"}``; ``value`` is
+None where the chapter could not compute it in this run (for example no model loaded).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+from . import RepcapError
+from . import io as rio
+from .paths import generated_dir
+
+_RECORDS: dict[str, list[dict[str, Any]]] = {}
+
+
+def findings_dir() -> Path:
+    env = os.environ.get("REPCAP_FINDINGS_DIR")
+    return Path(env) if env else generated_dir() / "findings"
+
+
+def _chapter() -> str:
+    nb = os.environ.get("REPCAP_NOTEBOOK")
+    return Path(nb).stem if nb else "interactive"
+
+
+def record(claim_id: str, value: float | int | None, *, figure: str | None = None, note: str = "",
+           profile: str | None = None, provenance: str = "") -> dict[str, Any]:
+    """Record this chapter's number for scorecard claim ``claim_id`` and return the record.
+
+    ``profile``: the profile whose runs produced the number (default: the one running this chapter;
+    ``"reference"`` for points read from the committed reference bundle).  ``figure``: the figure
+    that shows it (default: the claim's own).  ``note``: why it may differ, if this run knows better
+    than the claim's stated reason.  ``provenance``: where and when the number was computed, for
+    numbers not computed in this run.
+    """
+    from .figures import run_context
+    from .reference import claim
+
+    c = claim(claim_id)  # an unknown id is a clear error
+    if value is not None:
+        try:
+            v = float(value)
+        except (TypeError, ValueError) as exc:
+            raise RepcapError(f"finding {claim_id}: value {value!r} is not a number") from exc
+        value = v if math.isfinite(v) else None
+    rec = {"claim": claim_id, "value": value, "profile": profile or run_context()["profile"],
+           "chapter": _chapter(), "figure": figure or c.figure, "note": note, "provenance": provenance}
+    chapter = _chapter()
+    recs = [r for r in _RECORDS.setdefault(chapter, []) if not (r["claim"] == claim_id and r["profile"] == rec["profile"])]
+    recs.append(rec)
+    _RECORDS[chapter] = recs
+    rio.write_json(findings_dir() / f"{chapter}.json", {"chapter": chapter, "findings": recs})
+    return rec
+
+
+def load_all(folder: Path | None = None) -> list[dict[str, Any]]:
+    """Every record in ``folder`` (default ``book/generated/findings``), chapter files in name order."""
+    folder = folder or generated_dir() / "findings"
+    out: list[dict[str, Any]] = []
+    for p in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+        if p.stem == "interactive":
+            continue  # records of a notebook run by hand are not the book's
+        try:
+            out += json.loads(p.read_text())["findings"]
+        except (OSError, ValueError, KeyError, TypeError):
+            continue  # a damaged file is skipped; the chapter's next run rewrites it
+    return out

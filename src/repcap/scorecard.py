@@ -1,0 +1,250 @@
+"""The findings scorecard: each headline claim of the sources against our number, with a verdict
+computed from the two numbers and the tolerance stated in the claim's row.
+
+Verdicts (a fixed vocabulary):
+
+* ``reproduced`` -- a range, bound or count claim that our number satisfies;
+* ``reproduced within X`` -- a point value matched within the row's tolerance; X is our actual
+  difference (absolute, or relative for ``rel`` rows);
+* ``differs: reason`` -- outside the tolerance; the reason is the claim row's ``if_differs`` (or the
+  chapter's note for this run);
+* ``not checked in this profile`` -- no number from a profile that checks the claim (the verdict
+  names those profiles).
+
+:func:`verdict` is the rule; :func:`evaluate` picks the finding to judge;
+:func:`write_pages` writes the scorecard page, the intro's summary and the methods page's
+tolerance table into ``book/generated/``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+from . import RepcapError
+from . import io as rio
+from .reference import SOURCES, Claim, claims
+
+KINDS = ("reproduced", "reproduced within", "differs", "not checked in this profile")
+#: Which profile's finding speaks for a claim when several do (the fuller run first).
+PROFILE_RANK = ("paper", "reference", "quick", "smoke", "interactive")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    kind: str   # one of KINDS
+    text: str   # the verdict as printed
+
+    @property
+    def ok(self) -> bool:
+        return self.kind in ("reproduced", "reproduced within")
+
+
+def _fmt(x: float, fmt: str) -> str:
+    if fmt.endswith("%"):
+        return format(x, fmt)
+    if fmt == "d":
+        return str(int(round(x)))
+    return format(x, fmt)
+
+
+def verdict(ours: float | None, compare: str, *, value: float | None = None, low: float | None = None,
+            high: float | None = None, tolerance: float = 0.0, fmt: str = ".3g", reason: str = "",
+            checked_by: Sequence[str] | None = None) -> Verdict:
+    """The verdict on our number ``ours`` against the source's ``value`` (or ``low``..``high``).
+
+    ``compare``: ``abs`` / ``rel`` (point value within ``tolerance``, relative for ``rel``),
+    ``range`` (inside ``low - tolerance .. high + tolerance``), ``above`` / ``below``
+    (``ours > value - tolerance`` / ``ours < value + tolerance``), ``equal``.  ``ours`` None (or
+    not finite): not checked, naming ``checked_by``.
+    """
+    if ours is None or not math.isfinite(float(ours)):
+        who = ", ".join(f"`{p}`" for p in checked_by) if checked_by else ""
+        tail = f" (checked by {who})" if who else (" (no profile can check it)" if checked_by is not None else "")
+        return Verdict("not checked in this profile", f"not checked in this profile{tail}")
+    ours = float(ours)
+    tol = abs(float(tolerance))
+    why = reason or "outside the stated tolerance"
+
+    def need(*xs):
+        if any(x is None for x in xs):
+            raise RepcapError(f"compare={compare!r} needs {'value' if len(xs) == 1 else 'low and high'}")
+
+    if compare in ("abs", "rel"):
+        need(value)
+        diff = abs(ours - value)
+        if compare == "rel":
+            if value == 0:
+                raise RepcapError("compare='rel' needs a non-zero source value")
+            rel = diff / abs(value)
+            ok, shown = rel <= tol, f"{rel:.2%}" if rel >= 1e-4 else f"{rel:.1e}"
+        else:
+            ok, shown = diff <= tol, _fmt(diff, fmt.lstrip("+") if not fmt.endswith("%") else fmt)
+        return Verdict("reproduced within", f"reproduced within {shown}") if ok else Verdict("differs", f"differs: {why}")
+    if compare == "range":
+        need(low, high)
+        ok = low - tol <= ours <= high + tol
+    elif compare == "above":
+        need(value)
+        ok = ours > value - tol if tol else ours > value
+    elif compare == "below":
+        need(value)
+        ok = ours < value + tol if tol else ours <= value
+    elif compare == "equal":
+        need(value)
+        ok = abs(ours - value) <= tol
+    else:
+        raise RepcapError(f"unknown compare {compare!r}; use one of abs, rel, range, above, below, equal")
+    return Verdict("reproduced", "reproduced") if ok else Verdict("differs", f"differs: {why}")
+
+
+def _rank(profile: str) -> int:
+    return PROFILE_RANK.index(profile) if profile in PROFILE_RANK else len(PROFILE_RANK)
+
+
+@dataclass(frozen=True)
+class Row:
+    """A judged claim: the claim, the finding that speaks for it (or None) and the verdict."""
+
+    claim: Claim
+    finding: dict[str, Any] | None
+    verdict: Verdict
+
+    @property
+    def ours_text(self) -> str:
+        f = self.finding
+        if f is None or f.get("value") is None:
+            return "—"
+        return _fmt(float(f["value"]), self.claim.fmt)
+
+
+def evaluate(claim: Claim, findings: Sequence[dict[str, Any]]) -> Row:
+    """Judge ``claim`` on the findings recorded for it: the finding of the highest-ranked profile
+    that checks the claim decides; without one, the best other finding is shown, not judged."""
+    mine = [f for f in findings if f.get("claim") == claim.id]
+    mine.sort(key=lambda f: (_rank(str(f.get("profile"))), f.get("value") is None))
+    checks = [f for f in mine if f.get("value") is not None
+              and (claim.checked_by is None or f.get("profile") in claim.checked_by)]
+    if checks:
+        f = checks[0]
+        value, low, high = claim.source_value()
+        v = verdict(f["value"], claim.compare, value=value, low=low, high=high, tolerance=claim.tolerance,
+                    fmt=claim.fmt, reason=f.get("note") or claim.if_differs)
+        return Row(claim, f, v)
+    shown = next((f for f in mine if f.get("value") is not None), mine[0] if mine else None)
+    return Row(claim, shown, verdict(None, claim.compare, checked_by=claim.checked_by))
+
+
+def evaluate_all(findings: Sequence[dict[str, Any]]) -> list[Row]:
+    return [evaluate(c, findings) for c in claims().values()]
+
+
+def counts(rows: Sequence[Row]) -> dict[str, int]:
+    out = {k: 0 for k in KINDS}
+    for r in rows:
+        out[r.verdict.kind] += 1
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# pages
+
+
+def _cell(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _figure_link(fig: str | None, figures: set[str]) -> str:
+    return f"{{numref}}`{fig}`" if fig and fig in figures else "—"
+
+
+def _profile_cell(f: dict[str, Any] | None) -> str:
+    if not f:
+        return "—"
+    prov = f" ({f['provenance']})" if f.get("provenance") else ""
+    return f"`{f.get('profile')}` · {f.get('chapter')}{prov}"
+
+
+def scorecard_markdown(rows: Sequence[Row], figures: set[str]) -> str:
+    n = counts(rows)
+    lines = [
+        "(scorecard)=",
+        "# Findings scorecard",
+        "",
+        "Each headline claim of the three sources, the source's number and where it stands, our number, "
+        "the profile and chapter that produced it, and a verdict **computed** from the two numbers and the "
+        "tolerance stated in the row (`repcap.scorecard`; the rows and tolerances are data, "
+        "`data/reference/claims.yaml`, and the rules are on the {ref}`Methods <methods-scorecard>` page). "
+        "A claim that needs the sources' scale says *not checked in this profile* and names the profile "
+        "that checks it; the number this build did compute is still shown.",
+        "",
+        f"This build: **{n['reproduced'] + n['reproduced within']}** reproduced "
+        f"({n['reproduced within']} of them within a stated tolerance), **{n['differs']}** differ, "
+        f"**{n['not checked in this profile']}** not checked in this profile, of {len(rows)} claims.",
+        "",
+    ]
+    for src, name in SOURCES.items():
+        mine = [r for r in rows if r.claim.source == src]
+        if not mine:
+            continue
+        lines += [f"## {name}", "",
+                  "| claim | source's value | where | ours | profile · chapter | tolerance | verdict | figure |",
+                  "|---|---|---|---|---|---|---|---|"]
+        for r in mine:
+            c = r.claim
+            status = "" if c.status() == "published" else " (our reading of the source)"
+            lines.append("| " + " | ".join(_cell(x) for x in (
+                c.claim, c.source_display() + status, c.where(), r.ours_text, _profile_cell(r.finding),
+                f"{c.tolerance:g}" + (" (relative)" if c.compare == "rel" else ""),
+                f"**{r.verdict.text}**" if r.verdict.kind == "differs" else r.verdict.text,
+                _figure_link((r.finding or {}).get("figure") or c.figure, figures))) + " |")
+        lines.append("")
+    lines += ["What *ours* measures, row by row:", ""]
+    for r in rows:
+        lines.append(f"- **{_cell(r.claim.id)}**: {r.claim.ours}.")
+    return "\n".join(lines) + "\n"
+
+
+def summary_markdown(rows: Sequence[Row]) -> str:
+    """The intro's paragraph: the counts and every claim that does not survive the check."""
+    n = counts(rows)
+    ok = n["reproduced"] + n["reproduced within"]
+    text = [f"Of the {len(rows)} headline claims on the {{ref}}`scorecard <scorecard>`, this build reproduces **{ok}** "
+            f"and finds **{n['differs']}** that differ; **{n['not checked in this profile']}** need the "
+            "sources' scale and are not checked by this profile."]
+    bad = [r for r in rows if r.verdict.kind == "differs"]
+    if bad:
+        text.append(" What does not survive the check here:")
+        items = [f"- {SOURCES[r.claim.source]}: {r.claim.claim} Ours: {r.ours_text} "
+                 f"({r.finding.get('profile') if r.finding else '?'} profile); {r.verdict.text}." for r in bad]
+        return "".join(text) + "\n\n" + "\n".join(items) + "\n"
+    return "".join(text) + " Every claim checked in this profile survives.\n"
+
+
+def tolerances_markdown() -> str:
+    """The methods page's table: each claim's comparison, tolerance and why."""
+    lines = ["| claim | comparison | tolerance | why this tolerance | checked by |", "|---|---|---|---|---|"]
+    for c in claims().values():
+        by = "every profile" if c.checked_by is None else (", ".join(c.checked_by) or "none")
+        lines.append("| " + " | ".join(_cell(x) for x in (c.id, c.compare, f"{c.tolerance:g}", c.tolerance_why, by)) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def write_pages(generated: Path | None = None) -> list[Path]:
+    """Write ``scorecard.md``, ``scorecard_summary.md`` and ``scorecard_tolerances.md`` from the
+    findings committed to ``<generated>/findings`` and the figures in ``<generated>/figures``."""
+    from .findings import load_all
+    from .paths import generated_dir
+
+    gen = generated or generated_dir()
+    rows = evaluate_all(load_all(gen / "findings"))
+    figures = {p.stem for p in (gen / "figures").glob("fig-*.json")} if (gen / "figures").is_dir() else set()
+    out = []
+    for name, text in (("scorecard.md", scorecard_markdown(rows, figures)),
+                       ("scorecard_summary.md", summary_markdown(rows)),
+                       ("scorecard_tolerances.md", tolerances_markdown())):
+        rio.write_text(gen / name, text)
+        out.append(gen / name)
+    return out
