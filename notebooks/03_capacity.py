@@ -26,7 +26,7 @@ synthetic = []  # synthetic stand-ins [name, V, d, mean_cos] (smoke)
 sample_rows = 16384  # rows sampled for the quantile pass; None -> every pair
 bins = 2000  # histogram bins on [-1, 1]
 top_k = 12  # most similar pairs kept per model
-fixed_d = 8192  # width of the capacity-against-ε figure (Guha's six-orders example)
+fixed_d = None  # width of the capacity-against-ε figure; None: Guha's six-orders example (Sec. 3.5)
 eps_grid_points = 200  # points on the ε axis
 seed = 0  # row-sample seed
 device = "auto"  # "auto", "cpu" or "cuda"
@@ -41,7 +41,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from repcap import catalog, embeddings, figures, laws
+from repcap import catalog, embeddings, figures, findings, laws, reference
 from repcap.book import glue, profile_banner
 from repcap import sweep
 from repcap.sweep_dask import make_executor
@@ -57,45 +57,71 @@ profile_banner("Guha evaluates the laws on every model of Table 1 measured on a 
 # %% [markdown]
 # ## The laws
 #
-# With the constants as published (`repcap.laws.PUBLISHED`):
-#
-# | law | $\varepsilon(k, d)$ | constants |
-# |---|---|---|
-# | JL, textbook | $\sqrt{C\ln k / d}$ | $C = 8$ |
-# | JL, Guha's fit to random vectors | $\sqrt{C\ln k / d}$ | $C = 3.029$ |
-# | adjusted | $\sqrt{C\ln(k/d)/d}$ | $C = 1.293$ |
-# | four-constant (Table 1) | $\sqrt{C\ln(k^a/d)^b / d^c}$ | $C=0.458,\ a=1.067,\ b=1.447,\ c=0.972$ |
-#
-# Each is solved for $k$. The worked example of the paper, Llama 2 7B ($d = 4096$,
-# $\varepsilon = 0.0645$), shows how far the laws disagree:
+# With the constants as published ({cite}`guha2026`, Sec. 3.2–3.3; read from
+# `data/reference/guha2026_laws.csv`):
 
 # %%
-law_names = {"jl8": "JL, C = 8", "jl": "JL, C = 3.029", "adjusted": "adjusted, C = 1.293", "four": "four-constant"}
-llama = catalog.get("llama-2-7b-hf")
-ex = pd.DataFrame([{"law": law_names[k], "capacity k": laws.capacity(llama.eps_reported, llama.d_model, k),
-                    "log10 k": float(laws.log10_capacity(llama.eps_reported, llama.d_model, k))} for k in law_names])
-ex["reported (Guha 2026)"] = ["8.4", "277", "2.2e9", "3.99e7 (Table 1)"]
-ex["capacity k"] = ex["capacity k"].map(lambda v: f"{v:.3g}")
-glue("capacity_llama_jl8", laws.capacity(llama.eps_reported, llama.d_model, "jl8"))
-glue("capacity_llama_jl", laws.capacity(llama.eps_reported, llama.d_model, "jl"))
-glue("capacity_llama_adjusted", laws.capacity(llama.eps_reported, llama.d_model, "adjusted"))
-glue("capacity_llama_four", laws.capacity(llama.eps_reported, llama.d_model, "four"))
-glue("capacity_llama_orders", float(laws.log10_capacity(llama.eps_reported, llama.d_model, "four")
-                                    - laws.log10_capacity(llama.eps_reported, llama.d_model, "jl8")))
+law_names = {k: laws.PUBLISHED[k].label for k in ("jl8", "jl", "adjusted", "four")}
+forms = {"jl": r"$\sqrt{C\ln k / d}$", "adjusted": r"$\sqrt{C\ln(k/d)/d}$", "four": r"$\sqrt{C\ln(k^a/d)^b / d^c}$"}
+pd.DataFrame([{"law": law_names[k], "ε(k, d)": forms[laws.PUBLISHED[k].form],
+               "constants": ", ".join(f"{n} = {v:.4g}" for n, v in laws.PUBLISHED[k].constants.items()),
+               "where": reference.quote(f"guha2026.laws.{k}.C").cite} for k in law_names])
+
+# %% [markdown]
+# Each is solved for $k$. The worked example of the paper, Llama 2 7B ($d$ = {glue:text}`capacity_llama_d`,
+# $\varepsilon$ = {glue:text}`capacity_llama_eps`), shows how far the laws disagree:
+
+# %%
+llama_d = int(reference.value("guha2026.llama2_7b_d"))
+llama_eps = reference.value("guha2026.llama2_7b_eps")
+published_k = {"jl8": "guha2026.llama2_7b_k_jl8", "jl": "guha2026.llama2_7b_k_jl", "four": "guha2026.llama2_7b_k_four"}
+caps = {k: laws.capacity(llama_eps, llama_d, k) for k in law_names}
+logs = {k: float(laws.log10_capacity(llama_eps, llama_d, k)) for k in law_names}
+ex = pd.DataFrame([{"law": law_names[k], "capacity k (ours)": f"{caps[k]:.3g}", "log10 k (ours)": logs[k],
+                    "reported (Guha 2026)": (f"{reference.value(published_k[k]):.3g} ({reference.quote(published_k[k]).where})"
+                                             if k in published_k else "— (not in the paper)")}
+                   for k in law_names])
+glue("capacity_llama_d", llama_d)
+glue("capacity_llama_eps", llama_eps)
+glue("capacity_llama_jl8", caps["jl8"])
+glue("capacity_llama_jl", caps["jl"])
+glue("capacity_llama_adjusted", caps["adjusted"])
+glue("capacity_llama_four", caps["four"])
+glue("capacity_llama_spread", max(logs.values()) - min(logs.values()))
+glue("capacity_llama_four_minus_jl8", logs["four"] - logs["jl8"])
+for cid, k in (("guha-jl8-llama", "jl8"), ("guha-jl-llama", "jl"), ("guha-four-llama", "four")):
+    findings.record(cid, caps[k])
 ex
 
 # %% [markdown]
 # The same $\varepsilon$ gives {glue:text}`capacity_llama_jl8:.1f` vectors under textbook JL,
-# {glue:text}`capacity_llama_jl:.0f` under Guha's random-vector fit, and
-# {glue:text}`capacity_llama_four:.3g` under the four-constant law that Table 1 uses:
-# {glue:text}`capacity_llama_orders:.1f` orders of magnitude between laws, for one number.
+# {glue:text}`capacity_llama_jl:.0f` under Guha's random-vector fit, {glue:text}`capacity_llama_four:.3g`
+# under the four-constant law that Table 1 uses, and {glue:text}`capacity_llama_adjusted:.2g` under the
+# one-constant adjusted law (our computation: the paper quotes only the four-constant value). From the
+# smallest to the largest the laws span {glue:text}`capacity_llama_spread:.1f` orders of magnitude for one
+# number ({glue:text}`capacity_llama_four_minus_jl8:.1f` between textbook JL and the law of Table 1).
+#
+# Table 1's capacities are that four-constant law at each model's $d_{\text{model}}$ and $\varepsilon$:
+
+# %%
+t1 = pd.DataFrame([{"model": e.name, "d": e.d_model, "ε": e.eps_reported, "capacity (reported)": e.capacity_reported,
+                    "four-constant law (ours)": laws.capacity(e.eps_reported, e.d_model, "four")}
+                   for e in catalog.guha_models() if e.capacity_reported is not None])
+t1["relative gap"] = t1["four-constant law (ours)"] / t1["capacity (reported)"] - 1
+glue("capacity_table1_n", int(len(t1)))
+glue("capacity_table1_gap", float(t1["relative gap"].abs().max()))
+findings.record("guha-table1-law", float(t1["relative gap"].abs().max()))
+
+# %% [markdown]
+# All {glue:text}`capacity_table1_n` finite capacities of Table 1 agree with the law to within
+# {glue:text}`capacity_table1_gap:.2%`, the rounding of three printed significant figures.
 #
 # ## Our models under every law
 #
-# Guha reports capacity only for Class 2 ($\varepsilon < 0.1$). Every model we can load offline is
-# Class 1, so the laws are evaluated outside the range they were fitted for. The table below still shows
-# them (as $\log_{10}k$) because the size of the numbers is itself the point: at
-# $\varepsilon \approx 0.4$ every law allows astronomically many directions.
+# Guha reports capacity only for Class 2 ($\varepsilon <$ {glue:text}`capacity_class2_boundary`): for
+# Class 1 "the formula yields vacuous bounds" (Sec. 3.5). Every model we can load offline is Class 1, so
+# the laws are evaluated far outside the range they were fitted for. The table still shows them (as
+# $\log_{10}k$) to make that point concrete.
 
 # %%
 common = dict(tiled=True, sample=sample_rows, bins=bins, top_k=top_k, seed=seed, device=device)
@@ -111,17 +137,29 @@ if failures:  # one line per model that could not be read; the others go on
 
 cap = pd.DataFrame([{"model": r["label"], "d": r["d_model"], "ε": r["eps"], "class": r["class"],
                      **{f"log10 k, {law_names[k]}": r["log10_capacity"][k] for k in law_names}} for r in records])
+glue("capacity_class2_boundary", reference.value("guha2026.class2_eps_below"))
+logcols = [c for c in cap.columns if c.startswith("log10")]
+glue("capacity_ours_log10_min", float(cap[logcols].min().min()) if len(cap) else float("nan"))
+glue("capacity_ours_log10_max", float(cap[logcols].max().max()) if len(cap) else float("nan"))
 cap.round(3)
+
+# %% [markdown]
+# Over our models and the four laws, $\log_{10} k$ runs from {glue:text}`capacity_ours_log10_min:.1f` to
+# {glue:text}`capacity_ours_log10_max:.1f`: the same matrix is given a handful of directions by one law
+# and an absurd number by another, which is why Guha restricts capacity to Class 2.
 
 # %% [markdown]
 # ## Capacity against ε at fixed width
 #
 # {numref}`fig-capacity-vs-eps` fixes $d = $ {glue:text}`capacity_fixed_d` and sweeps $\varepsilon$. Under
-# the four-constant law, moving $\varepsilon$ from 0.05 to 0.09 multiplies the capacity by about
-# $10^{6}$ ({glue:text}`capacity_jump_lo:.2g` to {glue:text}`capacity_jump_hi:.2g`): the quantity is
-# exponential in $d\varepsilon^2$, so the third decimal of $\varepsilon$ matters.
+# the four-constant law, moving $\varepsilon$ from {glue:text}`capacity_eps_lo` to {glue:text}`capacity_eps_hi`
+# multiplies the capacity by {glue:text}`capacity_jump_ratio:.2g` ({glue:text}`capacity_jump_lo:.2g` to
+# {glue:text}`capacity_jump_hi:.2g`): the quantity is exponential in $d\varepsilon^2$, so the third decimal
+# of $\varepsilon$ matters.
 
 # %%
+fixed_d = int(fixed_d or reference.value("guha2026.sens_example_d"))
+eps_lo, eps_hi = reference.value("guha2026.sens_example_eps_lo"), reference.value("guha2026.sens_example_eps_hi")
 eps_axis = np.linspace(0.02, 0.12, eps_grid_points)
 fig, ax = plt.subplots(figsize=(figures.WIDTH_1 * 1.25, 3.2))
 rows = []
@@ -129,10 +167,10 @@ for k, name in law_names.items():
     y = laws.log10_capacity(eps_axis, fixed_d, k)
     ax.plot(eps_axis, y, label=name)
     rows += [{"law": name, "eps": e, "log10_capacity": v, "d": fixed_d} for e, v in zip(eps_axis, y)]
-lo, hi = laws.capacity(0.05, fixed_d, "four"), laws.capacity(0.09, fixed_d, "four")
-ax.plot([0.05, 0.09], [np.log10(lo), np.log10(hi)], "ko", ms=4)
-ax.annotate(f"{lo:.1e}", (0.05, np.log10(lo)), xytext=(-10, 8), textcoords="offset points", fontsize=7.5, ha="right")
-ax.annotate(f"{hi:.1e}", (0.09, np.log10(hi)), xytext=(-6, 8), textcoords="offset points", fontsize=7.5, ha="right")
+lo, hi = laws.capacity(eps_lo, fixed_d, "four"), laws.capacity(eps_hi, fixed_d, "four")
+ax.plot([eps_lo, eps_hi], [np.log10(lo), np.log10(hi)], "ko", ms=4)
+ax.annotate(f"{lo:.1e}", (eps_lo, np.log10(lo)), xytext=(-10, 8), textcoords="offset points", fontsize=7.5, ha="right")
+ax.annotate(f"{hi:.1e}", (eps_hi, np.log10(hi)), xytext=(-6, 8), textcoords="offset points", fontsize=7.5, ha="right")
 ax.set_xlabel("ε")
 ax.set_ylabel("log10 capacity k")
 ax.set_title(f"d = {fixed_d}", fontsize=9)
@@ -141,14 +179,31 @@ glue("capacity_fixed_d", fixed_d)
 glue("capacity_jump_lo", lo)
 glue("capacity_jump_hi", hi)
 glue("capacity_jump_orders", float(np.log10(hi / lo)))
+glue("capacity_jump_ratio", hi / lo)
+glue("capacity_eps_lo", eps_lo)
+glue("capacity_eps_hi", eps_hi)
+glue("capacity_paper_lo", reference.value("guha2026.sens_d8192_eps005"))
+glue("capacity_paper_hi", reference.value("guha2026.sens_d8192_eps009"))
+if fixed_d == reference.value("guha2026.sens_example_d"):
+    findings.record("guha-sensitivity-eps", hi / lo)
+d_small, d_large = (int(reference.value(f"guha2026.sens_example_d_{x}")) for x in ("lo", "hi"))
+d_lo_cap, d_hi_cap = (laws.capacity(eps_hi, d_, "four") for d_ in (d_small, d_large))
+glue("capacity_d_small", d_small)
+glue("capacity_d_large", d_large)
+glue("capacity_d_ratio", d_hi_cap / d_lo_cap)
+findings.record("guha-sensitivity-d", d_hi_cap / d_lo_cap)
 figures.save("fig-capacity-vs-eps", fig, pd.DataFrame(rows), {
     "caption": f"Capacity against ε at d = {fixed_d} under the four published laws (log scale). Dots: "
-               "ε = 0.05 and 0.09 under the four-constant law, about six orders of magnitude apart.",
+               f"ε = {eps_lo:g} and {eps_hi:g} under the four-constant law, {np.log10(hi / lo):.1f} orders of "
+               "magnitude apart.",
     "seed": seed})
 
 # %% [markdown]
 # The jump is {glue:text}`capacity_jump_orders:.1f` orders of magnitude, as the paper states
-# (2.4e8 to 2.0e14).
+# ({glue:text}`capacity_paper_lo:.2g` to {glue:text}`capacity_paper_hi:.2g`, Sec. 3.5); at fixed
+# $\varepsilon$ = {glue:text}`capacity_eps_hi`, widening $d$ from {glue:text}`capacity_d_small` to
+# {glue:text}`capacity_d_large` multiplies it by only
+# {glue:text}`capacity_d_ratio:.0f`.
 #
 # ## How much the threshold moves the answer
 #

@@ -29,7 +29,6 @@ steps = 300  # Adam steps (Guha: 5000)
 lr = 0.01  # Adam learning rate (Guha: 0.005, or 0.0025 above d of 1024)
 seed = 0  # seed of the random initial vectors
 n_bins = 200  # histogram bins of |cos| on [0, 1]
-yoder_angle_deg = 76.5  # Yoder 2025: worst-pair angle reached by exp(20 cos^2) at 10,000 x 100
 device = "auto"  # "auto", "cpu" or "cuda"
 executor = "local"  # where sweep points run: local (this process) or dask
 scheduler = ""  # with the dask executor: a tcp address, local or local:N, or a jobqueue YAML file
@@ -41,16 +40,19 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from repcap import figures, laws, packing, sweep
+from repcap import figures, findings, laws, packing, reference, sweep
 from repcap.book import glue, profile_banner
 from repcap.sweep_dask import make_executor
 
 sweep.set_default_executor(make_executor(executor, scheduler or None))  # every sweep below runs there
 
-profile_banner("The sources pack 10,000 vectors in 100 dimensions for thousands of steps; the `quick` "
-               "profile packs fewer vectors in fewer dimensions for a few hundred steps, so its angles "
-               "are compared with the capacity law at its own size, not with Yoder's 76.5 degrees.")
-full_size = (k == 10000 and d == 100)
+yoder_k, yoder_d = int(reference.value("yoder2025.n_vectors")), int(reference.value("yoder2025.dim"))
+yoder_angle = reference.quote("yoder2025.exp_angle_deg")
+full_size = (k == yoder_k and d == yoder_d)
+profile_banner(f"The sources pack {yoder_k:,} vectors in {yoder_d} dimensions for thousands of steps; "
+               + ("this run does too." if full_size else
+                  f"this profile packs {k:,} vectors in {d} dimensions for {steps} steps, so its angles are "
+                  f"compared with the capacity law at its own size, not with Yoder's {yoder_angle.value:g} degrees."))
 
 # %% [markdown]
 # ## Three losses
@@ -64,6 +66,10 @@ full_size = (k == 10000 and d == 100)
 # | `abs-relu` | $\mathrm{relu}(\lvert c\rvert)$ | 3Blue1Brown's original |
 # | `exp` | $\exp(\beta c^2)$, $\beta = 20$ | {cite}`yoder2025` |
 # | `power` | $\lvert c\rvert^{p}$, $p = \min(\lfloor M/\ln d\rfloor, 20)$ | {cite}`guha2026` |
+#
+# The text of Guha's paper gives the power-loss exponent as $p \in [40, 60]$ (Sec. 3.3); his code
+# computes $p = \min(\lfloor M/\ln d\rfloor, 20)$ with $M \in \{40, 50, 60\}$, the 40–60 of the text, which
+# gives $p$ = 4 to 17 on his grid. We use the code's rule ($p$ = {glue:text}`packing_p_used` here).
 #
 # The quantity that matters is the worst pair: $\varepsilon^* = \max_{i<j} \lvert c_{ij}\rvert$, or its
 # angle $\arccos \varepsilon^*$, the smallest angle between any two of the lines. The library computes
@@ -222,8 +228,8 @@ a1.axhline(math.degrees(math.acos(law_eps)), color="0.3", ls="--", lw=0.9)
 a1.annotate(f"four-constant law at k={k:,}, d={d}", (0, math.degrees(math.acos(law_eps))), xytext=(2, 3),
             textcoords="offset points", fontsize=7.5, color="0.3")
 if full_size:
-    a1.axhline(yoder_angle_deg, color="k", ls=":", lw=0.9)
-    a1.annotate(f"Yoder: {yoder_angle_deg}°", (steps, yoder_angle_deg), ha="right", xytext=(0, -10),
+    a1.axhline(yoder_angle.value, color="k", ls=":", lw=0.9)
+    a1.annotate(f"Yoder: {yoder_angle.value:g}°", (steps, yoder_angle.value), ha="right", xytext=(0, -10),
                 textcoords="offset points", fontsize=7.5)
 a1.set_xlabel("Adam step")
 a1.set_ylabel("worst-pair angle arccos ε* (degrees)")
@@ -240,32 +246,47 @@ _ = figures.save("fig-packing-curves", fig, curve_df, {
 # %% [markdown]
 # ## Reported against reproduced
 #
-# {cite}`yoder2025` reports that `exp` with $\beta = 20$ packs 10,000 vectors in 100 dimensions with
-# a worst-pair angle of about 76.5 degrees; Guha's four-constant law, fitted to packings made with the
-# `power` loss, predicts $\varepsilon = 0.239$, or 76.2 degrees, at that size {cite}`guha2026`. The
-# table sets our runs next to those numbers and next to the law's prediction at the size we ran
-# ({glue:text}`packing_law_angle:.1f` degrees for $k$ = {glue:text}`packing_k`,
-# $d$ = {glue:text}`packing_d`).
+# {cite}`yoder2025` reports that `exp` with $\beta$ = {glue:text}`packing_yoder_beta` packs
+# {glue:text}`packing_yoder_k:,` vectors in {glue:text}`packing_yoder_d` dimensions with a worst-pair angle
+# of about {glue:text}`packing_yoder_angle` degrees. Guha's four-constant law, fitted to packings made with
+# the `power` loss, gives $\varepsilon$ = {glue:text}`packing_law_eps_yoder:.3f`, or
+# {glue:text}`packing_law_angle_yoder:.1f` degrees, at that size: our evaluation of his law, not a number
+# his paper states. The table sets our runs next to those numbers and next to the law at the size we ran
+# ({glue:text}`packing_law_angle:.1f` degrees for $k$ = {glue:text}`packing_k`, $d$ = {glue:text}`packing_d`).
 
 # %%
+law_eps_yoder = float(laws.PUBLISHED["four"].eps(yoder_k, yoder_d))
+glue("packing_yoder_beta", reference.value("yoder2025.beta"))
+glue("packing_yoder_k", yoder_k)
+glue("packing_yoder_d", yoder_d)
+glue("packing_yoder_angle", yoder_angle.value)
+glue("packing_law_eps_yoder", law_eps_yoder)
+glue("packing_law_angle_yoder", math.degrees(math.acos(law_eps_yoder)))
+glue("packing_p_used", runs["power"]["p"] if "power" in runs else float("nan"))
 ref = pd.DataFrame([
-    {"what": "exp loss, worst-pair angle (deg)", "k x d": "10,000 x 100", "reported": yoder_angle_deg,
-     "source": "Yoder 2025", "reproduced": runs["exp"]["max_angle_deg"] if "exp" in runs and full_size else np.nan},
-    {"what": "four-constant law angle (deg)", "k x d": "10,000 x 100",
-     "reported": math.degrees(math.acos(float(laws.PUBLISHED["four"].eps(1e4, 100)))),
-     "source": "Guha 2026", "reproduced": np.nan},
-    {"what": "four-constant law angle (deg)", "k x d": f"{k:,} x {d}", "reported": math.degrees(math.acos(law_eps)),
-     "source": "Guha 2026 law", "reproduced": np.nan},
-    *[{"what": f"{loss} loss, worst-pair angle (deg)", "k x d": f"{k:,} x {d}", "reported": np.nan,
-       "source": "this book", "reproduced": r["max_angle_deg"]} for loss, r in runs.items()],
+    {"what": "exp loss, worst-pair angle (deg)", "k x d": f"{yoder_k:,} x {yoder_d}",
+     "source's value": f"{yoder_angle.value:g} (reported, {yoder_angle.cite})",
+     "ours": runs["exp"]["max_angle_deg"] if "exp" in runs and full_size else np.nan},
+    {"what": "four-constant law angle (deg)", "k x d": f"{yoder_k:,} x {yoder_d}",
+     "source's value": "— (our evaluation of Guha's law)", "ours": math.degrees(math.acos(law_eps_yoder))},
+    {"what": "four-constant law angle (deg)", "k x d": f"{k:,} x {d}",
+     "source's value": "— (our evaluation of Guha's law)", "ours": math.degrees(math.acos(law_eps))},
+    *[{"what": f"{loss} loss, worst-pair angle (deg)", "k x d": f"{k:,} x {d}", "source's value": "—",
+       "ours": r["max_angle_deg"]} for loss, r in runs.items()],
 ])
 glue("packing_exp_gap_to_law", runs["exp"]["max_angle_deg"] - math.degrees(math.acos(law_eps)) if "exp" in runs else float("nan"))
+if "abs-relu" in runs:
+    ar = runs["abs-relu"]
+    findings.record("yoder-gradient-trap", ar["n_above"]["0.9"], figure="fig-packing-parallel")
+    findings.record("yoder-99-solution", ar["n_orthogonal"] / ar["n_pairs"], figure="fig-packing-angles")
+findings.record("yoder-76-degrees", runs["exp"]["max_angle_deg"] if "exp" in runs and full_size else None,
+                figure="fig-packing-curves")
 ref.round(2)
 
 # %% [markdown]
 # At the size this profile ran, the `exp` packing's worst angle lies
 # {glue:text}`packing_exp_gap_to_law:.1f` degrees from the law's prediction (negative: below it).
 # Short runs leave the worst pair short of converged: the last few degrees take thousands of steps,
-# because near the optimum only a handful of pairs still have a large gradient. The `paper` profile
-# runs the full 10,000 × 100 setting for 5000 steps on a GPU, which is where the comparison with
-# Yoder's 76.5 degrees is made.
+# because near the optimum only a handful of pairs still have a large gradient. The comparison with
+# Yoder's {glue:text}`packing_yoder_angle` degrees needs his full size; it is made by the `reference`
+# and `paper` profiles.

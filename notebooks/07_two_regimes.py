@@ -54,7 +54,7 @@ import numpy as np
 import pandas as pd
 import matplotlib.pyplot as plt
 
-from repcap import figures, toy
+from repcap import figures, findings, reference, toy
 from repcap.book import glue, profile_banner
 from repcap import sweep
 from repcap.sweep_dask import make_executor
@@ -175,6 +175,8 @@ _ = figures.save("fig-regimes-features", fig, feat,
 
 # %%
 weak_rep = np.asarray(weak["norms"]) > 0.5
+phi_strong_q = reference.quote("liu2025.phi_strong")
+phi_weak_q = reference.quote("liu2025.phi_weak_gamma1")
 glue("regimes_alpha", example_alpha)
 glue("regimes_weak_gamma", weak_gamma)
 glue("regimes_strong_gamma", strong_gamma)
@@ -188,22 +190,36 @@ glue("regimes_weak_max_rank", int(np.flatnonzero(weak_rep).max() + 1) if weak_re
 glue("regimes_overlap_strong", float(strong["mean_sq_overlap"]))
 glue("regimes_one_over_m", 1.0 / m)
 glue("regimes_overlap_ratio", float(strong["mean_sq_overlap"]) * m)
+glue("regimes_paper_phi_strong", phi_strong_q.text())
+glue("regimes_paper_phi_weak", phi_weak_q.text())
+glue("regimes_paper_overlap_m10", reference.value("liu2025.toy_overlap_m10"))
+glue("regimes_steps", steps)
+glue("regimes_n_over_m", n / m)
+at_strong = df[df["gamma"] == strong_gamma]
+at_one = df[np.isclose(df["gamma"], 1.0)]
+glue("regimes_phi_weak_gamma1", float(at_one["phi_half"].max()) if len(at_one) else float("nan"))
+findings.record("liu-phi-strong", float(at_strong["phi_half"].min()) if len(at_strong) else None)
+findings.record("liu-phi-weak", float(at_one["phi_half"].max()) if len(at_one) else None,
+                note=f"our m/n is {m / n:.3g}")
 
 # %% [markdown]
-# At $\alpha$ = {glue:text}`regimes_alpha` the weak model ($\gamma$ = {glue:text}`regimes_weak_gamma`) represents {glue:text}`regimes_nrep_weak` features
-# for $m$ = {glue:text}`regimes_m` dimensions, {glue:text}`regimes_weak_top_m` of them among the
-# $m$ most frequent, and none rarer than rank {glue:text}`regimes_weak_max_rank`. The strong model
-# ($\gamma$ = {glue:text}`regimes_strong_gamma`) has $\varphi_{1/2}$ = {glue:text}`regimes_phi_strong:.2f` and a mean square overlap
-# of its normalised rows of {glue:text}`regimes_overlap_strong:.4f`, that is
-# {glue:text}`regimes_overlap_ratio:.2f` $\times\, 1/m$.
+# At $\alpha$ = {glue:text}`regimes_alpha` the weak model ($\gamma$ = {glue:text}`regimes_weak_gamma`) represents
+# {glue:text}`regimes_nrep_weak` features for $m$ = {glue:text}`regimes_m` dimensions,
+# {glue:text}`regimes_weak_top_m` of them among the $m$ most frequent, and none rarer than rank
+# {glue:text}`regimes_weak_max_rank`. The strong model ($\gamma$ = {glue:text}`regimes_strong_gamma`) has
+# $\varphi_{1/2}$ = {glue:text}`regimes_phi_strong:.2f` and a mean square overlap of its normalised rows of
+# {glue:text}`regimes_overlap_strong:.4f`, that is {glue:text}`regimes_overlap_ratio:.2f` $\times\, 1/m$.
 #
-# | quantity | reported {cite}`liu2025` | reproduced (this page) |
+# | quantity | {cite}`liu2025` (our reading of their figures) | this page |
 # |---|---|---|
-# | strong regime, $\varphi_{1/2}$ | $\approx 1$ | {glue:text}`regimes_phi_strong:.3f` |
-# | strong regime, $E[(\hat w_i\cdot\hat w_j)^2]$ | $\approx 1/m$ | {glue:text}`regimes_overlap_strong:.4f` ($1/m$ = {glue:text}`regimes_one_over_m:.4f`) |
-# | weak regime, features represented | $\approx m$ (the most frequent) | {glue:text}`regimes_nrep_weak` (m = {glue:text}`regimes_m`) |
+# | strong regime, $\varphi_{1/2}$ | {glue:text}`regimes_paper_phi_strong` (Fig. 3a, $\gamma \le -0.56$) | {glue:text}`regimes_phi_strong:.3f` |
+# | weak regime, $\varphi_{1/2}$ at $\gamma = 1$ | {glue:text}`regimes_paper_phi_weak` (Fig. 3a, $n$ = 1000) | {glue:text}`regimes_phi_weak_gamma1:.3f` (largest over $\alpha$) |
+# | strong regime, $E[(\hat w_i\cdot\hat w_j)^2]$ | scales as $1/m$; about {glue:text}`regimes_paper_overlap_m10` at $m = 10$ (Fig. 6d) | {glue:text}`regimes_overlap_strong:.4f` ($1/m$ = {glue:text}`regimes_one_over_m:.4f`) |
 #
-# The overlap can not fall all the way to $1/m$ at this size: for $n$ unit vectors in $m$
-# dimensions the mean square overlap is at least $(n-m)/(m(n-1))$ (the Welch bound
-# {cite}`welch1974`), which is $1/m$ only when $n \gg m$. The next chapter shows how the two regimes
-# turn into two different laws for the loss against width.
+# Random directions have $E[\cos^2] = 1/m$ on average, and no $n$ unit vectors in $m$ dimensions can
+# do better than the Welch bound $(n-m)/(m(n-1))$ {cite}`welch1974`, which lies *below* $1/m$. So an
+# overlap above $1/m$ says the trained rows overlap more than random directions would; the bound
+# cannot be the reason. What makes them do so is not settled by these runs. Two candidates are the
+# finite training of this profile ({glue:text}`regimes_steps` steps, against 20,000 in the paper) and its
+# small ratio $n/m$ = {glue:text}`regimes_n_over_m:.0f` (the paper's sweep has 10 to 100). The next chapter
+# shows how the two regimes turn into two different laws for the loss against width.

@@ -14,11 +14,11 @@
 # # From toys to LLMs
 #
 # The toy model's strong regime has a fingerprint: every feature keeps a unit-length direction, and
-# the directions overlap with a mean square overlap close to $1/m$. {cite}`liu2025` look for the same
+# the mean square overlap of the directions scales as $1/m$. {cite}`liu2025` look for the same
 # fingerprint in real language models. A model's LM head has one row per token; read as the
-# directions the model gives its output "features", its normalised rows should overlap like the
-# toy's strong regime if the model is in strong superposition. This chapter puts the toy's overlaps
-# (from the previous chapter's runs) next to the LM-head overlaps of the models this book can load.
+# directions the model gives its output "features", its normalised rows should show the same $1/m$
+# *scaling* if the model is in strong superposition. This chapter puts the toy's overlaps (from the
+# previous chapter's runs) next to the LM-head overlaps of the models this book can load.
 
 # %% tags=["parameters"]
 toy_n = 256  # features of the toy runs (same grid as the width-scaling chapter)
@@ -32,8 +32,8 @@ toy_lr = 0.01  # toy peak learning rate
 models = ["smollm2-135m", "gemma-3-270m", "qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"]  # LM heads (offline keys, catalog keys or hub ids)
 stand_in_widths = []  # widths of random Gaussian stand-in matrices (smoke tests only)
 stand_in_rows = 2000  # rows of each stand-in matrix
-max_rows = 20000  # rows sampled per LM head for E[cos^2] (None: every row, exact)
-seed = 0  # seed of the row sample
+seed = 0  # seed of the stand-in matrices
+device = "auto"  # "auto", "cpu" or "cuda"
 cache = "toy"  # sweep cache folder shared with the width-scaling chapter
 executor = "local"  # where sweep points run: local (this process) or dask
 scheduler = ""  # with the dask executor: a tcp address, local or local:N, or a jobqueue YAML file
@@ -46,17 +46,18 @@ import numpy as np
 import pandas as pd
 import matplotlib.pyplot as plt
 
-from repcap import RepcapError, catalog, embeddings, figures, toy
+from repcap import catalog, figures, findings, reference, toy
 from repcap.book import glue, profile_banner
 from repcap import sweep
+from repcap.cosine import scan
 from repcap.sweep_dask import make_executor
 
 sweep.set_default_executor(make_executor(executor, scheduler or None))  # every sweep below runs there
 
 profile_banner(
     "The paper measures the LM heads of 27 open models (OPT, Qwen2.5, GPT-2, Pythia) from the model hub; "
-    f"this profile measures {len(models)} head(s) that install offline, on a sample of {max_rows} rows each, "
-    f"and compares them with the n = {toy_n} toy runs of the width-scaling chapter."
+    f"this profile measures {len(models)} head(s) that install offline, exactly over all pairs, and compares "
+    f"them with the n = {toy_n} toy runs of the width-scaling chapter."
 )
 
 # %% [markdown]
@@ -75,17 +76,15 @@ tdf = tdf[["m", "alpha", "seed", "mean_sq_overlap"]].assign(source="toy", one_ov
 # %% [markdown]
 # ## LM-head overlaps
 #
-# For each model we load the output head (for a tied model, the input embedding, which is the same
-# matrix) and compute the mean over pairs of tokens of $\cos^2$ between their rows, as is and after
-# subtracting the mean row (*centred*: trained embeddings share a common direction that every
-# cosine picks up). Zero rows are dropped. The chapter *LM-head overlap* measures the same heads
-# exactly over all pairs and splits $E[\cos^2]$ into its mean and variance parts; here a seeded
-# sample of rows is enough to place each head next to the toys. For the GGUF Qwen models, only the real-token rows are used (their padding rows after the
-# last real token are excluded).
+# The statistic is the one of the chapter *LM-head overlap*, which is Liu et al.'s (`LLMs/overlap-0.py`):
+# every row of the output head (for a tied model, the input embedding, which is the same matrix),
+# normalised, no centring, $E[\cos^2]$ over all pairs, exact. Both chapters read it from the same cached
+# scan, so they quote the same numbers. Beside it, the variance of the signed cosine,
+# $\operatorname{Var}(\cos) = E[\cos^2] - \mu^2$: the overlap left once the rows' common mean direction
+# is taken out.
 
 # %%
-heads = []
-sources = list(models)
+sources = [dict(source=k, label=k, head=True, device=device) for k in models]
 tmp = None
 if stand_in_widths:
     tmp = tempfile.TemporaryDirectory()
@@ -93,41 +92,34 @@ if stand_in_widths:
     for d in stand_in_widths:
         path = Path(tmp.name) / f"gaussian-{d}.npy"
         np.save(path, rng.standard_normal((stand_in_rows, d)).astype(np.float32))
-        sources.append(str(path))
-for src in sources:
-    try:
-        # stand-ins are single .npy matrices (a "tied head"); real models: the output head
-        emb = embeddings.load(src, head=not (tmp is not None and src.startswith(tmp.name)))
-    except RepcapError as exc:
-        print(f"skipped {src}: {exc}")
-        continue
-    X = emb.matrix
-    real = emb.meta.get("real_vocab") if isinstance(emb.meta, dict) else None
-    if real and real < X.shape[0]:
-        X = X[:real]
-    ov = toy.matrix_overlap(X, max_rows=max_rows, seed=seed)
-    ovc = toy.matrix_overlap(X, max_rows=max_rows, seed=seed, center=True)
-    label = Path(src).stem if src.endswith(".npy") else src
-    heads.append({"source": "stand-in (random)" if src.endswith(".npy") else "LM head", "model": label,
-                  "m": ov["d"], "vocab_rows": ov["n_rows"], "rows_used": ov["rows_used"], "tied": emb.tied,
-                  "quant": emb.quant, "mean_sq_overlap": ov["mean_sq"],
-                  "mean_sq_overlap_centred": ovc["mean_sq"], "one_over_m": 1.0 / ov["d"]})
-    del emb, X
-hdf = pd.DataFrame(heads)
+        sources.append(dict(source=str(path), label=f"gaussian-{d}", head=False, device=device))
+records, failures = scan(sources)
+for f in failures:
+    print(f"skipped {f['label']}: {f['error']}")
+hdf = pd.DataFrame([{"source": "stand-in (random)" if r["source_kind"] == "npy" else "LM head", "model": r["label"],
+                     "m": r["d_model"], "rows": r["n_rows"], "tied": r["tied"], "storage": r["quant"],
+                     "mean_sq_overlap": r["mean_sq"], "var_cos": r["var"], "one_over_m": 1.0 / r["d_model"]}
+                    for r in records])
 if len(hdf):
-    hdf["ratio_to_1_over_m"] = hdf["mean_sq_overlap"] * hdf["m"]
-    hdf["centred_ratio_to_1_over_m"] = hdf["mean_sq_overlap_centred"] * hdf["m"]
+    hdf["m_times_overlap"] = hdf["mean_sq_overlap"] * hdf["m"]
+    hdf["m_times_var"] = hdf["var_cos"] * hdf["m"]
 hdf
 
 # %% [markdown]
 # ## Side by side
 #
-# {numref}`fig-toyllm-overlap` plots both against $1/m$. Points on the line $E[\cos^2] = 1/m$ overlap
-# as much as random directions do, and as little as $n \gg m$ unit vectors can (the Welch bound
-# {cite}`welch1974`).
+# {numref}`fig-toyllm-overlap` plots both against $1/m$. Points on the line $E[\cos^2] = 1/m$ overlap as
+# much as random directions do on average; the grey band is where Liu et al.'s 27 heads lie (our reading
+# of their Fig. 8a).
 
 # %%
+paper_range = reference.quote("liu2025.fig8a_m_overlap")
 fig, ax = plt.subplots(figsize=(figures.WIDTH_1 + 0.4, 3.4))
+allx = np.concatenate([tdf["one_over_m"].to_numpy(), hdf["one_over_m"].to_numpy() if len(hdf) else [],
+                       [1 / 8192, 1 / 256]])
+xx = np.geomspace(allx.min() * 0.7, allx.max() * 1.4, 20)
+ax.fill_between(xx, paper_range.low * xx, paper_range.high * xx, color="0.9", lw=0,
+                label=f"Liu et al.'s heads: {paper_range.low:g}/m to {paper_range.high:g}/m")
 colors = figures.palette(len(toy_alphas) + 2)
 for c, a in zip(colors, toy_alphas):
     d = tdf[tdf["alpha"] == a]
@@ -135,44 +127,36 @@ for c, a in zip(colors, toy_alphas):
 for kind, mk, c in (("LM head", "D", "k"), ("stand-in (random)", "^", "0.5")):
     d = hdf[hdf["source"] == kind] if len(hdf) else hdf
     if len(d):
-        ax.plot(d["one_over_m"], d["mean_sq_overlap"], mk, color=c, ms=5, label=kind)
-        ax.plot(d["one_over_m"], d["mean_sq_overlap_centred"], mk, color=c, mfc="none", ms=5,
-                label=f"{kind}, centred")
-        ax.vlines(d["one_over_m"], d["mean_sq_overlap_centred"], d["mean_sq_overlap"], color=c, lw=0.5)
-        for j, (_, r) in enumerate(d.sort_values("one_over_m").iterrows()):  # labels alternate above / below
-            above = j % 2 == 0
-            ax.annotate(r["model"], (r["one_over_m"], r["mean_sq_overlap" if above else "mean_sq_overlap_centred"]),
-                        fontsize=6, xytext=(0, 5 if above else -5), textcoords="offset points", ha="center",
-                        rotation=90, va="bottom" if above else "top")
-allx = np.concatenate([tdf["one_over_m"].to_numpy(), hdf["one_over_m"].to_numpy() if len(hdf) else []])
-xx = np.geomspace(allx.min() * 0.7, allx.max() * 1.4, 20)
+        ax.plot(d["one_over_m"], d["mean_sq_overlap"], mk, color=c, ms=5, label=f"{kind}, E[cos²]")
+        ax.plot(d["one_over_m"], d["var_cos"], mk, color=c, mfc="none", ms=5, label=f"{kind}, Var(cos)")
+        ax.vlines(d["one_over_m"], d["var_cos"], d["mean_sq_overlap"], color=c, lw=0.5)
 ax.plot(xx, xx, "k-", lw=0.8, label="1/m")
 ax.set_xscale("log")
 ax.set_yscale("log")
 ax.set_xlabel("1 / m  (m = width)")
 ax.set_ylabel("mean square overlap E[cos²]")
 ax.legend(fontsize=7, loc="lower right")
-if len(hdf):
-    ax.set_ylim(min(hdf["mean_sq_overlap_centred"].min(), tdf["mean_sq_overlap"].min(), xx.min()) / 8,
-                max(hdf["mean_sq_overlap"].max(), tdf["mean_sq_overlap"].max()) * 8)
 fig.tight_layout()
-plot_df = pd.concat([tdf.assign(model="toy"),
-                     hdf.drop(columns=["ratio_to_1_over_m", "centred_ratio_to_1_over_m"], errors="ignore")],
-                    ignore_index=True)
+plot_df = pd.concat([tdf.assign(model="toy"), hdf], ignore_index=True)
+lm = hdf[hdf["source"] == "LM head"] if len(hdf) else hdf
 _ = figures.save("fig-toyllm-overlap", fig, plot_df,
              {"caption": "Mean square overlap of normalised rows against 1/m: toy models in the strong regime "
-                         "(coloured) lie near the line 1/m; the LM heads (black diamonds, filled as is, open after "
-                         "removing the mean row) lie above it.",
-              "seed": seed, "max_rows": max_rows})
+                         "(coloured) lie close to the line 1/m; the LM heads (black diamonds: E[cos²] filled, "
+                         "variance of the signed cosine open) lie above it, "
+                         + (f"{int(((lm.m_times_overlap >= paper_range.low) & (lm.m_times_overlap <= paper_range.high)).sum())}"
+                            f" of {len(lm)} inside the band where Liu et al.'s heads lie." if len(lm) else
+                            "none loaded in this profile."),
+              "seed": seed})
 
 # %% [markdown]
 # ## What the paper fits, as reported
 #
-# {cite}`liu2025` fit the losses of 27 models (four families, several datasets) with
+# {cite}`liu2025` fit the losses of 27 models (four families, four datasets) with
 # $L = A/m^{\alpha_m} + B(\text{family}, \text{dataset})$ and report
-# $\alpha_m = 0.91 \pm 0.04$ ($A = 476.08$): close to the strong-regime value 1 of the toy. We state
-# this fit **as reported**; the per-model losses behind it are not public, so it cannot be refitted
-# here. The models it uses:
+# $\alpha_m$ = {glue:text}`toyllm_alpha_m_reported` $\pm$ {glue:text}`toyllm_alpha_m_se_reported`
+# ($A$ = {glue:text}`toyllm_A_reported`; Fig. 8b and their `LLMs/nonlinearfit-3.ipynb`): close to the
+# strong-regime value 1 of the toy. We state this fit **as reported**; the per-model losses behind it are
+# not in their repository, so it cannot be refitted here. The models it uses:
 
 # %%
 ref = pd.DataFrame([{"family": e.family, "hub id": e.hub_id, "m": e.width_m, "tied": e.tied}
@@ -181,53 +165,54 @@ ref["1/m"] = (1.0 / ref["m"]).round(5)
 ref
 
 # %%
-lm = hdf[hdf["source"] == "LM head"] if len(hdf) else hdf
-
-
 def span(col):
     return f"{lm[col].min():.1f}–{lm[col].max():.1f} × 1/m" if len(lm) else "no head loaded"
 
 
+a_m = reference.quote("liu2025.llm_alpha_m")
 reported = pd.DataFrame([
-    {"quantity": "LLM width exponent α_m", "reported": "0.91 ± 0.04 (27 models)",
-     "reproduced": "not refittable (losses not public)"},
-    {"quantity": "LM-head E[cos²]", "reported": "scatters around 1/m (27 models)",
-     "reproduced": f"{span('ratio_to_1_over_m')} ({len(lm)} offline heads)"},
-    {"quantity": "LM-head E[cos²], mean row removed", "reported": "—",
-     "reproduced": f"{span('centred_ratio_to_1_over_m')}"},
-    {"quantity": "toy strong-regime E[cos²]", "reported": "≈ 1/m",
-     "reproduced": f"{(tdf['mean_sq_overlap'] * tdf['m']).min():.2f}–{(tdf['mean_sq_overlap'] * tdf['m']).max():.2f} × 1/m"},
+    {"quantity": "LLM width exponent α_m", "source": f"{a_m.value:g} ± {reference.value('liu2025.llm_alpha_m_se'):g} "
+                                                    f"(reported, {a_m.where.split(';')[0]})",
+     "ours": "not refittable (losses not public)"},
+    {"quantity": "LM-head m E[cos²]", "source": f"{paper_range.text()} (median and range; our reading of Fig. 8a)",
+     "ours": f"{span('m_times_overlap')} ({len(lm)} offline heads)"},
+    {"quantity": "LM-head E[cos²] against m", "source": "slope −1 on log-log axes (Fig. 8a)",
+     "ours": "not measurable on these few widths"},
+    {"quantity": "LM-head m Var(cos)", "source": "—", "ours": span("m_times_var")},
+    {"quantity": "toy strong-regime m E[cos²]", "source": "about 1 (Fig. 6d; our reading)",
+     "ours": f"{(tdf['mean_sq_overlap'] * tdf['m']).min():.2f}–{(tdf['mean_sq_overlap'] * tdf['m']).max():.2f}"},
 ])
-reported
-
-# %%
 glue("toyllm_n_heads", int(len(lm)))
-glue("toyllm_ratio_min", float(lm["ratio_to_1_over_m"].min()) if len(lm) else float("nan"))
-glue("toyllm_ratio_max", float(lm["ratio_to_1_over_m"].max()) if len(lm) else float("nan"))
-glue("toyllm_cratio_min", float(lm["centred_ratio_to_1_over_m"].min()) if len(lm) else float("nan"))
-glue("toyllm_cratio_max", float(lm["centred_ratio_to_1_over_m"].max()) if len(lm) else float("nan"))
+glue("toyllm_ratio_min", float(lm["m_times_overlap"].min()) if len(lm) else float("nan"))
+glue("toyllm_ratio_max", float(lm["m_times_overlap"].max()) if len(lm) else float("nan"))
+glue("toyllm_vratio_min", float(lm["m_times_var"].min()) if len(lm) else float("nan"))
+glue("toyllm_vratio_max", float(lm["m_times_var"].max()) if len(lm) else float("nan"))
 glue("toyllm_toy_ratio", float((tdf["mean_sq_overlap"] * tdf["m"]).median()))
-glue("toyllm_alpha_m_reported", 0.91)
-glue("toyllm_alpha_m_se_reported", 0.04)
+glue("toyllm_paper_lo", paper_range.low)
+glue("toyllm_paper_hi", paper_range.high)
+glue("toyllm_alpha_m_reported", a_m.value)
+glue("toyllm_alpha_m_se_reported", reference.value("liu2025.llm_alpha_m_se"))
+glue("toyllm_A_reported", reference.value("liu2025.llm_A"))
+findings.record("liu-llm-exponent", None)
 if tmp is not None:
     tmp.cleanup()
+reported
 
 # %% [markdown]
-# The toy's strong-regime models have a median $m\,E[\cos^2]$ of {glue:text}`toyllm_toy_ratio:.2f`:
-# their rows overlap like $1/m$, as {cite}`liu2025` report. The {glue:text}`toyllm_n_heads` LM heads
-# measured here do **not** sit on that line: their $m\,E[\cos^2]$ runs from
-# {glue:text}`toyllm_ratio_min:.0f` to {glue:text}`toyllm_ratio_max:.0f`, and still from
-# {glue:text}`toyllm_cratio_min:.1f` to {glue:text}`toyllm_cratio_max:.1f` after the mean row is
-# removed. This differs from the paper's statement that LM-head overlaps scatter around $1/m$. Why they
-# may differ: none of the paper's 27 models installs offline, so these are other (small, tied,
-# quantised, partly code-tuned) models; trained embeddings are anisotropic, so that
-# $E[\cos^2] \approx 1/d_\text{eff}$ with an effective dimension $d_\text{eff}$ well below $m$; and the
-# paper's exact overlap statistic (for instance a centring or a restriction to frequent tokens) is not
-# spelled out in the sources we have. The `paper` profile measures the paper's own 27 heads from the
-# model hub, which is the comparison that settles it.
+# The toy's strong-regime models have a median $m\,E[\cos^2]$ of {glue:text}`toyllm_toy_ratio:.2f`: their
+# rows overlap about as much as random directions, and (previous chapter) their overlap falls as $1/m$.
+# The {glue:text}`toyllm_n_heads` LM heads measured here sit higher, at $m\,E[\cos^2]$ from
+# {glue:text}`toyllm_ratio_min:.0f` to {glue:text}`toyllm_ratio_max:.0f`; so do Liu et al.'s own 27 heads,
+# from about {glue:text}`toyllm_paper_lo:.0f` to {glue:text}`toyllm_paper_hi:.0f` times $1/m$. Their claim
+# is that these overlaps *scale* as $1/m$ across widths, not that they equal $1/m$, and the offline heads
+# are consistent with the level they find; the scaling needs heads spread over more widths than install
+# offline, which is what the `paper` profile measures on their 27 heads. The variance of the signed
+# cosine, $m\operatorname{Var}(\cos)$ = {glue:text}`toyllm_vratio_min:.1f` to
+# {glue:text}`toyllm_vratio_max:.1f`, shows that most of the offline heads' excess is the common direction
+# their rows share.
 #
 # The paper's loss fit over those 27 models, $\alpha_m$ = {glue:text}`toyllm_alpha_m_reported`
-# $\pm$ {glue:text}`toyllm_alpha_m_se_reported`, is close to the toy's strong-regime value of 1; it
-# is stated here as reported. Caveats: an overlap near $1/m$ is necessary for the strong-regime story,
-# not proof of it (random directions have it too), and tied heads are the input embeddings, trained
+# $\pm$ {glue:text}`toyllm_alpha_m_se_reported`, is close to the toy's strong-regime value of 1; it is
+# stated here as reported. Caveats: an overlap that scales as $1/m$ is necessary for the strong-regime
+# story, not proof of it (random directions have it too), and tied heads are the input embeddings, trained
 # under both roles.

@@ -36,8 +36,9 @@ def _chapter() -> str:
 
 
 def record(claim_id: str, value: float | int | None, *, figure: str | None = None, note: str = "",
-           profile: str | None = None, provenance: str = "") -> dict[str, Any]:
-    """Record this chapter's number for scorecard claim ``claim_id`` and return the record.
+           profile: str | None = None, provenance: str = "") -> None:
+    """Record this chapter's number for scorecard claim ``claim_id`` (returns nothing, so that a
+    ``record`` at the end of a notebook cell adds no output to the page).
 
     ``profile``: the profile whose runs produced the number (default: the one running this chapter;
     ``"reference"`` for points read from the committed reference bundle).  ``figure``: the figure
@@ -62,7 +63,6 @@ def record(claim_id: str, value: float | int | None, *, figure: str | None = Non
     recs.append(rec)
     _RECORDS[chapter] = recs
     rio.write_json(findings_dir() / f"{chapter}.json", {"chapter": chapter, "findings": recs})
-    return rec
 
 
 def load_all(folder: Path | None = None) -> list[dict[str, Any]]:

@@ -125,10 +125,13 @@ def capacity_table_value(eps: float, d: int) -> float:
 
 
 def classify(eps: float) -> int | None:
-    """Guha's classes: 1 if eps > 0.2, 2 if eps < 0.1, ``None`` in between (no model falls there)."""
-    if eps > 0.2:
+    """Guha's classes (Sec. 2.5): 1 if eps > 0.2, 2 if eps < 0.1, ``None`` in between (no model of
+    his falls there).  The boundaries are read from ``data/reference/quotes.yaml``."""
+    from .reference import value
+
+    if eps > value("guha2026.class1_eps_above"):
         return 1
-    if eps < 0.1:
+    if eps < value("guha2026.class2_eps_below"):
         return 2
     return None
 

@@ -72,9 +72,9 @@ class Quote:
         return "reported" if self.published else "ours, from the source's data"
 
     def text(self, fmt: str = "g") -> str:
-        """The number as the source gives it: ``0.41554``, ``0.8-0.9``, ``24 (5-100)``."""
+        """The number as the source gives it: ``0.41554``, ``0.8–0.9``, ``24 (5–100)``, ``3.99 × 10⁷``."""
         def f(x: float) -> str:
-            return format(x, fmt)
+            return pretty(x, fmt)
         if self.value is not None and self.low is not None:
             return f"{f(self.value)} ({f(self.low)}–{f(self.high)})"
         if self.value is not None:
@@ -83,6 +83,18 @@ class Quote:
 
     def literals(self) -> list[float]:
         return [x for x in (self.value, self.low, self.high) if x is not None]
+
+
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
+def pretty(x: float, fmt: str = "g") -> str:
+    """``format(x, fmt)``, with powers of ten written as ``3.99 × 10⁷`` instead of ``3.99e+07``."""
+    s = format(x, fmt)
+    if "e" in s and not fmt.endswith("%"):
+        mant, exp = s.split("e")
+        return f"{mant} × 10{str(int(exp)).translate(_SUPERSCRIPT)}"
+    return s
 
 
 def _num(x: Any) -> float | None:
@@ -201,6 +213,8 @@ class Claim:
     source_text: str = ""
     fmt: str = ".4g"
     if_differs: str = ""
+    where_text: str = ""  # where the claim stands, for rows that quote no number
+    short: str = ""       # a few words naming the claim
 
     @property
     def quotes(self) -> list[Quote]:
@@ -227,13 +241,16 @@ class Claim:
         qs = self.quotes
         if self.derive == "ratio":
             v, _, _ = self.source_value()
-            return f"{qs[0].text()} → {qs[1].text()} (×{v:.3g})"
+            return f"{qs[0].text()} → {qs[1].text()} (×{pretty(v, '.3g')})"
         if self.derive == "slope":
             v, _, _ = self.source_value()
             return " and ".join(q.text() for q in qs) + f" (slope {v:+.3f})"
-        return qs[0].text()
+        prefix = {"above": "> ", "below": "≤ "}.get(self.compare, "")
+        return prefix + qs[0].text()
 
     def where(self) -> str:
+        if self.where_text:
+            return f"{SOURCES.get(self.source, self.source)}, {self.where_text}"
         if not self.quote_ids:
             return SOURCES.get(self.source, self.source)
         wheres = list(dict.fromkeys(q.where for q in self.quotes))
@@ -275,7 +292,7 @@ def claims() -> dict[str, Claim]:
                   figure=r.get("figure"), quote_ids=qids, derive=r.get("derive"),
                   at=tuple(float(x) for x in r.get("at") or ()), threshold=_num(r.get("threshold")),
                   source_text=str(r.get("source_text") or ""), fmt=str(r.get("fmt") or ".4g"),
-                  if_differs=str(r.get("if_differs") or ""))
+                  if_differs=str(r.get("if_differs") or ""), where_text=str(r.get("where") or ""), short=str(r.get("short") or cid))
         for qid in qids:
             quote(qid)  # unknown quote ids fail here, naming the claim's file
         out[cid] = c

@@ -25,7 +25,7 @@ from typing import Any, Sequence
 
 from . import RepcapError
 from . import io as rio
-from .reference import SOURCES, Claim, claims
+from .reference import SOURCES, Claim, claims, pretty
 
 KINDS = ("reproduced", "reproduced within", "differs", "not checked in this profile")
 #: Which profile's finding speaks for a claim when several do (the fuller run first).
@@ -43,11 +43,11 @@ class Verdict:
 
 
 def _fmt(x: float, fmt: str) -> str:
-    if fmt.endswith("%"):
-        return format(x, fmt)
+    from .reference import pretty
+
     if fmt == "d":
         return str(int(round(x)))
-    return format(x, fmt)
+    return pretty(x, fmt)
 
 
 def verdict(ours: float | None, compare: str, *, value: float | None = None, low: float | None = None,
@@ -81,7 +81,7 @@ def verdict(ours: float | None, compare: str, *, value: float | None = None, low
             rel = diff / abs(value)
             ok, shown = rel <= tol, f"{rel:.2%}" if rel >= 1e-4 else f"{rel:.1e}"
         else:
-            ok, shown = diff <= tol, _fmt(diff, fmt.lstrip("+") if not fmt.endswith("%") else fmt)
+            ok, shown = diff <= tol, (format(diff, ".1%") if fmt.endswith("%") else _fmt(diff, ".2g"))
         return Verdict("reproduced within", f"reproduced within {shown}") if ok else Verdict("differs", f"differs: {why}")
     if compare == "range":
         need(low, high)
@@ -157,14 +157,22 @@ def _cell(text: str) -> str:
 
 
 def _figure_link(fig: str | None, figures: set[str]) -> str:
-    return f"{{numref}}`{fig}`" if fig and fig in figures else "—"
+    return f"{{numref}}`{fig}`" if fig and fig in figures else ""
 
 
 def _profile_cell(f: dict[str, Any] | None) -> str:
     if not f:
-        return "—"
+        return "no number in this build"
     prov = f" ({f['provenance']})" if f.get("provenance") else ""
-    return f"`{f.get('profile')}` · {f.get('chapter')}{prov}"
+    return f"`{f.get('profile')}` · {{doc}}`{f.get('chapter')}`{prov}"
+
+
+def _item(lines: list[str], first: str, *rest: str) -> None:
+    """One list-table cell: its first line opens the cell, further lines are paragraphs of it."""
+    lines.append(f"  - {first}")
+    for r in rest:
+        if r:
+            lines += ["", f"    {r}"]
 
 
 def scorecard_markdown(rows: Sequence[Row], figures: set[str]) -> str:
@@ -173,7 +181,7 @@ def scorecard_markdown(rows: Sequence[Row], figures: set[str]) -> str:
         "(scorecard)=",
         "# Findings scorecard",
         "",
-        "Each headline claim of the three sources, the source's number and where it stands, our number, "
+        "Each headline claim of the three sources, the source's number and where it stands, our number and "
         "the profile and chapter that produced it, and a verdict **computed** from the two numbers and the "
         "tolerance stated in the row (`repcap.scorecard`; the rows and tolerances are data, "
         "`data/reference/claims.yaml`, and the rules are on the {ref}`Methods <methods-scorecard>` page). "
@@ -189,18 +197,20 @@ def scorecard_markdown(rows: Sequence[Row], figures: set[str]) -> str:
         mine = [r for r in rows if r.claim.source == src]
         if not mine:
             continue
-        lines += [f"## {name}", "",
-                  "| claim | source's value | where | ours | profile · chapter | tolerance | verdict | figure |",
-                  "|---|---|---|---|---|---|---|---|"]
+        lines += [f"## {name}", "", ":::{list-table}", ":header-rows: 1", ":widths: 40 20 18 22",
+                  ":class: scorecard", "", "* - claim", "  - source's value", "  - ours", "  - verdict"]
         for r in mine:
             c = r.claim
             status = "" if c.status() == "published" else " (our reading of the source)"
-            lines.append("| " + " | ".join(_cell(x) for x in (
-                c.claim, c.source_display() + status, c.where(), r.ours_text, _profile_cell(r.finding),
-                f"{c.tolerance:g}" + (" (relative)" if c.compare == "rel" else ""),
-                f"**{r.verdict.text}**" if r.verdict.kind == "differs" else r.verdict.text,
-                _figure_link((r.finding or {}).get("figure") or c.figure, figures))) + " |")
-        lines.append("")
+            fig = _figure_link((r.finding or {}).get("figure") or c.figure, figures)
+            verdict_text = f"**{r.verdict.text}**" if r.verdict.kind == "differs" else r.verdict.text
+            tol = f"tolerance {pretty(c.tolerance, 'g')}" + (" (relative)" if c.compare == "rel" else "")
+            lines.append(f"* - {_cell(c.claim)}")
+            lines += ["", f"    *{_cell(c.where())}*" + (f" · {fig}" if fig else "")]
+            _item(lines, _cell(c.source_display() + status))
+            _item(lines, r.ours_text, _profile_cell(r.finding))
+            _item(lines, verdict_text, tol)
+        lines += [":::", ""]
     lines += ["What *ours* measures, row by row:", ""]
     for r in rows:
         lines.append(f"- **{_cell(r.claim.id)}**: {r.claim.ours}.")
@@ -208,19 +218,31 @@ def scorecard_markdown(rows: Sequence[Row], figures: set[str]) -> str:
 
 
 def summary_markdown(rows: Sequence[Row]) -> str:
-    """The intro's paragraph: the counts and every claim that does not survive the check."""
+    """The intro's paragraph: the counts, every claim that does not survive the check, and what is
+    left to the profiles that run the sources' scale."""
     n = counts(rows)
     ok = n["reproduced"] + n["reproduced within"]
-    text = [f"Of the {len(rows)} headline claims on the {{ref}}`scorecard <scorecard>`, this build reproduces **{ok}** "
-            f"and finds **{n['differs']}** that differ; **{n['not checked in this profile']}** need the "
-            "sources' scale and are not checked by this profile."]
+    out = [f"Of the {len(rows)} headline claims on the {{ref}}`scorecard <scorecard>`, this build reproduces "
+           f"**{ok}** and finds **{n['differs']}** that differ; **{n['not checked in this profile']}** need the "
+           "sources' scale or data and are not checked by this profile."]
     bad = [r for r in rows if r.verdict.kind == "differs"]
     if bad:
-        text.append(" What does not survive the check here:")
-        items = [f"- {SOURCES[r.claim.source]}: {r.claim.claim} Ours: {r.ours_text} "
-                 f"({r.finding.get('profile') if r.finding else '?'} profile); {r.verdict.text}." for r in bad]
-        return "".join(text) + "\n\n" + "\n".join(items) + "\n"
-    return "".join(text) + " Every claim checked in this profile survives.\n"
+        out.append(" What does not survive the check here:\n")
+        out += [f"\n- {SOURCES[r.claim.source]}, {r.claim.short}: ours {r.ours_text} "
+                f"(`{r.finding.get('profile') if r.finding else '?'}`), source {r.claim.source_display()}; "
+                f"{r.verdict.text}." for r in bad]
+        out.append("\n")
+    else:
+        out.append(" Every claim checked in this profile survives.")
+    waiting: dict[str, list[str]] = {}
+    for r in rows:
+        if r.verdict.kind == "not checked in this profile":
+            who = ", ".join(f"`{p}`" for p in (r.claim.checked_by or ())) or "no profile can: its data are not public"
+            waiting.setdefault(who, []).append(r.claim.short)
+    if waiting:
+        out.append("\n\nNot checked here: " + "; ".join(f"{', '.join(v)} (checked by {k})" if k[0] == "`"
+                                                    else f"{', '.join(v)} ({k})" for k, v in waiting.items()) + ".")
+    return "".join(out) + "\n"
 
 
 def tolerances_markdown() -> str:
