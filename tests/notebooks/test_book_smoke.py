@@ -55,6 +55,26 @@ def test_chapter_runs_under_smoke(book_root, stem):
         assert fid.startswith("fig-")
 
 
+def test_glued_numbers_match_golden(book_root):
+    """Every chapter's glued numbers and scorecard findings under smoke equal the pinned ones."""
+    import os
+
+    from _golden import GOLDEN, differences, findings, glued
+
+    gen = book_root / "book" / "generated"
+    actual = {}
+    for stem in _chapters():
+        values = {**glued(gen / f"{stem}.ipynb"), **findings(gen / "findings" / f"{stem}.json")}
+        actual[stem] = {k: v for k, v in values.items()}
+    if os.environ.get("REPCAP_UPDATE_GOLDEN"):
+        GOLDEN.parent.mkdir(parents=True, exist_ok=True)
+        GOLDEN.write_text(json.dumps(actual, indent=1, sort_keys=True, allow_nan=True) + "\n")
+    expected = json.loads(GOLDEN.read_text())
+    problems = [f"{stem}: {p}" for stem in sorted(set(expected) | set(actual))
+                for p in differences(expected.get(stem, {}), actual.get(stem, {}))]
+    assert not problems, "glued numbers changed:\n" + "\n".join(problems[:40])
+
+
 def test_book_builds_offline(book_root):
     html = runner.build_book(profile="smoke", log=lambda s: None)
     assert html.exists()
