@@ -6,7 +6,7 @@ allocations, so each mode runs in its own child process and reads the kernel's p
 (``resource.getrusage(RUSAGE_SELF).ru_maxrss``):
 
 1. import repcap and torch, load the matrix (from the ``.npy`` cache): ``rss_loaded`` (peak so far);
-2. run exactly what ``repcap stats`` runs (:func:`repcap.cosine.describe` on the loaded matrix):
+2. run exactly what ``repcap stats`` runs (:func:`repcap.survey.describe` on the loaded matrix):
    ``rss_peak``.
 
 ``extra = rss_peak - rss_loaded`` is the peak memory beyond the matrix (and the interpreter).  The
@@ -33,7 +33,7 @@ import time
 CHILD = r"""
 import gc, json, resource, sys, time
 import torch
-from repcap.cosine import describe
+from repcap.survey import describe
 from repcap.embeddings import load
 from repcap.devices import resolve_device
 key, mode, sample, device = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]

@@ -53,7 +53,7 @@ from repcap import sweep
 from repcap.sweep_dask import make_executor
 
 sweep.set_default_executor(make_executor(executor, scheduler or None))  # the model scan runs there
-from repcap.cosine import scan
+from repcap.survey import scan
 
 C1 = reference.value("guha2026.class1_eps_above")  # Class 1: eps above this (Guha 2026, Sec. 2.5)
 C2 = reference.value("guha2026.class2_eps_below")  # Class 2: eps below this

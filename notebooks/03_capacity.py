@@ -47,7 +47,8 @@ from repcap import sweep
 from repcap.sweep_dask import make_executor
 
 sweep.set_default_executor(make_executor(executor, scheduler or None))  # the model scan runs there
-from repcap.cosine import fraction_below, scan
+from repcap.cosine import Histogram
+from repcap.survey import scan
 
 profile_banner("Guha evaluates the laws on every model of Table 1 measured on a GPU; here ε comes from the "
                "offline models (exact moments), quantile thresholds from the pairs of "
@@ -241,7 +242,7 @@ figures.save("fig-capacity-threshold", fig, thr, {
                "The rule moves the capacity by many orders of magnitude.", "seed": seed})
 spread = thr.groupby("model").log10_capacity_four.agg(lambda s: s.max() - s.min())
 # where μ+2σ falls in each model's own distribution (a Gaussian would put it at the 97.7% point)
-at = pd.Series({r["label"]: fraction_below(r["hist_counts"], r["eps"]) for r in records})
+at = pd.Series({r["label"]: Histogram(r["hist_counts"]).fraction_below(r["eps"]) for r in records})
 glue("capacity_eps_quantile_min", float(at.min()))
 glue("capacity_eps_quantile_max", float(at.max()))
 glue("capacity_threshold_spread_max", float(spread.max()))

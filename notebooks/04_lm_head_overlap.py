@@ -47,7 +47,7 @@ from repcap import sweep
 from repcap.sweep_dask import make_executor
 
 sweep.set_default_executor(make_executor(executor, scheduler or None))  # the model scan runs there
-from repcap.cosine import scan
+from repcap.survey import scan
 
 profile_banner("Liu et al. read 27 LM heads from the hub; offline we have three small tied decoders (whose head "
                "is the embedding) and three encoders, so the figure shows where these models fall against the "

@@ -46,7 +46,7 @@ import numpy as np
 import pandas as pd
 from IPython.display import Markdown
 
-from repcap import figures, findings, laws, packing, reference, sweep
+from repcap import bounds, figures, findings, fits, laws, packing, reference, sweep
 from repcap.book import glue, profile_banner
 from repcap.sweep_dask import make_executor
 
@@ -61,17 +61,17 @@ profile_banner("Guha's grid spans d = 32 to 4096 and k = 2000 to 32000 with 5000
 #
 # Guha's repository stores the results behind his fits: the best of 1000 random draws for every
 # $(k, d)$ of his grid (Sec. 3.2) and the optimised $\varepsilon^*$ of every packing (Sec. 3.3). Before
-# building our own grid we refit his data with the code that fits ours (`repcap.laws.fit_law`,
+# building our own grid we refit his data with the code that fits ours (`repcap.fits.fit_law`,
 # least squares in $\varepsilon$ as his `vector_packing_graphs.py`). These are our computations on
 # his data; the published values stand next to them.
 
 # %%
 g_rand = reference.guha_packings("random")
 g_opt = reference.guha_packings("optimized")
-guha_fits = {"JL form, random": laws.fit_law("jl", g_rand.k, g_rand.d, g_rand.eps_star),
-             "JL form, optimised": laws.fit_law("jl", g_opt.k, g_opt.d, g_opt.eps_star),
-             "adjusted, optimised": laws.fit_law("adjusted", g_opt.k, g_opt.d, g_opt.eps_star),
-             "four-constant, optimised": laws.fit_law("four", g_opt.k, g_opt.d, g_opt.eps_star)}
+guha_fits = {"JL form, random": fits.fit_law("jl", g_rand.k, g_rand.d, g_rand.eps_star),
+             "JL form, optimised": fits.fit_law("jl", g_opt.k, g_opt.d, g_opt.eps_star),
+             "adjusted, optimised": fits.fit_law("adjusted", g_opt.k, g_opt.d, g_opt.eps_star),
+             "four-constant, optimised": fits.fit_law("four", g_opt.k, g_opt.d, g_opt.eps_star)}
 published = {"JL form, random": "jl", "adjusted, optimised": "adjusted", "four-constant, optimised": "four"}
 rows = []
 for name, f in guha_fits.items():
@@ -91,7 +91,7 @@ for name, f in guha_fits.items():
 guha_table = pd.DataFrame(rows)
 # his published MAPE comes from the cells with k <= d; on the cells with k > d alone:
 kd = g_opt.k > g_opt.d
-mape_kd = {name: laws.error_metrics(g_opt.eps_star[kd], guha_fits[name].law.eps(g_opt.k[kd], g_opt.d[kd]))["mape"]
+mape_kd = {name: fits.error_metrics(g_opt.eps_star[kd], guha_fits[name].law.eps(g_opt.k[kd], g_opt.d[kd]))["mape"]
            for name in ("JL form, optimised", "adjusted, optimised")}
 glue("laws_guha_n_small_k", int((~kd).sum()))
 glue("laws_guha_jl_mape_kd", mape_kd["JL form, optimised"])
@@ -177,7 +177,7 @@ grid = grid.groupby(["k", "d"], as_index=False).agg(eps_star=("eps_star", "mean"
                                                     seconds=("seconds", "sum"))
 grid = grid.merge(pd.DataFrame([{"k": r["k"], "d": r["d"], "eps_random": r["eps_star"]} for r in rnd.results]),
                   on=["k", "d"])
-grid["bound"] = laws.coherence_lower_bound(grid.k.to_numpy(), grid.d.to_numpy())
+grid["bound"] = bounds.coherence_lower_bound(grid.k.to_numpy(), grid.d.to_numpy())
 glue("laws_n_points", len(grid))
 glue("laws_grid_seconds", float(grid.seconds.sum()))
 glue("laws_p_min", int(grid.p.min()))
@@ -193,8 +193,8 @@ grid.round(4)
 # published constant, so the comparison there is with our refit of his data (above).
 
 # %%
-fits_opt = laws.fit_all(grid.k, grid.d, grid.eps_star)
-fit_rnd = laws.fit_law("jl", grid.k, grid.d, grid.eps_random)
+fits_opt = fits.fit_all(grid.k, grid.d, grid.eps_star)
+fit_rnd = fits.fit_law("jl", grid.k, grid.d, grid.eps_random)
 compare_to = [("JL form", "random", "jl", fit_rnd, guha_fits["JL form, random"]),
               ("JL form", "optimised", None, fits_opt["jl"], guha_fits["JL form, optimised"]),
               ("adjusted", "optimised", "adjusted", fits_opt["adjusted"], guha_fits["adjusted, optimised"]),
@@ -246,7 +246,7 @@ fit_table.round(4)
 
 # %%
 pub = pd.DataFrame([{"law": law.label, "data": "optimised" if name != "jl" else "random",
-                     **laws.evaluate(name, grid.k, grid.d, grid.eps_star if name != "jl" else grid.eps_random)}
+                     **fits.evaluate(name, grid.k, grid.d, grid.eps_star if name != "jl" else grid.eps_random)}
                     for name, law in laws.PUBLISHED.items() if name != "jl8"])
 glue("laws_mape_published_adjusted", float(pub.loc[pub.law.str.startswith("adjusted"), "mape"].iloc[0]))
 glue("laws_mape_published_four", float(pub.loc[pub.law.str.startswith("four"), "mape"].iloc[0]))
@@ -289,7 +289,7 @@ for _, r in grid.iterrows():
 kk = np.geomspace(min(grid.k), max(grid.k), 60)
 for d_ in sorted(grid.d.unique()):
     rows += [{"k": x, "d": d_, "series": "adjusted law (refit)", "eps": float(fits_opt["adjusted"].law.eps(x, d_))} for x in kk]
-    rows += [{"k": x, "d": d_, "series": "rigorous lower bound", "eps": float(laws.coherence_lower_bound(x, d_))} for x in kk]
+    rows += [{"k": x, "d": d_, "series": "rigorous lower bound", "eps": float(bounds.coherence_lower_bound(x, d_))} for x in kk]
 grid_df = pd.DataFrame(rows)
 
 fig, ax = plt.subplots(figsize=(figures.WIDTH_2, 3.8))
@@ -428,9 +428,9 @@ curves = {
     laws.PUBLISHED["adjusted"].label: laws.PUBLISHED["adjusted"].log10_capacity(eps_F, yoder_d),
     f"adjusted, refit C = {C_adj:.3f}": fits_opt["adjusted"].law.log10_capacity(eps_F, yoder_d),
     "four-constant (Guha)": laws.PUBLISHED["four"].log10_capacity(eps_F, yoder_d),
-    "Welch bound (rigorous)": laws.welch_log_capacity(yoder_d, eps_F) / math.log(10),
-    "Levenshtein bound (rigorous)": laws.levenshtein_log_capacity(yoder_d, eps_F) / math.log(10),
-    "Kabatiansky–Levenshtein (asymptotic)": laws.kl_log_capacity(yoder_d, eps_F) / math.log(10),
+    "Welch bound (rigorous)": bounds.welch_log_capacity(yoder_d, eps_F) / math.log(10),
+    "Levenshtein bound (rigorous)": bounds.levenshtein_log_capacity(yoder_d, eps_F) / math.log(10),
+    "Kabatiansky–Levenshtein (asymptotic)": bounds.kl_log_capacity(yoder_d, eps_F) / math.log(10),
 }
 cap_df = pd.DataFrame([{"F_deg": f, "eps": e, "curve": name, "log10_k": v}
                        for name, vals in curves.items() for f, e, v in zip(F, eps_F, np.asarray(vals))])
@@ -474,7 +474,7 @@ law_set = {laws.PUBLISHED["jl"].label: laws.PUBLISHED["jl"], laws.PUBLISHED["adj
            "four-constant, refit": fits_opt["four"].law, "Yoder's rule": laws.YODER}
 rows = []
 for name, law in law_set.items():
-    v = laws.bound_violations(law, D_.ravel(), E_.ravel())
+    v = bounds.bound_violations(law, D_.ravel(), E_.ravel())
     v = v[v.violates]
     for (b, d_), g in v.groupby(["bound", "d"]):
         rows.append({"law": name, "bound": b, "rigorous": bool(g.rigorous.iloc[0]), "d": int(d_),

@@ -49,7 +49,7 @@ import matplotlib.pyplot as plt
 from repcap import catalog, figures, findings, reference, toy
 from repcap.book import glue, profile_banner
 from repcap import sweep
-from repcap.cosine import scan
+from repcap.survey import scan
 from repcap.sweep_dask import make_executor
 
 sweep.set_default_executor(make_executor(executor, scheduler or None))  # every sweep below runs there

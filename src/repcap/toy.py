@@ -523,50 +523,6 @@ def matrix_overlap(X: torch.Tensor, max_rows: int | None = None, seed: int = 0, 
 # Width scaling: exponents and the weak-regime prediction
 # --------------------------------------------------------------------------------------------
 
-@dataclass
-class ExponentFit:
-    """``loss ≈ A m^(-alpha_m)``, fitted by least squares on ``log loss`` against ``log m``.
-
-    ``ci_low, ci_high``: the ``level`` confidence interval of ``alpha_m`` (Student t on the slope's
-    standard error, ``n_points - 2`` degrees of freedom).
-    """
-
-    alpha_m: float
-    stderr: float
-    ci_low: float
-    ci_high: float
-    log_A: float
-    r2: float
-    n_points: int
-    level: float = 0.95
-
-    def as_dict(self) -> dict[str, float]:
-        return asdict(self)
-
-    def predict(self, m) -> np.ndarray:
-        return np.exp(self.log_A) * np.asarray(m, dtype=np.float64) ** (-self.alpha_m)
-
-
-def fit_exponent(m: Sequence[float], loss: Sequence[float], level: float = 0.95) -> ExponentFit:
-    """Fit ``loss = A m^-alpha_m`` (points with several seeds per ``m`` are pooled)."""
-    from scipy import stats
-
-    m = np.asarray(m, dtype=np.float64).ravel()
-    loss = np.asarray(loss, dtype=np.float64).ravel()
-    if m.shape != loss.shape:
-        raise RepcapError(f"fit_exponent: m has {m.size} values but loss has {loss.size}")
-    ok = np.isfinite(m) & np.isfinite(loss) & (m > 0) & (loss > 0)
-    m, loss = m[ok], loss[ok]
-    if m.size < 3 or np.unique(m).size < 2:
-        raise RepcapError("fit_exponent needs at least 3 positive points over at least 2 distinct widths")
-    res = stats.linregress(np.log(m), np.log(loss))
-    t = stats.t.ppf(0.5 + level / 2, m.size - 2)
-    a = -res.slope
-    return ExponentFit(alpha_m=float(a), stderr=float(res.stderr), ci_low=float(a - t * res.stderr),
-                       ci_high=float(a + t * res.stderr), log_A=float(res.intercept),
-                       r2=float(res.rvalue ** 2), n_points=int(m.size), level=level)
-
-
 def unlearned_loss(p: torch.Tensor | np.ndarray, k: "int | np.ndarray | Sequence[bool]",
                    optimal_bias: bool = True) -> float:
     """Loss (per sample, summed over features) carried by the features a model leaves out, if the
@@ -694,8 +650,8 @@ def run_sweep(configs: Sequence[dict], cache: str = "toy", *, progress: bool = T
 
 
 __all__ = [
-    "AdamState", "DISTRIBUTIONS", "ExponentFit", "ModelSpec", "SWEEP_DEFAULTS", "TrainConfig", "TrainResult",
-    "adam_", "decay_", "fit_exponent", "forward", "frequencies", "group_key", "init_params",
+    "AdamState", "DISTRIBUTIONS", "ModelSpec", "SWEEP_DEFAULTS", "TrainConfig", "TrainResult",
+    "adam_", "decay_", "forward", "frequencies", "group_key", "init_params",
     "loss_and_grad", "lr_schedule", "matrix_overlap", "measure", "mean_sq_overlap", "models_per_batch", "norm_histogram",
     "phi_half", "row_norms", "run_sweep", "sample_batch", "sweep_config", "train", "train_points",
     "unlearned_loss", "weak_exponent",

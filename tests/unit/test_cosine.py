@@ -176,11 +176,11 @@ def test_bad_options():
 
 
 def test_fraction_below_matches_the_empirical_cdf():
-    from repcap.cosine import fraction_below
+    from repcap.cosine import Histogram
 
     X = matrix(400, 9, seed=6, shift=0.2)
     v, _, _ = dense(X)
     t = tiled_stats(X, bins=1000, progress=False, device="cpu")
     for x in (-0.3, 0.0, 0.27, t.eps, 0.9):
-        assert abs(fraction_below(t.counts, x) - (v <= x).mean()) <= t.counts.max() / t.counts.sum() + 1e-12
-    assert fraction_below(t.counts, -2) == 0.0 and fraction_below(t.counts, 2) == 1.0
+        assert abs(Histogram(t.counts).fraction_below(x) - (v <= x).mean()) <= t.counts.max() / t.counts.sum() + 1e-12
+    assert Histogram(t.counts).fraction_below(-2) == 0.0 and Histogram(t.counts).fraction_below(2) == 1.0

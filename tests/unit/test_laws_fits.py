@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from repcap import RepcapError, laws
+from repcap import RepcapError, fits, laws
 
 
 def grid():
@@ -22,7 +22,7 @@ def test_fit_recovers_published_constants(name):
     eps = law.eps(k, d)
     rng = np.random.default_rng(1)
     noisy = eps * (1 + 1e-4 * rng.standard_normal(eps.shape))
-    fit = laws.fit_law(law.form, k, d, noisy, p0={n: v * 1.3 for n, v in law.constants.items()})
+    fit = fits.fit_law(law.form, k, d, noisy, p0={n: v * 1.3 for n, v in law.constants.items()})
     for n, v in law.constants.items():
         assert fit.constants[n] == pytest.approx(v, rel=2e-2 if name == "four" else 1e-3), n
     assert fit.r2 > 0.9999
@@ -34,14 +34,14 @@ def test_fit_jl_closed_form():
     # when the data follow the law; check it against C = 2.5.
     k, d = grid()
     eps = np.sqrt(2.5 * np.log(k) / d)
-    fit = laws.fit_law("jl", k, d, eps)
+    fit = fits.fit_law("jl", k, d, eps)
     assert fit.constants["C"] == pytest.approx(2.5, rel=1e-8)
 
 
 def test_error_metrics_closed_form():
     y = np.array([1.0, 2.0, 3.0, 4.0])
     yhat = np.array([1.1, 1.9, 3.3, 4.0])
-    m = laws.error_metrics(y, yhat)
+    m = fits.error_metrics(y, yhat)
     ss_res = 0.01 + 0.01 + 0.09
     assert m["r2"] == pytest.approx(1 - ss_res / 5.0)
     assert m["mape"] == pytest.approx(100 * (0.1 / 1 + 0.1 / 2 + 0.3 / 3) / 4)
@@ -58,7 +58,7 @@ def test_inverse_capacity_round_trip(name):
 
 def test_fitted_law_has_an_inverse():
     k, d = grid()
-    fit = laws.fit_law("adjusted", k, d, np.sqrt(1.1 * np.log(k / d) / d))
+    fit = fits.fit_law("adjusted", k, d, np.sqrt(1.1 * np.log(k / d) / d))
     assert fit.law.capacity(float(fit.law.eps(5000, 100)), 100) == pytest.approx(5000, rel=1e-6)
 
 
@@ -78,8 +78,8 @@ def test_four_constant_law_matches_yoder_consistency_check():
 
 def test_fit_rejects_bad_input():
     with pytest.raises(RepcapError, match="unknown law"):
-        laws.fit_law("cubic", [2, 3, 4], [1, 1, 1], [0.1, 0.2, 0.3])
+        fits.fit_law("cubic", [2, 3, 4], [1, 1, 1], [0.1, 0.2, 0.3])
     with pytest.raises(RepcapError, match="equal length"):
-        laws.fit_law("jl", [2, 3], [1, 1, 1], [0.1, 0.2, 0.3])
+        fits.fit_law("jl", [2, 3], [1, 1, 1], [0.1, 0.2, 0.3])
     with pytest.raises(RepcapError, match="eps > 0"):
-        laws.fit_law("jl", [2, 3, 4], [1, 1, 1], [0.1, -0.2, 0.3])
+        fits.fit_law("jl", [2, 3, 4], [1, 1, 1], [0.1, -0.2, 0.3])

@@ -127,7 +127,7 @@ def test_models_lists_offline(capsys):
 
 
 def test_scan_records_failures_and_goes_on(tmp_path, monkeypatch):
-    from repcap.cosine import scan
+    from repcap.survey import scan
 
     monkeypatch.setenv("REPCAP_CACHE", str(tmp_path / "cache"))
     X = np.random.default_rng(1).standard_normal((50, 6)).astype(np.float32)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from repcap import RepcapError, toy
+from repcap import RepcapError, fits, toy
 
 
 # ---------------------------------------------------------------- frequencies and data
@@ -231,17 +231,17 @@ def test_phi_half_and_histogram():
 def test_fit_exponent_recovers_known_slope_and_ci():
     m = np.array([10, 15, 25, 39, 63, 100] * 3, dtype=float)
     exact = 3.0 * m**-0.8
-    fit = toy.fit_exponent(m, exact)
+    fit = fits.fit_exponent(m, exact)
     assert fit.alpha_m == pytest.approx(0.8, abs=1e-12)
     assert fit.r2 == pytest.approx(1.0)
     rng = np.random.default_rng(0)
     noisy = exact * np.exp(rng.normal(0, 0.05, m.size))
-    fit = toy.fit_exponent(m, noisy)
+    fit = fits.fit_exponent(m, noisy)
     ref = np.polyfit(np.log(m), np.log(noisy), 1)
     assert fit.alpha_m == pytest.approx(-ref[0], rel=1e-10)
     assert fit.ci_low < 0.8 < fit.ci_high and fit.ci_high - fit.ci_low < 0.2
     with pytest.raises(RepcapError):
-        toy.fit_exponent([10, 10, 10], [1, 2, 3])
+        fits.fit_exponent([10, 10, 10], [1, 2, 3])
 
 
 def test_unlearned_loss_closed_form_and_exponent():
@@ -256,7 +256,7 @@ def test_unlearned_loss_closed_form_and_exponent():
     # For p_i ∝ i^-alpha and m << n the unlearned loss falls as m^-(alpha - 1) (Liu, Liu & Gore 2025)
     big = toy.frequencies(2_000_000, "power", alpha=1.5)
     ms = np.array([10, 20, 40, 80, 160])
-    fit = toy.fit_exponent(ms, [toy.unlearned_loss(big, k) for k in ms])
+    fit = fits.fit_exponent(ms, [toy.unlearned_loss(big, k) for k in ms])
     assert fit.alpha_m == pytest.approx(toy.weak_exponent(1.5), abs=0.03)
 
 

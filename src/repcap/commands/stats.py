@@ -29,7 +29,7 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from ..cosine import describe
+    from ..survey import describe
 
     rec = describe(args.source, head=args.head, tiled=args.tiled or args.sample is not None, sample=args.sample,
                    rows=args.rows, device=args.device, bins=args.bins, top_k=args.top_k, tensor=args.tensor,

@@ -1,0 +1,334 @@
+"""One pass over the pairs of unit rows, tile by tile over the upper triangle of ``U U^T``.
+
+It fills a fixed-bin histogram on [-1, 1] (:mod:`.histogram`), the first moments of cos and |cos|,
+the extreme pairs (:mod:`.extremes`) and exceedance counts.  With ``sample=m`` it visits all pairs
+of m rows drawn without replacement and estimates the sampling error from K disjoint row groups
+(a U-statistic's variance scales as 1/m, so the error of the full sample is the spread of the K
+group estimates divided by sqrt(K)).
+
+Memory beyond the input (the bound the code is built to; ``benchmarks/memory.py`` measures it):
+the normalised rows used (``m * d * 4`` bytes; only the sampled rows in sample mode), a tile
+working set of about ``4 * b^2 * 4`` bytes with b from the memory budget
+(:func:`repcap.devices.memory_budget_bytes`; CPU tiles are capped at :data:`CPU_MAX_TILE` rows),
+and O(m) per-row arrays.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any, Sequence
+
+import numpy as np
+import torch
+
+from .. import RepcapError, show_progress
+from ..devices import memory_budget_bytes, resolve_device
+from .extremes import MaxAbs, NearestNeighbours, TopPairs
+from .histogram import Histogram, tile_counts
+from .rows import as_matrix, kept_rows, normalised
+
+#: Largest tile side on the CPU: tiles that stay in cache run about twice as fast as 8192-row tiles
+#: (measured on (30522, 384): 11.5 s at 2048 rows, 12.6 s at 4096, 24.9 s at 8192).
+CPU_MAX_TILE = 2048
+
+
+@dataclass(frozen=True)
+class TiledConfig:
+    """Settings of :func:`tiled_stats` (defaults used by the CLI, the survey and the chapters)."""
+
+    bins: int = 2000                     # fixed bins on [-1, 1]: width 0.001
+    top_k: int = 20                      # most similar pairs kept
+    thresholds: tuple = (0.1, 0.2, 0.3, 0.5, 0.9)   # exceedance fractions P(cos > t) and P(|cos| > t)
+    quantiles: tuple = (0.5, 0.9, 0.95, 0.99, 0.999, 0.9999)
+    groups: int = 8                      # row groups for the sampling error (sample mode only)
+    seed: int = 0                        # row sample seed
+
+
+DEFAULTS = TiledConfig()
+
+
+@dataclass
+class TiledStats:
+    """Result of :func:`tiled_stats`.  Row indices refer to the rows of the input matrix."""
+
+    n_rows: int                  # non-zero rows in the input
+    n_zero_rows: int
+    d: int
+    rows_used: int               # rows visited (= n_rows unless sampled)
+    n_pairs: int                 # pairs visited
+    sampled: bool
+    edges: np.ndarray            # (bins + 1,)
+    counts: np.ndarray           # (bins,) int64
+    mean: float                  # over the pairs visited (float64 sums)
+    std: float
+    mean_sq: float
+    mean_abs: float
+    max_abs: float
+    max_abs_pair: tuple          # (i, j)
+    top_pairs: list              # [(i, j, cos)] most similar first
+    nn_cos: np.ndarray           # (rows_used,) each row's nearest-neighbour cosine (among rows used)
+    row_index: np.ndarray        # (rows_used,) input index of each row used
+    exceed: dict                 # {t: P(cos > t)}, at bin resolution when t is a bin edge
+    exceed_abs: dict             # {t: P(|cos| > t)}
+    quantiles: dict              # {q: value}, interpolated inside the bin
+    quantile_error: float        # bound on the bin error of every quantile (one bin width)
+    sampling_error: dict = field(default_factory=dict)  # {stat: standard error} in sample mode
+
+    @property
+    def histogram(self) -> Histogram:
+        return Histogram(self.counts, -1.0, 1.0)
+
+    @property
+    def bin_width(self) -> float:
+        return float(self.edges[1] - self.edges[0])
+
+    @property
+    def eps(self) -> float:
+        return self.mean + 2 * self.std
+
+    @property
+    def eps3(self) -> float:
+        return self.mean + 3 * self.std
+
+    def quantile(self, q: float, absolute: bool = False) -> float:
+        """Quantile of cos (or of |cos|) from the histogram, linear inside the bin; error <= one bin."""
+        h = self.histogram
+        return (h.folded() if absolute else h).quantile(q)
+
+    def to_dict(self, full: bool = False) -> dict[str, Any]:
+        out = {k: v for k, v in asdict(self).items() if k not in ("edges", "counts", "nn_cos", "row_index")}
+        out["eps"], out["eps3"], out["bin_width"] = self.eps, self.eps3, self.bin_width
+        for key in ("quantiles", "exceed", "exceed_abs"):
+            out[key] = {str(k): v for k, v in getattr(self, key).items()}
+        out["top_pairs"] = [[int(i), int(j), float(c)] for i, j, c in self.top_pairs]
+        out["max_abs_pair"] = [int(x) for x in self.max_abs_pair]
+        out["nn_cos_mean"] = float(np.mean(self.nn_cos)) if len(self.nn_cos) else float("nan")
+        if full:
+            out["edges"], out["counts"] = self.edges.tolist(), self.counts.tolist()
+            out["nn_cos"] = self.nn_cos.tolist()
+        return out
+
+
+def tile_size(d: int, n: int, memory_budget: int, device: torch.device | None = None) -> int:
+    """Rows per tile so that a tile's working set (about 4 float32 b x b arrays) fits the budget
+    (and, on the CPU, at most :data:`CPU_MAX_TILE`)."""
+    b = int(math.sqrt(max(memory_budget, 1) / 16))
+    if device is None or device.type == "cpu":
+        b = min(b, CPU_MAX_TILE)
+    return max(64, min(b, n))
+
+
+class _Sums:
+    """Histogram counts and first moments of one set of pairs (all, or one sampling group)."""
+
+    def __init__(self, bins: int, device: torch.device):
+        self.bins = bins
+        self.counts = torch.zeros(bins, dtype=torch.float64, device=device)
+        self.s1 = self.s2 = self.sa = 0.0
+        self.n = 0
+
+    def add(self, vals: torch.Tensor, sym_n: int = 0) -> None:
+        """Add the pairs in ``vals``.  ``sym_n > 0``: ``vals`` is a whole symmetric diagonal tile of
+        ``sym_n`` rows with its diagonal set to 0, so every pair is counted twice plus ``sym_n`` zeros."""
+        h = tile_counts(vals, self.bins)
+        s1, s2, sa = float(vals.sum()), float(torch.dot(vals, vals)), float(vals.abs().sum())
+        if sym_n:
+            h[self.bins // 2] -= sym_n  # the zeroed diagonal: 0.0 falls in the bin starting at 0
+            h, s1, s2, sa = h / 2, s1 / 2, s2 / 2, sa / 2
+            self.n += sym_n * (sym_n - 1) // 2
+        else:
+            self.n += vals.numel()
+        self.counts += h
+        self.s1 += s1
+        self.s2 += s2
+        self.sa += sa
+
+    def mean_std(self) -> tuple[float, float]:
+        mu = self.s1 / self.n
+        return mu, math.sqrt(max(self.s2 / self.n - mu * mu, 0.0))
+
+
+@dataclass
+class _Rows:
+    """The unit rows a pass visits, in group order, with the input index of each."""
+
+    U: torch.Tensor
+    row_index: np.ndarray
+    n: int               # non-zero rows of the input
+    n_zero: int
+    sampled: bool
+    group_bounds: list   # row ranges [g_k, g_k+1) of the sampling groups
+
+
+def _select_rows(X: Any, sample: int | None, seed: int, groups: int, dev: torch.device) -> _Rows:
+    t = as_matrix(X)
+    if sample is not None and int(sample) < 2:
+        raise RepcapError(f"sample={sample}: sample at least 2 rows")
+    if sample is not None and int(sample) < t.shape[0]:
+        # sampled pass: find the non-zero rows from their norms only, and normalise just the sampled rows
+        kept = kept_rows(t, dev)
+        n = len(kept)
+        if int(sample) < n:
+            g = torch.Generator().manual_seed(int(seed))
+            pick = torch.randperm(n, generator=g)[: int(sample)].sort().values
+            pick = pick[torch.randperm(len(pick), generator=g)]  # group k owns a contiguous range
+            row_index = kept[pick.numpy()]
+            U = normalised(t[torch.from_numpy(row_index)], dev)[0]
+            K = max(1, min(int(groups), int(sample) // 2))
+            m = len(pick)
+            return _Rows(U, row_index, n, int(t.shape[0]) - n, True, [round(k * m / K) for k in range(K + 1)])
+    U, row_index, n_zero = normalised(t, dev)
+    if U.shape[0] < 2:
+        raise RepcapError(f"need at least two non-zero rows for pairwise cosines; got {U.shape[0]} "
+                          f"({n_zero} zero rows)")
+    return _Rows(U, row_index, int(U.shape[0]), n_zero, False, [0, int(U.shape[0])])
+
+
+def _blocks(group_bounds: list, b: int) -> tuple[list[int], list[int]]:
+    """Block boundaries (each group split into blocks of at most ``b`` rows) and each block's group."""
+    bounds, block_group = [0], []
+    for k in range(len(group_bounds) - 1):
+        lo, hi = group_bounds[k], group_bounds[k + 1]
+        nb = max(1, math.ceil((hi - lo) / b))
+        for j in range(nb):
+            bounds.append(lo + round((j + 1) * (hi - lo) / nb))
+            block_group.append(k)
+    return bounds, block_group
+
+
+class _Pass:
+    """Everything one pass accumulates, tile by tile."""
+
+    def __init__(self, rows: _Rows, bins: int, thresholds: Sequence[float], top_k: int, dev: torch.device):
+        m = int(rows.U.shape[0])
+        self.bins = bins
+        self.total = _Sums(bins, dev)
+        self.groups = [_Sums(bins, dev) for _ in range(len(rows.group_bounds) - 1)] if rows.sampled else []
+        self.thr = [float(t) for t in thresholds]
+        probe = Histogram(np.zeros(bins))
+        self.off_edge = {t: [0, 0] for t in self.thr if not probe.is_edge(t)}  # thresholds counted per tile
+        self.max = MaxAbs()
+        self.nn = NearestNeighbours(m, dev)
+        self.top = TopPairs(top_k, dev)
+
+    def add(self, T: torch.Tensor, r0: int, c0: int, diag: bool, same_group: int | None) -> None:
+        nr = T.shape[0]
+        if diag:
+            if nr < 2:
+                return
+            # the whole symmetric tile with a zero diagonal: every pair is counted twice, as T[i, j]
+            # and T[j, i] (equal up to float32 rounding of the BLAS kernel)
+            T.fill_diagonal_(0.0)
+        vals = T.reshape(-1)
+        vmin, vmax = (float(x) for x in torch.aminmax(vals))
+        if vmax > 1.0 or vmin < -1.0:  # rounding of duplicate / opposite rows
+            T.clamp_(-1.0, 1.0)
+            vmin, vmax = max(vmin, -1.0), min(vmax, 1.0)
+        sym = nr if diag else 0
+        self.total.add(vals, sym)
+        if same_group is not None:
+            self.groups[same_group].add(vals, sym)
+        for t, cnt in self.off_edge.items():
+            w, zeros = (2, nr if t < 0 else 0) if diag else (1, 0)  # the zeroed diagonal exceeds a negative t
+            cnt[0] += (int((vals > t).sum()) - zeros) // w
+            cnt[1] += (int((vals.abs() > t).sum()) - zeros) // w
+        self.max.update(T, vmin, vmax, r0, c0)
+        if diag:
+            T.fill_diagonal_(-math.inf)  # for the nearest neighbours and the top pairs
+        rmax = self.nn.update(T, r0, c0, diag)
+        self.top.update(T, rmax, r0, c0, diag)
+
+    def exceedances(self, h: Histogram) -> tuple[dict, dict]:
+        n = self.total.n
+        exceed, exceed_abs = {}, {}
+        for t in self.thr:
+            if t in self.off_edge:
+                exceed[t], exceed_abs[t] = self.off_edge[t][0] / n, self.off_edge[t][1] / n
+            else:
+                above = h.count_above(t)
+                below = h.total - h.count_above(-abs(t))  # values below -|t|
+                exceed[t] = above / n
+                exceed_abs[t] = (h.count_above(abs(t)) + below) / n if t >= 0 else 1.0
+        return exceed, exceed_abs
+
+    def sampling_error(self, quantiles: Sequence[float]) -> dict[str, float]:
+        groups = [g for g in self.groups if g.n > 0]
+        if len(groups) < 2:
+            return {}
+        est: dict[str, list[float]] = {"mean": [], "std": [], "eps": []}
+        for g in groups:
+            mu, sd = g.mean_std()
+            est["mean"].append(mu)
+            est["std"].append(sd)
+            est["eps"].append(mu + 2 * sd)
+        for q in quantiles:
+            est[f"q{float(q)}"] = [Histogram(g.counts.cpu().numpy()).quantile(float(q)) for g in groups]
+        out = {k: float(np.std(v, ddof=1) / math.sqrt(len(groups))) for k, v in est.items()}
+        out["groups"] = float(len(groups))
+        return out
+
+
+def tiled_stats(X: Any, *, bins: int = DEFAULTS.bins, top_k: int = DEFAULTS.top_k,
+                thresholds: Sequence[float] = DEFAULTS.thresholds, quantiles: Sequence[float] = DEFAULTS.quantiles,
+                sample: int | None = None, seed: int = DEFAULTS.seed, groups: int = DEFAULTS.groups,
+                device: str | torch.device = "auto", memory_budget: int | None = None,
+                progress: bool = True) -> TiledStats:
+    """One pass over the upper-triangle tiles of ``U U^T`` for ``X: (V, d)`` (see the module
+    docstring).  ``sample=m`` visits all pairs among m rows drawn without replacement (seeded) and
+    fills ``sampling_error`` from ``groups`` disjoint row groups; ``memory_budget`` (bytes) sets the
+    tile size."""
+    from tqdm.auto import tqdm
+
+    if bins < 2 or bins % 2:
+        raise RepcapError(f"bins={bins}: use an even number >= 2 (bins are symmetric about 0)")
+    dev = resolve_device(device)
+    rows = _select_rows(X, sample, seed, groups, dev)
+    U = rows.U
+    m, d = int(U.shape[0]), int(U.shape[1])
+    bounds, block_group = _blocks(rows.group_bounds, tile_size(d, m, memory_budget or memory_budget_bytes(dev), dev))
+    acc = _Pass(rows, bins, thresholds, top_k, dev)
+    nblk = len(block_group)
+    bar = tqdm(total=nblk * (nblk + 1) // 2, desc="cosine tiles", unit="tile", disable=not show_progress(progress),
+               leave=False)
+    with torch.no_grad():
+        for bi in range(nblk):
+            A = U[bounds[bi]:bounds[bi + 1]]
+            for bj in range(bi, nblk):
+                T = A @ U[bounds[bj]:bounds[bj + 1]].T
+                same = block_group[bi] if rows.sampled and block_group[bi] == block_group[bj] else None
+                acc.add(T, bounds[bi], bounds[bj], bi == bj, same)
+                del T
+                bar.update(1)
+    bar.close()
+    return _result(acc, rows, d, quantiles)
+
+
+def _result(acc: _Pass, rows: _Rows, d: int, quantiles: Sequence[float]) -> TiledStats:
+    h = Histogram(acc.total.counts.cpu().numpy().round())
+    mean, std = acc.total.mean_std()
+    exceed, exceed_abs = acc.exceedances(h)
+    ri = rows.row_index
+    mi, mj = acc.max.pair
+    return TiledStats(
+        n_rows=rows.n, n_zero_rows=rows.n_zero, d=d, rows_used=int(rows.U.shape[0]), n_pairs=acc.total.n,
+        sampled=rows.sampled, edges=h.edges, counts=h.counts.astype(np.int64), mean=mean, std=std,
+        mean_sq=acc.total.s2 / acc.total.n, mean_abs=acc.total.sa / acc.total.n, max_abs=float(acc.max.value),
+        max_abs_pair=tuple(sorted((int(ri[mi]), int(ri[mj])))), top_pairs=acc.top.pairs(ri),
+        nn_cos=acc.nn.cos.cpu().numpy().astype(np.float64), row_index=np.asarray(ri), exceed=exceed,
+        exceed_abs=exceed_abs, quantiles={float(q): h.quantile(float(q)) for q in quantiles},
+        quantile_error=h.width, sampling_error=acc.sampling_error(quantiles) if rows.sampled else {})
+
+
+def batched_max_abs(U: torch.Tensor, tile: int = 2048) -> torch.Tensor:
+    """Largest off-diagonal |cos| of each matrix of unit rows ``U: (B, n, d)`` -> ``(B,)``, tile by
+    tile over row blocks (memory O(B * n * tile))."""
+    B, n, _ = U.shape
+    mx = torch.zeros(B, dtype=U.dtype, device=U.device)
+    for j0 in range(0, n, tile):
+        j1 = min(n, j0 + tile)
+        G = U @ U[:, j0:j1].transpose(1, 2)  # (B, n, t)
+        ar = torch.arange(j1 - j0, device=U.device)
+        G[:, j0 + ar, ar] = 0.0
+        mx = torch.maximum(mx, G.abs().amax(dim=(1, 2)))
+    return mx

@@ -1,0 +1,153 @@
+"""Fits: the capacity laws to simulated packings (Guha 2026 fits with SciPy's ``curve_fit``, least
+squares in eps), and the loss-against-width exponent of the toy model (Liu, Liu & Gore 2025), with
+their error metrics and confidence intervals."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from . import RepcapError
+from .laws import Law, get_law
+
+
+
+
+#: Starting points of the fits: Guha's published constants.
+_P0 = {"jl": {"C": 3.029}, "adjusted": {"C": 1.293},
+       "four": {"C": 0.45809143, "a": 1.0668005, "b": 1.44738666, "c": 0.97197234}}
+_BOUNDS = {"jl": ([1e-6], [1e3]), "adjusted": ([1e-6], [1e3]),
+           "four": ([1e-6, 0.5, 0.3, 0.3], [1e3, 3.0, 4.0, 2.0])}
+
+
+def error_metrics(y, yhat) -> dict[str, float]:
+    """``r2`` (1 - SS_res / SS_tot), ``mape`` (mean |yhat - y| / y, in per cent) and ``nrmse``
+    (RMSE divided by the range of y)."""
+    y = np.asarray(y, dtype=np.float64)
+    yhat = np.asarray(yhat, dtype=np.float64)
+    res = y - yhat
+    ss_tot = float(np.sum((y - y.mean()) ** 2))
+    rng = float(y.max() - y.min())
+    rmse = float(np.sqrt(np.mean(res**2)))
+    return {"r2": 1.0 - float(np.sum(res**2)) / ss_tot if ss_tot > 0 else float("nan"),
+            "mape": 100.0 * float(np.mean(np.abs(res) / np.abs(y))),
+            "nrmse": rmse / rng if rng > 0 else float("nan"),
+            "rmse": rmse}
+
+
+@dataclass(frozen=True)
+class Fit:
+    """A law fitted to data: the law (with fitted constants), its standard errors and the metrics
+    on the data it was fitted to (``r2``, ``mape`` in per cent, ``nrmse``)."""
+
+    law: Law
+    stderr: Mapping[str, float]
+    r2: float
+    mape: float
+    nrmse: float
+    n: int
+
+    @property
+    def constants(self) -> Mapping[str, float]:
+        return self.law.constants
+
+    def as_row(self) -> dict:
+        return {"law": self.law.form, **dict(self.law.constants), "R2": self.r2, "MAPE_%": self.mape,
+                "NRMSE": self.nrmse, "n": self.n}
+
+
+def fit_law(form: str, k, d, eps, *, p0: Mapping[str, float] | None = None, name: str | None = None) -> Fit:
+    """Least-squares fit of ``eps(k, d)`` under ``form`` ("jl", "adjusted" or "four") to data.
+
+    ``k, d, eps``: 1-D arrays of equal length (one row per simulated packing).  Residuals are in
+    eps, as in Guha 2026.  Points where the form is undefined (k <= d for the adjusted law) still
+    count: the law predicts eps = 0 there.
+    """
+    from scipy.optimize import curve_fit
+
+    if form not in _P0:
+        raise RepcapError(f"unknown law form {form!r}; use 'jl', 'adjusted' or 'four'")
+    k = np.asarray(k, dtype=np.float64).ravel()
+    d = np.asarray(d, dtype=np.float64).ravel()
+    eps = np.asarray(eps, dtype=np.float64).ravel()
+    if not (len(k) == len(d) == len(eps)):
+        raise RepcapError(f"fit_law needs k, d, eps of equal length (got {len(k)}, {len(d)}, {len(eps)})")
+    names = list(_P0[form])
+    if len(eps) < len(names) + 1:
+        raise RepcapError(f"fitting the {form} law needs at least {len(names) + 1} points, got {len(eps)}")
+    if not (np.all(np.isfinite(eps)) and np.all(eps > 0) and np.all(k >= 2) and np.all(d >= 1)):
+        raise RepcapError("fit_law needs finite eps > 0, k >= 2 and d >= 1 in every row")
+    start = dict(_P0[form], **(p0 or {}))
+
+    def model(X, *theta):
+        kk, dd = X
+        return Law("fit", form, dict(zip(names, theta))).eps(kk, dd)
+
+    with np.errstate(all="ignore"):
+        theta, cov = curve_fit(model, (k, d), eps, p0=[start[n] for n in names], bounds=_BOUNDS[form],
+                               maxfev=20000)
+    law = Law(name or f"fit-{form}", form, {n: float(v) for n, v in zip(names, theta)},
+              f"{form}, fitted")
+    se = np.sqrt(np.clip(np.diag(cov), 0, None)) if np.all(np.isfinite(cov)) else np.full(len(names), np.nan)
+    m = error_metrics(eps, law.eps(k, d))
+    return Fit(law, {n: float(s) for n, s in zip(names, se)}, m["r2"], m["mape"], m["nrmse"], len(eps))
+
+
+def fit_all(k, d, eps, forms=("jl", "adjusted", "four")) -> dict[str, Fit]:
+    """:func:`fit_law` for each form."""
+    return {f: fit_law(f, k, d, eps) for f in forms}
+
+
+def evaluate(law: str | Law, k, d, eps) -> dict[str, float]:
+    """Error metrics of a law with fixed (e.g. published) constants on data."""
+    return error_metrics(eps, get_law(law).eps(k, d))
+
+
+# ---------------------------------------------------------------------------------------------
+# Width exponents of the toy model
+
+
+@dataclass
+class ExponentFit:
+    """``loss ≈ A m^(-alpha_m)``, fitted by least squares on ``log loss`` against ``log m``.
+
+    ``ci_low, ci_high``: the ``level`` confidence interval of ``alpha_m`` (Student t on the slope's
+    standard error, ``n_points - 2`` degrees of freedom).
+    """
+
+    alpha_m: float
+    stderr: float
+    ci_low: float
+    ci_high: float
+    log_A: float
+    r2: float
+    n_points: int
+    level: float = 0.95
+
+    def as_dict(self) -> dict[str, float]:
+        return asdict(self)
+
+    def predict(self, m) -> np.ndarray:
+        return np.exp(self.log_A) * np.asarray(m, dtype=np.float64) ** (-self.alpha_m)
+
+
+def fit_exponent(m: Sequence[float], loss: Sequence[float], level: float = 0.95) -> ExponentFit:
+    """Fit ``loss = A m^-alpha_m`` (points with several seeds per ``m`` are pooled)."""
+    from scipy import stats
+
+    m = np.asarray(m, dtype=np.float64).ravel()
+    loss = np.asarray(loss, dtype=np.float64).ravel()
+    if m.shape != loss.shape:
+        raise RepcapError(f"fit_exponent: m has {m.size} values but loss has {loss.size}")
+    ok = np.isfinite(m) & np.isfinite(loss) & (m > 0) & (loss > 0)
+    m, loss = m[ok], loss[ok]
+    if m.size < 3 or np.unique(m).size < 2:
+        raise RepcapError("fit_exponent needs at least 3 positive points over at least 2 distinct widths")
+    res = stats.linregress(np.log(m), np.log(loss))
+    t = stats.t.ppf(0.5 + level / 2, m.size - 2)
+    a = -res.slope
+    return ExponentFit(alpha_m=float(a), stderr=float(res.stderr), ci_low=float(a - t * res.stderr),
+                       ci_high=float(a + t * res.stderr), log_A=float(res.intercept),
+                       r2=float(res.rvalue ** 2), n_points=int(m.size), level=level)
