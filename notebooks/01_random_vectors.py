@@ -40,10 +40,10 @@ import pandas as pd
 import matplotlib.pyplot as plt
 
 from repcap import figures, random_geometry as rg
-from repcap.book import glue, profile_banner
+from repcap.chapter import glue, start
 from repcap.laws import PUBLISHED
 
-profile_banner("Every profile runs in seconds on a CPU; `paper` only takes more vectors per dimension.")
+run_record = start("Every profile runs in seconds on a CPU; `paper` only takes more vectors per dimension.", device=device)
 
 # %% [markdown]
 # ## The law of a random cosine

@@ -48,20 +48,17 @@ import numpy as np
 import pandas as pd
 
 from repcap import catalog, embeddings, figures, findings, laws, offline, reference
-from repcap.book import glue, profile_banner
-from repcap import sweep
-from repcap.sweep_dask import make_executor
+from repcap.chapter import glue, start
 
-sweep.set_default_executor(make_executor(executor, scheduler or None))  # the model scan runs there
 from repcap.survey import scan
 
 C1 = reference.value("guha2026.class1_eps_above")  # Class 1: eps above this (Guha 2026, Sec. 2.5)
 C2 = reference.value("guha2026.class2_eps_below")  # Class 2: eps below this
 
-profile_banner("Guha measures every pair of every model on a GPU from the hub; here the moments are exact "
+run_record = start("Guha measures every pair of every model on a GPU from the hub; here the moments are exact "
                "for every model, but histograms, quantiles and nearest pairs come from the pairs of "
                f"{sample_rows if sample_rows else 'all'} sampled rows per model, and only models that "
-               "install offline are read (the `paper` profile scans the whole catalog).")
+               "install offline are read (the `paper` profile scans the whole catalog).", device=device, executor=executor, scheduler=scheduler)
 
 # %% [markdown]
 # ## The models

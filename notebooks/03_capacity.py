@@ -42,18 +42,15 @@ import numpy as np
 import pandas as pd
 
 from repcap import catalog, embeddings, figures, findings, laws, reference
-from repcap.book import glue, profile_banner
-from repcap import sweep
-from repcap.sweep_dask import make_executor
+from repcap.chapter import glue, start
 
-sweep.set_default_executor(make_executor(executor, scheduler or None))  # the model scan runs there
 from repcap.cosine import Histogram
 from repcap.survey import scan
 
-profile_banner("Guha evaluates the laws on every model of Table 1 measured on a GPU; here ε comes from the "
+run_record = start("Guha evaluates the laws on every model of Table 1 measured on a GPU; here ε comes from the "
                "offline models (exact moments), quantile thresholds from the pairs of "
                f"{sample_rows if sample_rows else 'all'} sampled rows, and the laws' constants are the "
-               "published ones.")
+               "published ones.", device=device, executor=executor, scheduler=scheduler)
 
 # %% [markdown]
 # ## The laws

@@ -42,16 +42,13 @@ import numpy as np
 import pandas as pd
 
 from repcap import catalog, embeddings, figures, findings, reference
-from repcap.book import glue, profile_banner
-from repcap import sweep
-from repcap.sweep_dask import make_executor
+from repcap.chapter import glue, start
 
-sweep.set_default_executor(make_executor(executor, scheduler or None))  # the model scan runs there
 from repcap.survey import scan
 
-profile_banner("Liu et al. read 27 LM heads from the hub; offline we have three small tied decoders (whose head "
+run_record = start("Liu et al. read 27 LM heads from the hub; offline we have three small tied decoders (whose head "
                "is the embedding) and three encoders, so the figure shows where these models fall against the "
-               "paper's range, and the `paper` profile adds Liu's models.")
+               "paper's range, and the `paper` profile adds Liu's models.", device=device, executor=executor, scheduler=scheduler)
 paper_range = reference.quote("liu2025.fig8a_m_overlap")
 glue("overlap_paper_lo", paper_range.low)
 glue("overlap_paper_hi", paper_range.high)

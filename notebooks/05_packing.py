@@ -41,18 +41,16 @@ import numpy as np
 import pandas as pd
 
 from repcap import figures, findings, laws, packing, reference, sweep
-from repcap.book import glue, profile_banner
-from repcap.sweep_dask import make_executor
+from repcap.chapter import glue, start
 
-sweep.set_default_executor(make_executor(executor, scheduler or None))  # every sweep below runs there
 
 yoder_k, yoder_d = int(reference.value("yoder2025.n_vectors")), int(reference.value("yoder2025.dim"))
 yoder_angle = reference.quote("yoder2025.exp_angle_deg")
 full_size = (k == yoder_k and d == yoder_d)
-profile_banner(f"The sources pack {yoder_k:,} vectors in {yoder_d} dimensions for thousands of steps; "
+run_record = start(f"The sources pack {yoder_k:,} vectors in {yoder_d} dimensions for thousands of steps; "
                + ("this run does too." if full_size else
                   f"this profile packs {k:,} vectors in {d} dimensions for {steps} steps, so its angles are "
-                  f"compared with the capacity law at its own size, not with Yoder's {yoder_angle.value:g} degrees."))
+                  f"compared with the capacity law at its own size, not with Yoder's {yoder_angle.value:g} degrees."), device=device, executor=executor, scheduler=scheduler)
 
 # %% [markdown]
 # ## Three losses

@@ -47,14 +47,12 @@ import pandas as pd
 from IPython.display import Markdown
 
 from repcap import bounds, figures, findings, fits, laws, packing, reference, sweep
-from repcap.book import glue, profile_banner
-from repcap.sweep_dask import make_executor
+from repcap.chapter import glue, start
 
-sweep.set_default_executor(make_executor(executor, scheduler or None))  # every sweep below runs there
 
-profile_banner("Guha's grid spans d = 32 to 4096 and k = 2000 to 32000 with 5000 Adam steps per point; "
+run_record = start("Guha's grid spans d = 32 to 4096 and k = 2000 to 32000 with 5000 Adam steps per point; "
                "the `quick` profile uses small d and k and a few hundred steps at a higher learning rate, "
-               "so its packings are less converged and its fitted constants differ (see below).")
+               "so its packings are less converged and its fitted constants differ (see below).", device=device, executor=executor, scheduler=scheduler)
 
 # %% [markdown]
 # ## Guha's own data, refitted

@@ -55,17 +55,13 @@ import pandas as pd
 import matplotlib.pyplot as plt
 
 from repcap import figures, findings, reference, toy
-from repcap.book import glue, profile_banner
-from repcap import sweep
-from repcap.sweep_dask import make_executor
+from repcap.chapter import glue, start
 
-sweep.set_default_executor(make_executor(executor, scheduler or None))  # every sweep below runs there
 
-profile_banner(
+run_record = start(
     f"The paper trains n = 1000 features for 20000 steps at batch 2048; this profile trains n = {n} "
     f"features at width m = {m} for {steps} steps at batch {batch}, so the regimes are the same but "
-    "the numbers are noisier."
-)
+    "the numbers are noisier.", executor=executor, scheduler=scheduler)
 
 # %% [markdown]
 # ## The represented fraction against the decay

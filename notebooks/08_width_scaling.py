@@ -57,17 +57,13 @@ import pandas as pd
 import matplotlib.pyplot as plt
 
 from repcap import figures, findings, fits, reference, toy
-from repcap.book import glue, profile_banner
-from repcap import sweep
-from repcap.sweep_dask import make_executor
+from repcap.chapter import glue, start
 
-sweep.set_default_executor(make_executor(executor, scheduler or None))  # every sweep below runs there
 
-profile_banner(
+run_record = start(
     f"The paper's sweep is n = 1000 features, m = 10..100, 20000 steps at batch 2048 (and n = 10240 for "
     f"the non-power-law runs); this profile trains n = {n} features at m = {ms} for {steps} steps at batch "
-    f"{batch}, so the exponents carry wider intervals and finite-size bends."
-)
+    f"{batch}, so the exponents carry wider intervals and finite-size bends.", executor=executor, scheduler=scheduler)
 
 # %% [markdown]
 # ## Loss against width

@@ -47,18 +47,14 @@ import pandas as pd
 import matplotlib.pyplot as plt
 
 from repcap import catalog, figures, findings, reference, toy
-from repcap.book import glue, profile_banner
-from repcap import sweep
+from repcap.chapter import glue, start
 from repcap.survey import scan
-from repcap.sweep_dask import make_executor
 
-sweep.set_default_executor(make_executor(executor, scheduler or None))  # every sweep below runs there
 
-profile_banner(
+run_record = start(
     "The paper measures the LM heads of 27 open models (OPT, Qwen2.5, GPT-2, Pythia) from the model hub; "
     f"this profile measures {len(models)} head(s) that install offline, exactly over all pairs, and compares "
-    f"them with the n = {toy_n} toy runs of the width-scaling chapter."
-)
+    f"them with the n = {toy_n} toy runs of the width-scaling chapter.", device=device, executor=executor, scheduler=scheduler)
 
 # %% [markdown]
 # ## The toy's overlaps

@@ -157,10 +157,16 @@ def save(fig_id: str, fig: matplotlib.figure.Figure, data: pd.DataFrame | Mappin
         "created_unix": round(now, 3),
         "files": {ext: f"{fig_id}.{ext}" for ext in ("png", "svg", "pdf", "csv")},
     })
-    if "device" not in meta:
-        from .devices import device_name, resolve_device
+    if "device" not in meta:  # the device the chapter actually used (its run record)
+        from .chapter import current
 
-        meta["device"] = device_name(resolve_device("auto"))
+        rec = current()
+        if rec is not None:
+            meta["device"] = rec.device
+        else:
+            from .devices import device_name, resolve_device
+
+            meta["device"] = device_name(resolve_device("auto"))
     sidecar.update(meta)
 
     for ext in ("png", "svg", "pdf"):

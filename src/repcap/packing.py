@@ -622,8 +622,6 @@ def sweep_packed(configs: list[dict]) -> list[dict]:
     return outs
 
 
-sweep_packed.SWEEP_VERSION = 3  # 2: CPU tiles sized for cache, subnormals flushed; 3: symmetric blocks
-
 
 def packed_group(config: dict) -> tuple:
     """``group_by`` for :func:`sweep_packed`: everything but the seed."""
@@ -638,13 +636,9 @@ def sweep_random(config: dict) -> dict:
     return {**out, "k": int(config["k"]), "d": int(config["d"]), "seconds": time.perf_counter() - t0}
 
 
-sweep_random.SWEEP_VERSION = 1
-
 
 def sweep_projection(config: dict) -> dict:
     """Sweep point for a random projection: ``N, k, kind, seed``."""
     return projection_distortion(int(config["N"]), int(config["k"]), config.get("kind", "gaussian"),
                                  int(config.get("seed", 0)))
 
-
-sweep_projection.SWEEP_VERSION = 1

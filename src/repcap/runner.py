@@ -148,13 +148,15 @@ def resolve_parameters(path: Path, profile: str, overrides: dict[str, Any]) -> d
 
 # ----------------------------------------------------------------------------- cache key
 
-def _tree_digest(root: Path) -> str:
+def _data_digest() -> str:
+    """The reference data every chapter may read (``data/reference``)."""
+    from .reference import reference_dir
+
     h = hashlib.sha256()
-    for p in sorted(root.rglob("*.py")):
-        if "__pycache__" in p.parts:
-            continue
-        h.update(str(p.relative_to(root)).encode())
-        h.update(p.read_bytes())
+    root = reference_dir()
+    for p in sorted(root.rglob("*")) if root.is_dir() else []:
+        if p.is_file():
+            h.update(str(p.relative_to(root)).encode() + b"\0" + p.read_bytes())
     return h.hexdigest()
 
 
@@ -164,11 +166,18 @@ def _packages_digest() -> str:
 
 
 def cache_key(path: Path, profile: str, params: dict[str, Any]) -> str:
+    """The chapter's run key: its source, parameters and profile, the code of the ``repcap`` modules
+    it imports (their import closure, :mod:`repcap.codehash`: an edit elsewhere in the library does
+    not re-run it), the reference data, and the installed package versions."""
+    from .codehash import digest, source_imports
+
+    source = path.read_bytes()
     parts = {
-        "notebook": hashlib.sha256(path.read_bytes()).hexdigest(),
+        "notebook": hashlib.sha256(source).hexdigest(),
         "profile": profile,
         "params": json.dumps(params, sort_keys=True, default=str),
-        "repcap": _tree_digest(Path(__file__).resolve().parent),
+        "repcap": digest(source_imports(source.decode("utf-8"))),
+        "data": _data_digest(),
         "packages": _packages_digest(),
     }
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()

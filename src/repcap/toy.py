@@ -618,8 +618,6 @@ def train_points(configs: Sequence[dict], device: str = "auto", progress: bool =
     return out
 
 
-train_points.SWEEP_VERSION = 1  # type: ignore[attr-defined]
-
 
 def models_per_batch(n: int, batch: int, budget_bytes: int | None = None, device: str = "auto") -> int:
     """How many models of ``n`` features fit one batch of ``batch`` samples in the memory budget

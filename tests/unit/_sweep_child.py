@@ -143,7 +143,7 @@ def zygote() -> None:
 
 def dask_client(address: str, cache: str, log: str, n: int, sleep: float, detach: bool) -> None:
     from repcap import sweep
-    from repcap.sweep_dask import make_executor
+    from repcap.sweep.dask import make_executor
 
     ex = make_executor("dask", address, detach=detach)
     cs = [{"x": x, "log": log, "sleep": sleep} for x in range(n)]

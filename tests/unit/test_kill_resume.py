@@ -224,7 +224,9 @@ def test_temp_files_are_never_read_as_entries(tmp_path):
     store = sweep.Cache(tmp_path)
     sweep.run(_sq, [{"x": 1}], cache=store, progress=False)
     key = next(store.entries()).stem
-    host = sweep._host_token()
+    from repcap.sweep.cache import _host_token
+
+    host = _host_token()
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
                           text=True, check=True)
     dead_pid = int(dead.stdout)

@@ -1,4 +1,4 @@
-"""Tests of repcap.sweep_dask on a LocalCluster of 2 single-threaded worker processes: results
+"""Tests of repcap.sweep.dask on a LocalCluster of 2 single-threaded worker processes: results
 identical to the local executor (plain and batched functions); a point a worker finishes is in the
 cache even when the client raises or is SIGKILLed; a worker killed mid-sweep (SIGKILL of its
 process, or client.restart()) loses no finished point, and a re-run recomputes none of them.
@@ -24,7 +24,7 @@ distributed = pytest.importorskip("distributed")
 
 import _sweep_child as child  # noqa: E402
 from repcap import RepcapError, sweep  # noqa: E402
-from repcap.sweep_dask import DaskExecutor, JobqueueConfig, make_executor  # noqa: E402
+from repcap.sweep.dask import DaskExecutor, JobqueueConfig, make_executor  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 
@@ -236,7 +236,7 @@ def test_make_executor_choices():
     assert make_executor("dask", "node12:8786").describe() == "scheduler node12:8786"
     import argparse
 
-    from repcap.sweep_dask import add_arguments, from_args
+    from repcap.sweep.dask import add_arguments, from_args
 
     ap = argparse.ArgumentParser()
     add_arguments(ap)

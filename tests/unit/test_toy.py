@@ -292,7 +292,6 @@ def test_train_points_and_group_key(tmp_path):
         calls.append(len(cs))
         return toy.train_points(cs)
 
-    counting.SWEEP_VERSION = 1
     rep = sweep.run(counting, configs, cache=sweep.Cache(tmp_path), batched=True, group_by=toy.group_key, progress=False)
     assert sorted(calls) == [1, 4]  # two shapes -> two batches
     assert rep.n_computed == 5

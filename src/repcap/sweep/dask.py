@@ -49,8 +49,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from . import RepcapError
-from .sweep import PointTask, TaskOutcome
+from .. import RepcapError
+from .tasks import PointTask, TaskOutcome
 
 #: The dask-jobqueue cluster class of each batch system.
 JOBQUEUE_SYSTEMS: dict[str, str] = {

@@ -1,0 +1,121 @@
+"""What a chapter notebook calls: one set-up at the start (:func:`start`), numbers for the prose
+(:func:`glue`), and the run record that every figure's provenance is taken from.
+
+Numbers quoted in the prose are glued, never retyped (QuantEcon lectures): in a markdown cell
+write ``{glue:text}`name:.3f``` (the format spec is optional).
+"""
+
+from __future__ import annotations
+
+import atexit
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from .figures import run_context
+
+
+@dataclass
+class RunRecord:
+    """What this chapter run is: which notebook, profile and parameters, and where it computes
+    (the device actually used, and where sweep points run)."""
+
+    notebook: str
+    profile: str
+    parameters: dict
+    device: str              # the resolved device, e.g. "cpu (1 threads)" or "cuda:0 NVIDIA H200"
+    device_type: str         # "cpu" | "cuda"
+    executor: str            # "this process" or a Dask cluster's description
+    started_unix: float = field(default_factory=time.time)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+_current: RunRecord | None = None
+_executor: Any = None
+
+
+def current() -> RunRecord | None:
+    """The run record of the chapter being executed (None outside :func:`start`)."""
+    return _current
+
+
+def start(note: str = "", *, device: str = "auto", executor: str = "local", scheduler: Any = "") -> RunRecord:
+    """Set up a chapter: resolve the device, point every sweep at ``executor`` (closed when the
+    kernel exits), record the run, and show the profile box with ``note`` (how this profile
+    differs from the sources' settings).  Returns the :class:`RunRecord`."""
+    global _current, _executor
+    from . import sweep
+    from .devices import device_name, resolve_device
+    from .sweep.dask import make_executor
+
+    dev = resolve_device(device)
+    close()
+    _executor = make_executor(executor, scheduler or None)
+    sweep.set_default_executor(_executor)
+    ctx = run_context()
+    _current = RunRecord(notebook=ctx["notebook"], profile=ctx["profile"], parameters=ctx["parameters"],
+                         device=device_name(dev), device_type=dev.type,
+                         executor="this process" if _executor is None else _executor.describe())
+    profile_banner(note)
+    return _current
+
+
+def close() -> None:
+    """Close the executor :func:`start` made (also run at exit)."""
+    global _executor
+    if _executor is not None:
+        from . import sweep
+
+        sweep.set_default_executor(None)
+        _executor.close()
+        _executor = None
+
+
+atexit.register(close)
+
+
+def _in_kernel() -> bool:
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return False
+    return get_ipython() is not None
+
+
+def glue(name: str, value: Any, display: bool = False) -> None:
+    """Make ``value`` available to the prose as ``{glue:text}`name```.  Outside a kernel (or
+    without myst-nb) this is a no-op.  numpy scalars are converted to Python numbers so that
+    format specs work.  Returns ``None`` so that a ``glue`` call at the end of a cell prints nothing."""
+    try:
+        import numpy as np
+
+        if isinstance(value, np.generic):
+            value = value.item()
+    except ImportError:  # pragma: no cover
+        pass
+    if _in_kernel():
+        try:
+            from myst_nb import glue as _glue
+        except ImportError:  # pragma: no cover - book extra not installed
+            return None
+        _glue(name, value, display=display)
+    return None
+
+
+def profile_banner(note: str = "") -> None:
+    """Show which profile built this page and with which parameters (a MyST admonition)."""
+    ctx = run_context()
+    params = ", ".join(f"`{k}={v!r}`" for k, v in ctx["parameters"].items()) or "defaults"
+    where = f" Computed on {_current.device}." if _current is not None else ""
+    # A colon fence: a backtick fence's info string may not contain backticks.
+    text = (f":::{{admonition}} Built with the `{ctx['profile']}` profile\n:class: note\n"
+            f"{note + ' ' if note else ''}Parameters: {params}.{where} "
+            f"Re-run this chapter with `repcap run {ctx['notebook']} --profile PROFILE -p name=value`.\n:::\n")
+    if _in_kernel():
+        from IPython.display import Markdown, display
+
+        display(Markdown(text))
+    else:
+        print(text)

@@ -1,0 +1,12 @@
+"""Sweeps: a grid of configurations through a content-addressed result cache, here or on a Dask
+cluster.  :mod:`.run` (the entry point), :mod:`.cache` (the cache), :mod:`.keys` (keys from the
+code), :mod:`.tasks` (the unit of work and the local executor), :mod:`.dask` (the cluster)."""
+
+from .cache import MARKER, STALE_TEMP_S, Cache, atomic_write_text, canonical
+from .keys import code_digest, fn_name, point_key
+from .run import SweepReport, grid, run, set_default_executor, using
+from .tasks import LOCAL, Executor, LocalExecutor, PointTask, TaskOutcome, error_message
+
+__all__ = ["Cache", "Executor", "LOCAL", "LocalExecutor", "MARKER", "PointTask", "STALE_TEMP_S", "SweepReport",
+           "TaskOutcome", "atomic_write_text", "canonical", "code_digest", "error_message", "fn_name", "grid",
+           "point_key", "run", "set_default_executor", "using"]

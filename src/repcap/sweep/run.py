@@ -1,0 +1,181 @@
+"""Run a grid of configurations through a content-addressed result cache.
+
+Each point is a JSON-serialisable config dict; its key (:mod:`.keys`) covers the function, the code
+it runs and the config.  Results are cached as they finish (:mod:`.cache`), so an interrupted
+sweep resumes where it stopped: finished points are read back, not recomputed.
+
+Functions come in two shapes:
+
+* ``fn(config) -> dict`` (one point at a time);
+* ``fn(configs) -> list[dict]`` with ``batched=True``: points that share ``group_by(config)`` are
+  handed over together (e.g. toy models of one shape trained as one batch), at most
+  ``max_batch`` at a time, and each result is cached as soon as its batch returns.
+
+Where the points run is an executor (:mod:`.tasks`): this process by default, a Dask cluster
+(:mod:`.dask`) when one is set with :func:`set_default_executor`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Iterator, Sequence
+
+from tqdm.auto import tqdm
+
+from .. import RepcapError, show_progress
+from .cache import Cache, canonical
+from .keys import code_digest, fn_name, point_key
+from .tasks import LOCAL, Executor, PointTask, TaskOutcome
+
+_default_executor: Any = None
+
+
+def set_default_executor(executor: Any) -> Any:
+    """Make ``executor`` (``None`` or ``"local"``: this process) the one :func:`run` uses when it is
+    not given one; returns the previous default.  Notebooks call it once with
+    ``repcap.sweep.dask.make_executor(executor, scheduler)``."""
+    global _default_executor
+    prev, _default_executor = _default_executor, executor
+    return prev
+
+
+@contextlib.contextmanager
+def using(executor: Any) -> Iterator[Any]:
+    """``with sweep.using(ex): ...``: the default executor inside the block."""
+    prev = set_default_executor(executor)
+    try:
+        yield executor
+    finally:
+        set_default_executor(prev)
+
+
+def _resolve_executor(executor: Any) -> Executor:
+    if executor is None:
+        executor = _default_executor
+    if executor is None or executor == "local":
+        return LOCAL
+    if hasattr(executor, "run_tasks"):
+        return executor
+    if type(executor).__name__ == "Client" and type(executor).__module__.startswith("distributed"):
+        from .dask import DaskExecutor
+
+        return DaskExecutor(executor)
+    raise RepcapError(f"sweep executor {executor!r} is not one: give None, 'local', a distributed.Client or "
+                      f"repcap.sweep.dask.make_executor(...)")
+
+
+@dataclass
+class SweepReport:
+    results: list[dict]
+    n_cached: int
+    n_computed: int
+    seconds: float = field(default=0.0)
+    #: with ``on_error="collect"``: ``{"index", "config", "error"}`` per failed config (its result is None)
+    errors: list[dict] = field(default_factory=list)
+
+
+def run(fn: Callable, configs: Sequence[dict], *, cache: str | Cache, batched: bool = False,
+        group_by: Callable[[dict], Any] | None = None, max_batch: int | None = None,
+        desc: str | None = None, progress: bool = True, executor: Any = None,
+        on_error: str = "raise") -> SweepReport:
+    """Evaluate ``fn`` on every config, reading finished points from ``cache``.
+
+    Returns the results in the order of ``configs``; ``n_cached`` counts configs answered by the
+    cache, ``n_computed`` the points ``fn`` computed in this call.  ``executor``: ``None`` (the
+    default set by :func:`set_default_executor`, else this process), ``"local"``, a
+    :class:`~repcap.sweep.dask.DaskExecutor` or a ``distributed.Client``.  Wherever the points run,
+    each task writes its own entries to ``cache``, so the folder must be shared with the workers.
+
+    ``on_error="collect"``: a point whose function raises (a model that cannot be fetched, a
+    missing tensor, out of memory) gets result ``None`` and an entry in ``report.errors`` (see
+    :func:`error_message`), and the sweep goes on; it is not cached, so a re-run tries it again.
+    ``KeyboardInterrupt`` and ``SystemExit`` always propagate.  (A batched function's error fails
+    its whole batch.)
+    """
+    if on_error not in ("raise", "collect"):
+        raise RepcapError(f"on_error={on_error!r} must be 'raise' or 'collect'")
+    t0 = time.perf_counter()
+    store = cache if isinstance(cache, Cache) else Cache.named(cache)
+    configs = [dict(c) for c in configs]
+    code = code_digest(fn)
+    keys = [point_key(fn, c, code) for c in configs]
+    results: list[dict | None] = [store.get(k) for k in keys]
+    todo = [i for i, r in enumerate(results) if r is None]
+    n_cached = len(configs) - len(todo)
+    if not todo:
+        return SweepReport(results=results, n_cached=n_cached, n_computed=0,  # type: ignore[arg-type]
+                           seconds=time.perf_counter() - t0)
+
+    # Unique pending points (the same config twice is computed once).
+    first: dict[str, int] = {}
+    for i in todo:
+        first.setdefault(keys[i], i)
+    pending = list(first.values())
+
+    batches: list[list[int]]
+    if batched:
+        groups: dict[str, list[int]] = {}
+        for i in pending:
+            g = canonical(group_by(configs[i])) if group_by else ""
+            groups.setdefault(g, []).append(i)
+        size = max_batch or math.inf
+        batches = []
+        for members in groups.values():
+            step = int(min(size, len(members)))
+            batches.extend(members[s:s + step] for s in range(0, len(members), step))
+    else:
+        batches = [[i] for i in pending]
+
+    ex = _resolve_executor(executor)
+    store = Cache(store.root.resolve())
+    store.root.mkdir(parents=True, exist_ok=True)
+    store.ensure_marker()
+    store.clean_temp()
+    root = str(store.root)
+    tasks = [PointTask(fn, [configs[i] for i in b], [keys[i] for i in b], root, batched, on_error == "collect")
+             for b in batches]
+    by_key: dict[str, dict] = {}
+    failed: dict[str, str] = {}
+    counts = {"computed": 0, "late": 0}
+    n_dup = {k: 0 for k in first}
+    for i in todo:
+        n_dup[keys[i]] += 1
+
+    bar = tqdm(total=len(configs), initial=n_cached, desc=desc or fn_name(fn).split(":")[-1],
+               disable=not show_progress(progress), unit="pt", leave=False)
+
+    def on_done(j: int, outcome: TaskOutcome) -> None:
+        errs = outcome.errors or [None] * len(outcome.results)
+        for k, out, comp, err in zip(tasks[j].keys, outcome.results, outcome.computed, errs):
+            if err is not None:
+                failed[k] = err
+            else:
+                by_key[k] = out  # type: ignore[assignment]
+                counts["computed" if comp else "late"] += 1
+            bar.update(n_dup[k])
+
+    try:
+        ex.run_tasks(tasks, on_done)
+    finally:
+        bar.close()
+    errors = [{"index": i, "config": configs[i], "error": failed[keys[i]]} for i in todo if keys[i] in failed]
+    for i in todo:
+        if keys[i] not in failed:
+            results[i] = by_key[keys[i]] if keys[i] in by_key else store.get(keys[i])
+    missing = [configs[i] for i, r in enumerate(results) if r is None and keys[i] not in failed]
+    if missing:
+        raise RepcapError(f"sweep {fn_name(fn)}: the executor returned without {len(missing)} points "
+                          f"(first: {missing[0]!r}); run again to compute them")
+    return SweepReport(results=results, n_cached=n_cached + counts["late"],  # type: ignore[arg-type]
+                       n_computed=counts["computed"], seconds=time.perf_counter() - t0, errors=errors)
+
+
+def grid(**axes: Iterable[Any]) -> list[dict]:
+    """The Cartesian product of named axes, as a list of config dicts (last axis fastest)."""
+    import itertools
+
+    names = list(axes)
+    return [dict(zip(names, vals)) for vals in itertools.product(*(list(axes[n]) for n in names))]
