@@ -7,7 +7,7 @@ BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.repcap-installed
 MATHJAX := django-static-mathjax==3.2.2.1
 
-.PHONY: all install book html test test-unit bench clean distclean
+.PHONY: all install book html test test-unit lint bench clean distclean
 
 all: book
 
@@ -27,10 +27,16 @@ book: $(STAMP)
 
 ## html: rebuild the HTML from the chapters already executed
 html: $(STAMP)
-	$(BIN)/python -c "from repcap.runner import jb_build; jb_build()"
+	$(BIN)/python -c "from repcap.build import jb_build; jb_build()"
 
-## test: unit tests, a smoke-profile run of every chapter and a smoke book build
-test: $(STAMP)
+## lint: ruff (lint and format check) and mypy over src/, as make test runs them
+lint: $(STAMP)
+	$(BIN)/ruff check src tests notebooks benchmarks
+	$(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/mypy
+
+## test: lint and type checks, unit tests, a smoke-profile run of every chapter and a smoke book build
+test: lint
 	$(BIN)/python -m pytest -q
 
 test-unit: $(STAMP)

@@ -56,7 +56,8 @@ import numpy as np
 import pandas as pd
 import matplotlib.pyplot as plt
 
-from repcap import figures, findings, fits, reference, toy
+from repcap import figures, findings, reference, toy
+from repcap.fits import fit_exponent
 from repcap.chapter import glue, start
 
 
@@ -88,13 +89,13 @@ df["left_out_loss"] = [toy.unlearned_loss(toy.frequencies(n, "power", a), np.asa
 
 fits, pred_fits = [], []
 for (reg, a), d in df.groupby(["regime", "alpha"]):
-    f = fits.fit_exponent(d["m"], d["loss"])
+    f = fit_exponent(d["m"], d["loss"])
     fits.append({"regime": reg, "alpha": a, **f.as_dict()})
 fits = pd.DataFrame(fits)
 pred = pd.DataFrame([{"alpha": a, "m": m, "unlearned_loss": toy.unlearned_loss(toy.frequencies(n, "power", a), m)}
                      for a in alphas for m in ms])
 for a, d in pred.groupby("alpha"):
-    f = fits.fit_exponent(d["m"], d["unlearned_loss"])
+    f = fit_exponent(d["m"], d["unlearned_loss"])
     pred_fits.append({"alpha": a, "alpha_m_pred": f.alpha_m})
 pred_fits = pd.DataFrame(pred_fits)
 
@@ -235,7 +236,7 @@ odf["law"] = [name for name in other for _ in other_ms for _ in seeds]
 ofits = []
 for name, d in odf.groupby("law", sort=False):
     d = d[d["m"] >= other_fit_m_min]
-    f = fits.fit_exponent(d["m"], d["loss"])
+    f = fit_exponent(d["m"], d["loss"])
     ofits.append({"law": name, **f.as_dict(), "alpha_m_reported": -reference.value(slope_ids[name])})
 ofits = pd.DataFrame(ofits)
 

@@ -9,14 +9,19 @@ from __future__ import annotations
 import argparse
 import importlib
 import pkgutil
+import re
 import sys
 
 from . import RepcapError, __version__
 from . import commands as _commands
 
 
+#: What argparse takes for a negative number, not an option: ``-3``, ``-0.5`` and also ``-1e-3``.
+NEGATIVE_NUMBER = re.compile(r"^-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="repcap", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="repcap", description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--version", action="version", version=f"repcap {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for info in sorted(pkgutil.iter_modules(_commands.__path__), key=lambda m: m.name):
@@ -24,7 +29,18 @@ def build_parser() -> argparse.ArgumentParser:
             continue
         mod = importlib.import_module(f"{_commands.__name__}.{info.name}")
         mod.register(sub)
+    _accept_negative_numbers(parser)
     return parser
+
+
+def _accept_negative_numbers(parser: argparse.ArgumentParser) -> None:
+    """``repcap toy --gamma -1e-3``: argparse's own pattern misses exponent forms and would read the
+    value as an option; widen it on every (sub)parser."""
+    parser._negative_number_matcher = NEGATIVE_NUMBER  # type: ignore[attr-defined]
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in action.choices.values():
+                _accept_negative_numbers(child)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import subprocess
 import time
 from pathlib import Path
@@ -97,11 +98,17 @@ def plain_log_ticks(ax, axis: str = "both") -> None:
 
 def run_context() -> dict[str, Any]:
     """What the runner exported: notebook, profile and parameters (empty outside the runner)."""
-    params = os.environ.get("REPCAP_PARAMS")
+    path = os.environ.get("REPCAP_PARAMS_FILE")
+    params: dict[str, Any] = {}
+    if path:
+        try:
+            params = json.loads(Path(path).read_text())
+        except (OSError, ValueError):
+            params = {}
     return {
         "notebook": os.environ.get("REPCAP_NOTEBOOK", "interactive"),
         "profile": os.environ.get("REPCAP_PROFILE", "interactive"),
-        "parameters": json.loads(params) if params else {},
+        "parameters": params,
     }
 
 
@@ -155,7 +162,7 @@ def save(fig_id: str, fig: matplotlib.figure.Figure, data: pd.DataFrame | Mappin
         "repcap_version": __version__,
         "wall_time_s": round(float(meta.pop("wall_time_s", now - _last_save)), 3),
         "created_unix": round(now, 3),
-        "files": {ext: f"{fig_id}.{ext}" for ext in ("png", "svg", "pdf", "csv")},
+        "files": {ext: f"{fig_id}.{ext}" for ext in ("png", "svg", "pdf", "csv", "json")},
     })
     if "device" not in meta:  # the device the chapter actually used (its run record)
         from .chapter import current
@@ -178,7 +185,7 @@ def save(fig_id: str, fig: matplotlib.figure.Figure, data: pd.DataFrame | Mappin
     _last_save = time.time()
 
     if show:
-        _display(fig_id, fig, caption, out)
+        _display(fig_id, fig, caption, sidecar)
     plt.close(fig)
     return sidecar
 
@@ -191,14 +198,56 @@ def _file_metadata(ext: str, fig_id: str, caption: str) -> dict[str, str]:
     return {"Title": fig_id, "Description": caption}
 
 
-def figure_directive(fig_id: str, caption: str, rel_dir: str = "figures", width: str = "100%") -> str:
-    """The MyST markup of a numbered figure named ``fig_id``, with download links to its files."""
-    links = " · ".join(f"{{download}}`{ext} <{rel_dir}/{fig_id}.{ext}>`" for ext in ("csv", "svg", "pdf", "png"))
-    return (f"```{{figure}} {rel_dir}/{fig_id}.svg\n:name: {fig_id}\n:width: {width}\n:alt: {fig_id}\n\n"
-            f"{caption} ({links})\n```\n")
+def alt_text(caption: str, limit: int = 300) -> str:
+    """A figure's alt text: its caption as plain text (markup and line breaks removed, shortened at a
+    sentence or word boundary)."""
+    text = " ".join(re.sub(r"[`*_{}$]", "", caption).split())
+    if len(text) <= limit:
+        return text
+    cut = text[:limit]
+    end = max(cut.rfind(". "), cut.rfind("; "))
+    return (cut[: end + 1] if end > limit // 2 else cut.rsplit(" ", 1)[0] + " …").strip()
 
 
-def _display(fig_id: str, fig, caption: str, out: Path) -> None:
+def reproduce_command(side: Mapping[str, Any]) -> str | None:
+    """The command that rebuilds a figure: its chapter under its profile, with ``-p`` for every
+    parameter that differs from that profile's (None outside the runner)."""
+    nb, profile = side.get("notebook"), side.get("profile")
+    if not nb or nb == "interactive" or profile not in ("smoke", "quick", "paper", "reference"):
+        return None
+    args = [f"repcap run {nb} --profile {profile}"]
+    try:
+        from .params import resolve_parameters
+
+        base = resolve_parameters(project_root() / str(nb), str(profile), {})
+    except (RepcapError, OSError):
+        base = {}
+    for k, v in (side.get("parameters") or {}).items():
+        if base.get(k, object()) != v:
+            args.append(f"-p {shlex.quote(f'{k}={json.dumps(v)}')}")
+    return " ".join(args)
+
+
+def figure_directive(fig_id: str, caption: str, side: Mapping[str, Any] | None = None, rel_dir: str = "figures",
+                     width: str = "100%") -> str:
+    """The MyST markup of a numbered figure named ``fig_id``: the image (opens full size when
+    clicked), its caption, and under it the files behind it, the notebook source at the revision
+    that built it, and the command that rebuilds it."""
+    side = dict(side or {})
+    files = " · ".join(f"{{download}}`{label} <{rel_dir}/{fig_id}.{ext}>`" for ext, label in
+                       (("csv", "data (CSV)"), ("svg", "SVG"), ("pdf", "PDF"), ("png", "PNG"), ("json", "parameters (JSON)")))
+    nb = str(side.get("notebook") or "")
+    source = ""
+    if nb.startswith("notebooks/"):
+        source = f" · {{download}}`source <../../{nb}>` (git `{side.get('git_revision', '?')}`)"
+    cmd = reproduce_command(side)
+    rebuild = f"\n\nRebuild: `{cmd}`" if cmd else ""
+    return (f"```{{figure}} {rel_dir}/{fig_id}.svg\n:name: {fig_id}\n:width: {width}\n:alt: {alt_text(caption)}\n"
+            f":target: ../../_images/{fig_id}.svg\n:class: repcap-figure\n\n"
+            f"{caption}\n\n{files}{source}, profile `{side.get('profile', '?')}`.{rebuild}\n```\n")
+
+
+def _display(fig_id: str, fig, caption: str, side: Mapping[str, Any]) -> None:
     try:
         from IPython import get_ipython
         from IPython.display import Markdown, display
@@ -209,7 +258,7 @@ def _display(fig_id: str, fig, caption: str, out: Path) -> None:
     if os.environ.get("REPCAP_NOTEBOOK"):
         # Under the runner: the book renders this output as a numbered MyST figure.
         width = f"{min(100, round(100 * fig.get_figwidth() / WIDTH_2))}%"
-        display(Markdown(figure_directive(fig_id, caption, width=width)))
+        display(Markdown(figure_directive(fig_id, caption, side, width=width)))
     else:
         display(fig)
 

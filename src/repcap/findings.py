@@ -31,6 +31,10 @@ def findings_dir() -> Path:
 
 
 def _chapter() -> str:
+    """The name this chapter's outputs go under (the runner's; outside it, ``interactive``)."""
+    name = os.environ.get("REPCAP_OUTPUT_NAME")
+    if name:
+        return name
     nb = os.environ.get("REPCAP_NOTEBOOK")
     return Path(nb).stem if nb else "interactive"
 

@@ -1,149 +1,45 @@
-"""The notebook runner: jupytext ``py:percent`` source -> papermill with a profile's parameters ->
-executed ``.ipynb`` in ``book/generated/`` -> Jupyter Book.
+"""The notebook runner: one chapter, jupytext ``py:percent`` source -> papermill with a profile's
+parameters (:mod:`repcap.params`) -> executed ``.ipynb``, figures and findings in
+``book/generated/``.
 
-* Parameters are validated *before* execution against the notebook's ``parameters`` cell (literals
-  only): an unknown name or a value of the wrong type is refused with the list of valid parameters
-  (papermill itself only warns).
-* Runs are cached by content: the key covers the notebook source, the resolved parameters, the
-  profile, the ``repcap`` package tree and the installed package versions.  An unchanged chapter is
-  not executed again.
-* Outputs are written atomically: the notebook and its figures go to a staging folder and replace
-  the previous good outputs only when every cell succeeded.  A failing cell names the notebook and
-  the cell, and leaves the earlier outputs in place.
+* Runs are cached by content (:func:`cache_key`): an unchanged chapter is not executed again, and
+  the cache check covers every file its figures promise.
+* One run of a chapter at a time: an exclusive lock per chapter is held around execution and
+  commit; a second run waits for it and says which process holds it.
+* Each run executes into its own staging folder and commits only the files it produced, each with
+  an atomic rename, so the chapter's earlier outputs stay intact until every cell has succeeded,
+  and two runs never mix their files.
+* A failing cell, a dead kernel (out of memory) or a full disk ends in one line naming the
+  notebook; the failed notebook is kept in ``book/generated/.failed/``.
+* Outputs are keyed by the notebook's path under ``notebooks/`` (its stem); a notebook from
+  elsewhere gets a name of its own, so it can never replace a chapter of the book.
 """
 
 from __future__ import annotations
 
-import ast
+import contextlib
+import errno
 import hashlib
 import json
 import os
 import shutil
-import sys
 import time
+import uuid
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Callable
-
-import yaml
+from typing import Any, Callable, Iterator
 
 from . import RepcapError, __version__
 from . import io as rio
+from .params import PROFILES, notebook_parameters, parse_override, read_notebook, resolve_parameters
 from .paths import generated_dir, notebooks_dir, project_root
 
-PROFILES = ("smoke", "quick", "paper")
-_LITERALS = (bool, int, float, str, list, dict, type(None))
+__all__ = ["PROFILES", "RunResult", "cache_key", "notebook_parameters", "output_name", "parse_override",
+           "resolve_notebook", "resolve_parameters", "run"]
 
-
-# ----------------------------------------------------------------------------- parameters
-
-def _read_notebook(path: Path):
-    import jupytext
-
-    try:
-        return jupytext.read(path)
-    except Exception as exc:  # jupytext raises many types on a malformed file
-        raise RepcapError(f"{path}: cannot read this notebook source ({exc})") from exc
-
-
-def notebook_parameters(path: str | os.PathLike) -> dict[str, Any]:
-    """The defaults of the cell tagged ``parameters``: ``{name: literal}`` in source order."""
-    path = Path(path)
-    nb = _read_notebook(path)
-    cells = [c for c in nb.cells if c.cell_type == "code" and "parameters" in c.metadata.get("tags", [])]
-    if len(cells) != 1:
-        raise RepcapError(f"{path}: needs exactly one code cell tagged 'parameters' (found {len(cells)})")
-    try:
-        tree = ast.parse(cells[0].source)
-    except SyntaxError as exc:
-        raise RepcapError(f"{path}: the parameters cell is not valid Python: {exc}") from exc
-    out: dict[str, Any] = {}
-    for node in tree.body:
-        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
-            target, value = node.target, node.value
-        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            target, value = node.targets[0], node.value
-        else:
-            raise RepcapError(f"{path}: the parameters cell may only hold `name = literal` lines "
-                              f"(line {node.lineno})")
-        try:
-            out[target.id] = ast.literal_eval(value)
-        except ValueError as exc:
-            raise RepcapError(f"{path}: parameter {target.id!r} must be a literal (line {node.lineno})") from exc
-    return out
-
-
-def _type_name(v: Any) -> str:
-    return "None" if v is None else type(v).__name__
-
-
-def _coerce(name: str, value: Any, default: Any, where: str) -> Any:
-    """Check ``value`` against the type of ``default``; ints are accepted where floats are, and
-    ``None`` (YAML ``null``) anywhere: chapters use it for "off" or "use the sources' rule"."""
-    if default is None or value is None:
-        return value
-    if isinstance(default, bool):
-        ok = isinstance(value, bool)
-    elif isinstance(default, int):
-        ok = isinstance(value, int) and not isinstance(value, bool)
-    elif isinstance(default, float):
-        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
-        if ok:
-            value = float(value)
-    elif isinstance(default, list):
-        ok = isinstance(value, list)
-        if ok and default:
-            proto = default[0]
-            value = [_coerce(f"{name}[{i}]", v, proto, where) for i, v in enumerate(value)]
-    else:
-        ok = isinstance(value, type(default))
-    if not ok:
-        raise RepcapError(f"{where}: parameter {name!r} must be {_type_name(default)} "
-                          f"(like the default {default!r}), got {_type_name(value)} {value!r}")
-    return value
-
-
-def parse_override(text: str) -> tuple[str, Any]:
-    """``name=value`` -> ``(name, value)`` with ``value`` read as a YAML scalar/list."""
-    if "=" not in text:
-        raise RepcapError(f"parameter {text!r} must look like name=value")
-    name, raw = text.split("=", 1)
-    name = name.strip()
-    try:
-        value = yaml.safe_load(raw) if raw.strip() else ""
-    except yaml.YAMLError as exc:
-        raise RepcapError(f"parameter {name!r}: cannot read value {raw!r} ({exc})") from exc
-    return name, value
-
-
-def load_profile(profile: str, stem: str) -> dict[str, Any]:
-    if profile not in PROFILES:
-        raise RepcapError(f"unknown profile {profile!r}; use one of {', '.join(PROFILES)}")
-    path = notebooks_dir() / "params" / f"{profile}.yaml"
-    if not path.exists():
-        raise RepcapError(f"profile file {path} is missing")
-    data = yaml.safe_load(path.read_text()) or {}
-    if not isinstance(data, dict):
-        raise RepcapError(f"{path}: must map notebook names to parameter mappings")
-    section = data.get(stem) or {}
-    if not isinstance(section, dict):
-        raise RepcapError(f"{path}: section {stem!r} must be a mapping of parameters")
-    return section
-
-
-def resolve_parameters(path: Path, profile: str, overrides: dict[str, Any]) -> dict[str, Any]:
-    """Defaults <- profile file <- overrides, each name and type checked against the defaults."""
-    defaults = notebook_parameters(path)
-    valid = ", ".join(f"{k} ({_type_name(v)})" for k, v in defaults.items())
-    resolved = dict(defaults)
-    for where, layer in ((f"notebooks/params/{profile}.yaml [{path.stem}]", load_profile(profile, path.stem)),
-                         ("command line", overrides)):
-        for name, value in layer.items():
-            if name not in defaults:
-                raise RepcapError(f"{where}: unknown parameter {name!r} for {path.name}; valid parameters: {valid}")
-            resolved[name] = _coerce(name, value, defaults[name], where)
-    return resolved
+#: A lock file older than this with a dead owner is taken over.
+LOCK_POLL_S = 2.0
 
 
 # ----------------------------------------------------------------------------- cache key
@@ -183,7 +79,7 @@ def cache_key(path: Path, profile: str, params: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
 
 
-# ----------------------------------------------------------------------------- execution
+# ----------------------------------------------------------------------------- names, stamps, locks
 
 @dataclass
 class RunResult:
@@ -206,6 +102,149 @@ def resolve_notebook(name: str | os.PathLike) -> Path:
     raise RepcapError(f"notebook {str(name)!r} not found; chapters: {known}")
 
 
+def output_name(path: Path) -> str:
+    """The name of a notebook's outputs: its stem for a chapter in ``notebooks/``, else the stem
+    prefixed with a hash of its path (so it cannot replace a chapter of the book)."""
+    nb = notebooks_dir().resolve()
+    if path.resolve().parent == nb:
+        return path.stem
+    return f"ext-{hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:10]}-{path.stem}"
+
+
+def _stamp_path(name: str) -> Path:
+    return generated_dir() / ".runs" / f"{name}.json"
+
+
+def _read_stamp(name: str) -> dict[str, Any] | None:
+    """The last good run's stamp, or None if missing or unreadable (a truncated stamp is no stamp)."""
+    try:
+        stamp = json.loads(_stamp_path(name).read_text())
+        return stamp if isinstance(stamp, dict) else None
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+
+
+def _outputs_present(name: str, stamp: dict[str, Any]) -> bool:
+    """Every file the stamp's figures promise (images, CSV, sidecar) and its findings exist."""
+    gen = generated_dir()
+    figdir = gen / "figures"
+    for fid in stamp.get("figures", []):
+        try:
+            side = json.loads((figdir / f"{fid}.json").read_text())
+        except (OSError, ValueError):
+            return False
+        files = list((side.get("files") or {}).values()) if isinstance(side, dict) else []
+        if not files or not all((figdir / f).is_file() for f in files):
+            return False
+    return (gen / f"{name}.ipynb").is_file() and (not stamp.get("findings") or (gen / "findings" / f"{name}.json").is_file())
+
+
+@contextlib.contextmanager
+def chapter_lock(name: str, log: Callable[[str], None] = print) -> Iterator[None]:
+    """Hold the chapter's exclusive lock; if another run holds it, say which and wait for it."""
+    import fcntl
+
+    lock = generated_dir() / ".locks" / f"{name}.lock"
+    try:
+        lock.parent.mkdir(parents=True, exist_ok=True)
+        fh = open(lock, "a+")
+    except OSError as exc:
+        raise RepcapError(f"cannot create the run lock {lock}: {exc.strerror or exc}") from None
+    with fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            fh.seek(0)
+            holder = fh.read().strip() or "another run"
+            log(f"{name}: waiting for {holder}, which is running this chapter ...")
+            fcntl.flock(fh, fcntl.LOCK_EX)
+        fh.seek(0)
+        fh.truncate()
+        fh.write(f"pid {os.getpid()} since {time.strftime('%H:%M:%S')}")
+        fh.flush()
+        try:
+            yield
+        finally:
+            fh.seek(0)
+            fh.truncate()
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+# ----------------------------------------------------------------------------- execution
+
+def _prepare(path: Path):
+    nb = read_notebook(path)
+    for cell in nb.cells:  # the book shows code collapsed under each output ("show code cell source")
+        if cell.cell_type == "code":
+            tags = cell.metadata.setdefault("tags", [])
+            if "hide-input" not in tags and "remove-input" not in tags and "remove-cell" not in tags:
+                tags.append("hide-input")
+    nb.metadata.setdefault("kernelspec", {"name": "python3", "display_name": "Python 3", "language": "python"})
+    return nb
+
+
+def _kernel_env(rel: str, name: str, profile: str, staging: Path) -> dict[str, str]:
+    return {
+        "REPCAP_ROOT": str(project_root()),
+        "REPCAP_PROFILE": profile,
+        "REPCAP_NOTEBOOK": rel,
+        "REPCAP_OUTPUT_NAME": name,
+        "REPCAP_PARAMS_FILE": str(staging / "params.json"),  # a file: no argument-list limit
+        "REPCAP_FIGURE_DIR": str(staging / "figures"),
+        "REPCAP_FINDINGS_DIR": str(staging / "findings"),
+        "MPLBACKEND": "module://matplotlib_inline.backend_inline",
+        "PYDEVD_DISABLE_FILE_VALIDATION": "1",
+        # Progress bars are for terminals; in the book they would be stray outputs. tqdm.auto warns
+        # at import that ipywidgets is missing, which would land in the page too.
+        "TQDM_DISABLE": "1",
+        "PYTHONWARNINGS": "ignore:IProgress not found",
+    }
+
+
+@contextlib.contextmanager
+def _environment(env: dict[str, str]) -> Iterator[None]:
+    saved = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def _fail(staging: Path, name: str, rel: str, what: str) -> RepcapError:
+    """Keep the failed notebook, drop the staging folder, and say what happened in one line."""
+    failed = generated_dir() / ".failed" / f"{name}.ipynb"
+    with contextlib.suppress(OSError):
+        failed.parent.mkdir(parents=True, exist_ok=True)
+        if (staging / f"{name}.ipynb").exists():
+            shutil.move(staging / f"{name}.ipynb", failed)
+    shutil.rmtree(staging, ignore_errors=True)
+    kept = f"; the failed run is in {failed}" if failed.exists() else ""
+    return RepcapError(f"{rel}: {what}\n  earlier outputs are untouched{kept}")
+
+
+def _execute(nb, staging: Path, name: str, rel: str, params: dict[str, Any]) -> None:
+    import papermill
+    from papermill.exceptions import PapermillExecutionError
+
+    try:
+        papermill.execute_notebook(nb, str(staging / f"{name}.ipynb"), parameters=params, kernel_name="python3",
+                                   cwd=str(project_root()), progress_bar=False, log_output=False, report_mode=False)
+    except PapermillExecutionError as exc:
+        evalue = str(exc.evalue).strip().splitlines()[-1] if str(exc.evalue).strip() else ""
+        raise _fail(staging, name, rel, f"cell {exc.exec_count} raised {exc.ename}: {evalue}") from None
+    except OSError as exc:
+        raise _fail(staging, name, rel, f"cannot write the run's outputs ({exc.strerror or exc})") from None
+    except Exception as exc:  # nbclient's DeadKernelError, a kernel that failed to start, ...
+        kind = type(exc).__name__
+        hint = " (the kernel died: out of memory, or killed)" if "Dead" in kind else ""
+        raise _fail(staging, name, rel, f"execution stopped with {kind}{hint}: {' '.join(str(exc).split())[:200]}") from None
+
+
 def _collapse_injected_parameters(path: Path) -> None:
     import nbformat
 
@@ -217,171 +256,81 @@ def _collapse_injected_parameters(path: Path) -> None:
     nbformat.write(nb, path)
 
 
-def _stamp_path(stem: str) -> Path:
-    return generated_dir() / ".runs" / f"{stem}.json"
+def _produced(staging: Path) -> list[str]:
+    """This run's figure ids, in the order they were made (reading order)."""
+    figs = staging / "figures"
+    ids = {p.stem for p in figs.glob("fig-*.json")}
+
+    def made(f: str) -> float:
+        try:
+            return float(json.loads((figs / f"{f}.json").read_text()).get("created_unix", 0))
+        except (OSError, ValueError):
+            return 0.0
+    return sorted(ids, key=made)
+
+
+def _commit(staging: Path, name: str, produced: list[str], old: list[str]) -> bool:
+    """Move this run's files into place (atomic renames on one file system), remove the figures the
+    previous run made and this one did not, then the notebook.  Returns whether findings exist."""
+    gen = generated_dir()
+    fig_dir = gen / "figures"
+    fig_dir.mkdir(parents=True, exist_ok=True)
+    for fid in produced:
+        for f in (staging / "figures").glob(f"{fid}.*"):
+            os.replace(f, fig_dir / f.name)
+    for stale in set(old) - set(produced):
+        for f in fig_dir.glob(f"{stale}.*"):
+            f.unlink(missing_ok=True)
+    found = staging / "findings" / f"{name}.json"
+    target = gen / "findings" / f"{name}.json"
+    if found.exists():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(found, target)
+    else:
+        target.unlink(missing_ok=True)
+    os.replace(staging / f"{name}.ipynb", gen / f"{name}.ipynb")
+    return target.exists()
 
 
 def run(notebook: str | os.PathLike, profile: str = "quick", overrides: dict[str, Any] | None = None,
         force: bool = False, log: Callable[[str], None] = print) -> RunResult:
     """Execute one chapter (or report a cache hit).  See the module docstring."""
     path = resolve_notebook(notebook)
-    stem = path.stem
+    name = output_name(path)
     params = resolve_parameters(path, profile, overrides or {})
     key = cache_key(path, profile, params)
     gen = generated_dir()
-    out_nb = gen / f"{stem}.ipynb"
-    fig_dir = gen / "figures"
-    stamp_file = _stamp_path(stem)
-    rel = path.relative_to(project_root()) if path.is_relative_to(project_root()) else path
-
-    if not force and stamp_file.exists() and out_nb.exists():
-        stamp = json.loads(stamp_file.read_text())
-        if stamp.get("key") == key and all((fig_dir / f"{f}.json").exists() for f in stamp.get("figures", [])):
+    rel = str(path.relative_to(project_root()) if path.is_relative_to(project_root()) else path)
+    with chapter_lock(name, log):
+        stamp = _read_stamp(name)
+        if not force and stamp and stamp.get("key") == key and _outputs_present(name, stamp):
             log(f"{rel}: unchanged (profile {profile}); cache hit, nothing executed")
-            return RunResult(path, out_nb, "cached", 0.0, params, stamp.get("figures", []))
-
-    import papermill
-    from papermill.exceptions import PapermillExecutionError
-
-    staging = gen / ".staging" / stem
-    shutil.rmtree(staging, ignore_errors=True)
-    (staging / "figures").mkdir(parents=True)
-    nb = _read_notebook(path)
-    for cell in nb.cells:  # the book shows code collapsed under each output ("show code cell source")
-        if cell.cell_type == "code":
-            tags = cell.metadata.setdefault("tags", [])
-            if "hide-input" not in tags and "remove-input" not in tags and "remove-cell" not in tags:
-                tags.append("hide-input")
-    nb.metadata.setdefault("kernelspec", {"name": "python3", "display_name": "Python 3", "language": "python"})
-    env = {
-        "REPCAP_ROOT": str(project_root()),
-        "REPCAP_PROFILE": profile,
-        "REPCAP_NOTEBOOK": str(rel),
-        "REPCAP_PARAMS": json.dumps(params),
-        "REPCAP_FIGURE_DIR": str(staging / "figures"),
-        "REPCAP_FINDINGS_DIR": str(staging / "findings"),
-        "MPLBACKEND": "module://matplotlib_inline.backend_inline",
-        "PYDEVD_DISABLE_FILE_VALIDATION": "1",
-        # Progress bars are for terminals; in the book they would be stray outputs. tqdm.auto warns
-        # at import that ipywidgets is missing, which would land in the page too.
-        "TQDM_DISABLE": "1",
-        "PYTHONWARNINGS": "ignore:IProgress not found",
-    }
-    saved = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)
-    t0 = time.time()
-    log(f"{rel}: executing (profile {profile}) ...")
-    try:
-        papermill.execute_notebook(nb, str(staging / f"{stem}.ipynb"), parameters=params,
-                                   kernel_name="python3", cwd=str(project_root()), progress_bar=False,
-                                   log_output=False, report_mode=False)
-    except PapermillExecutionError as exc:
-        failed = gen / ".failed" / f"{stem}.ipynb"
-        failed.parent.mkdir(parents=True, exist_ok=True)
-        if (staging / f"{stem}.ipynb").exists():
-            shutil.move(staging / f"{stem}.ipynb", failed)
-        shutil.rmtree(staging, ignore_errors=True)
-        evalue = str(exc.evalue).strip().splitlines()[-1] if str(exc.evalue).strip() else ""
-        raise RepcapError(f"{rel}: cell {exc.exec_count} raised {exc.ename}: {evalue}\n"
-                          f"  earlier outputs are untouched; the failed run is in {failed}") from None
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
-    seconds = time.time() - t0
-    _collapse_injected_parameters(staging / f"{stem}.ipynb")
-
-    # Commit: figures first, then the notebook, then the stamp (each an atomic rename).
-    fig_dir.mkdir(parents=True, exist_ok=True)
-    produced = sorted({p.stem for p in (staging / "figures").glob("fig-*.json")},  # reading order
-                      key=lambda f: json.loads((staging / "figures" / f"{f}.json").read_text()).get("created_unix", 0))
-    old = json.loads(stamp_file.read_text()).get("figures", []) if stamp_file.exists() else []
-    for f in (staging / "figures").iterdir():
-        os.replace(f, fig_dir / f.name)
-    for stale in set(old) - set(produced):
-        for f in fig_dir.glob(f"{stale}.*"):
-            f.unlink(missing_ok=True)
-    found = staging / "findings" / f"{stem}.json"
-    findings_out = gen / "findings" / f"{stem}.json"
-    if found.exists():
-        findings_out.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(found, findings_out)
-    else:
-        findings_out.unlink(missing_ok=True)
-    os.replace(staging / f"{stem}.ipynb", out_nb)
-    shutil.rmtree(staging, ignore_errors=True)
-    rio.write_json(stamp_file, {"key": key, "notebook": str(rel), "profile": profile, "params": params,
-                                "figures": produced, "seconds": round(seconds, 2),
-                                "finished_unix": round(time.time(), 1), "repcap_version": __version__})
+            return RunResult(path, gen / f"{name}.ipynb", "cached", 0.0, params, stamp.get("figures", []))
+        staging = gen / ".staging" / f"{name}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        try:
+            (staging / "figures").mkdir(parents=True)
+            rio.write_json(staging / "params.json", params)
+        except OSError as exc:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise RepcapError(f"{rel}: cannot write to {gen} ({exc.strerror or exc}); free space or fix its "
+                              "permissions - earlier outputs are untouched") from None
+        t0 = time.time()
+        log(f"{rel}: executing (profile {profile}) ...")
+        with _environment(_kernel_env(rel, name, profile, staging)):
+            _execute(_prepare(path), staging, name, rel, params)
+            seconds = time.time() - t0
+            try:
+                _collapse_injected_parameters(staging / f"{name}.ipynb")
+                produced = _produced(staging)
+                findings = _commit(staging, name, produced, (stamp or {}).get("figures", []))
+                rio.write_json(_stamp_path(name), {"key": key, "notebook": rel, "profile": profile, "params": params,
+                                                   "figures": produced, "findings": findings,
+                                                   "seconds": round(seconds, 2), "finished_unix": round(time.time(), 1),
+                                                   "repcap_version": __version__})
+            except OSError as exc:
+                what = "the disk is full" if exc.errno == errno.ENOSPC else (exc.strerror or str(exc))
+                raise _fail(staging, name, rel, f"cannot commit the run's outputs ({what})") from None
+            finally:
+                shutil.rmtree(staging, ignore_errors=True)
     log(f"{rel}: done in {seconds:.1f} s, {len(produced)} figure(s)")
-    return RunResult(path, out_nb, "executed", seconds, params, produced)
-
-
-# ----------------------------------------------------------------------------- the book
-
-def chapters() -> list[Path]:
-    """Chapter notebooks in the order of ``_toc.yml`` (entries ``book/generated/<stem>``)."""
-    toc = yaml.safe_load((project_root() / "_toc.yml").read_text())
-    files: list[str] = []
-
-    def walk(node: Any) -> None:
-        if isinstance(node, dict):
-            if "file" in node:
-                files.append(str(node["file"]))
-            for v in node.values():
-                walk(v)
-        elif isinstance(node, list):
-            for v in node:
-                walk(v)
-
-    walk(toc)
-    out = []
-    for f in files:
-        if f.startswith("book/generated/"):
-            stem = Path(f).name
-            src = notebooks_dir() / f"{stem}.py"
-            if src.exists():
-                out.append(src)
-    return out
-
-
-def build_book(profile: str = "quick", force: bool = False, build: bool = True,
-               log: Callable[[str], None] = print) -> Path:
-    """Run every chapter of ``_toc.yml`` under ``profile``, write the figure index, build HTML."""
-    from .figindex import write_figure_index
-    from .scorecard import write_pages
-
-    results = []
-    t0 = time.time()
-    for nb in chapters():
-        results.append(run(nb, profile=profile, force=force, log=log))
-    index = write_figure_index([f for r in results for f in r.figures])
-    write_pages()
-    log(f"figure index: {index.relative_to(project_root())} ({sum(len(r.figures) for r in results)} figures)")
-    log(f"chapters: {time.time() - t0:.1f} s")
-    html = project_root() / "_build" / "html" / "index.html"
-    if build:
-        jb_build(log=log)
-        log(f"book: {html}")
-    return html
-
-
-def jb_build(log: Callable[[str], None] = print) -> None:
-    """``jupyter-book build . -W -n --keep-going`` with offline MathJax staged first."""
-    import subprocess
-
-    from .mathjax import stage_mathjax
-    from .scorecard import write_pages
-
-    stage_mathjax()
-    write_pages()  # from the findings on disk, so that `make html` after one `repcap run` is current
-    exe = Path(sys.executable).with_name("jupyter-book")
-    cmd = [str(exe) if exe.exists() else "jupyter-book", "build", str(project_root()), "-W", "-n", "--keep-going"]
-    t0 = time.time()
-    proc = subprocess.run(cmd, cwd=project_root(), capture_output=True, text=True)
-    if proc.returncode != 0:
-        tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-40:])
-        raise RepcapError(f"jupyter-book build failed (any warning fails it):\n{tail}")
-    log(f"jupyter-book build: {time.time() - t0:.1f} s")
+    return RunResult(path, gen / f"{name}.ipynb", "executed", seconds, params, produced)

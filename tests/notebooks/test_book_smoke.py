@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from repcap import runner
+from repcap import build, runner
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.notebooks
@@ -76,7 +76,7 @@ def test_glued_numbers_match_golden(book_root):
 
 
 def test_book_builds_offline(book_root):
-    html = runner.build_book(profile="smoke", log=lambda s: None)
+    html = build.build_book(profile="smoke", log=lambda s: None)
     assert html.exists()
     out = book_root / "_build" / "html"
     pages = list(out.rglob("*.html"))

@@ -12,10 +12,13 @@ from repcap import io as rio
 
 @pytest.fixture()
 def figdir(tmp_path, monkeypatch):
+    (tmp_path / "run").mkdir()
+    tmp_path = tmp_path / "run"
     monkeypatch.setenv("REPCAP_FIGURE_DIR", str(tmp_path))
     monkeypatch.setenv("REPCAP_PROFILE", "smoke")
     monkeypatch.setenv("REPCAP_NOTEBOOK", "notebooks/00_x.py")
-    monkeypatch.setenv("REPCAP_PARAMS", json.dumps({"k": 3}))
+    (tmp_path.parent / "params.json").write_text(json.dumps({"k": 3}))
+    monkeypatch.setenv("REPCAP_PARAMS_FILE", str(tmp_path.parent / "params.json"))
     monkeypatch.setenv("REPCAP_GIT_REV", "abc123")
     return tmp_path
 
@@ -80,3 +83,35 @@ def test_figure_index_lists_figures_with_bibtex(figdir, tmp_path, monkeypatch):
     assert "title        = {{repcap} figure fig-a-one: First braces x}" in text
     for ext in ("svg", "png", "pdf", "csv", "json"):
         assert f"<figures/fig-a-one.{ext}>" in text
+
+
+def test_bibtex_entries_are_ascii_safe_latex():
+    import re as _re
+
+    from pybtex.database import parse_string
+
+    from repcap.figindex import bibtex_entry, latex_text
+
+    side = {"fig_id": "fig-x-y", "caption": "σ against 1/√d: 100% of pairs_with ε ≤ 0.1 & μ² ≈ 1/m — #1. More.",
+            "notebook": "notebooks/01_x.py", "profile": "quick", "git_revision": "abc", "created_unix": 1.8e9}
+    entry = bibtex_entry(side)
+    assert entry.isascii()
+    bib = parse_string(entry, "bibtex").entries["repcap-fig-x-y"]
+    assert bib.fields["year"] == "2027"  # from the figure's build time, not a constant
+    assert bib.fields["url"].endswith("book/generated/01_x.html#fig-x-y")
+    title = bib.fields["title"]
+    outside_math = _re.sub(r"\$[^$]*\$", "", title)
+    assert not _re.search(r"(?<!\\)[%&#_]", outside_math), title  # every special escaped
+    assert title.count("$") % 2 == 0 and r"\varepsilon" in title and r"\surd" in title
+    assert latex_text("50% & a_b") == r"50\% \& a\_b"
+
+
+def test_alt_text_and_reproduce_command_come_from_the_sidecar():
+    from repcap.figures import alt_text, figure_directive
+
+    cap = "A `code` and *emphasis*: " + "word " * 100
+    assert "`" not in alt_text(cap) and len(alt_text(cap)) <= 302
+    md = figure_directive("fig-a-b", "Caption here.", {"notebook": "notebooks/01_x.py", "profile": "smoke",
+                                                        "git_revision": "abc", "parameters": {}})
+    assert ":alt: Caption here." in md and "{download}`source <../../notebooks/01_x.py>`" in md
+    assert "Rebuild: `repcap run notebooks/01_x.py --profile smoke" in md

@@ -15,7 +15,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from ..runner import build_book
+    from ..build import build_book
 
     build_book(profile=args.profile, force=args.force, build=not args.no_build)
     return 0

@@ -175,6 +175,11 @@ class DaskExecutor:
         self._owned: list[Any] = []  # what we created and must close
         if type(target).__name__ == "Client" and type(target).__module__.startswith("distributed"):
             self._client = target
+        elif isinstance(target, str) and target.startswith("local:"):
+            workers = target.split(":", 1)[1]
+            cap = 4 * (os.cpu_count() or 1)
+            if not workers.isdigit() or not 1 <= int(workers) <= cap:
+                raise RepcapError(f"scheduler {target!r}: local:N needs 1 <= N <= {cap} worker processes")
         elif isinstance(target, str) and not _is_local(target) and not _ADDRESS.match(target):
             if target.endswith((".yaml", ".yml")):
                 self._target = JobqueueConfig.load(target)
