@@ -124,15 +124,6 @@ BOUNDS = {
 RIGOROUS_BOUNDS = ("welch", "levenshtein")
 
 
-def bound_log_capacity(d, mu, bounds=RIGOROUS_BOUNDS):
-    """The smallest ``ln k_max`` among ``bounds`` (default: the rigorous finite-d ones)."""
-    out = None
-    for b in bounds:
-        v = BOUNDS[b](d, mu)
-        out = v if out is None else np.minimum(out, v)
-    return out
-
-
 def bound_violations(law: str | Law, d, eps, bounds=tuple(BOUNDS)):
     """Where ``law`` claims more vectors than a bound allows.
 

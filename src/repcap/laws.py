@@ -162,10 +162,6 @@ def eps_from_degrees_off(F_deg):
     return np.sin(np.radians(np.asarray(F_deg, dtype=np.float64)))
 
 
-def degrees_off_from_eps(eps):
-    return np.degrees(np.arcsin(np.clip(np.asarray(eps, dtype=np.float64), 0.0, 1.0)))
-
-
 def yoder_C() -> float:
     """The JL constant equivalent to Yoder's rule for small angles: ``ln N = d eps^2 / C`` with
     eps = F pi / 180 gives C = (pi/180)^2 * 1500 / ln 10 = 0.198."""

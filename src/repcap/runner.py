@@ -227,13 +227,34 @@ def _fail(staging: Path, name: str, rel: str, what: str) -> RepcapError:
     return RepcapError(f"{rel}: {what}\n  earlier outputs are untouched{kept}")
 
 
+@contextlib.contextmanager
+def _kernel() -> Iterator[Any]:
+    """A kernel manager on IPC sockets in a private temporary folder (no TCP ports, so no
+    "running over TCP without encryption" warning in every build log), shut down afterwards."""
+    import tempfile
+
+    from jupyter_client.manager import KernelManager
+
+    sockets = tempfile.mkdtemp(prefix="repcap-k")  # short: Unix socket paths are limited to ~100 bytes
+    km = KernelManager(kernel_name="python3", transport="ipc", ip=os.path.join(sockets, "k"))
+    try:
+        yield km
+    finally:
+        with contextlib.suppress(Exception):
+            if km.has_kernel:
+                km.shutdown_kernel(now=False)
+        shutil.rmtree(sockets, ignore_errors=True)
+
+
 def _execute(nb, staging: Path, name: str, rel: str, params: dict[str, Any]) -> None:
     import papermill
     from papermill.exceptions import PapermillExecutionError
 
     try:
-        papermill.execute_notebook(nb, str(staging / f"{name}.ipynb"), parameters=params, kernel_name="python3",
-                                   cwd=str(project_root()), progress_bar=False, log_output=False, report_mode=False)
+        with _kernel() as km:
+            papermill.execute_notebook(nb, str(staging / f"{name}.ipynb"), parameters=params, kernel_name="python3",
+                                       km=km, cwd=str(project_root()), progress_bar=False, log_output=False,
+                                       report_mode=False)
     except PapermillExecutionError as exc:
         evalue = str(exc.evalue).strip().splitlines()[-1] if str(exc.evalue).strip() else ""
         raise _fail(staging, name, rel, f"cell {exc.exec_count} raised {exc.ename}: {evalue}") from None
