@@ -11,7 +11,6 @@ import torch
 
 from repcap import RepcapError, fits, toy
 
-
 # ---------------------------------------------------------------- frequencies and data
 
 def test_power_law_frequencies_closed_form():
@@ -205,18 +204,18 @@ def test_mean_sq_overlap_matches_dense_reference():
     assert sub[0].item() == pytest.approx(C[~torch.eye(U.shape[0], dtype=torch.bool)].square().mean().item(), rel=1e-12)
 
 
-def test_matrix_overlap_exact_centred_and_sampled():
+def test_mean_sq_overlap_agrees_with_cosine_moments_exact_and_centred():
+    # the toy's batched overlap and the engine's exact moments (d x d Gram, float32 chunks) of one matrix
+    from repcap import cosine
+
     g = torch.Generator().manual_seed(2)
     X = torch.randn(300, 6, generator=g, dtype=torch.float64) + 2.0  # a shared direction
-    exact = toy.matrix_overlap(X)
-    assert exact["mean_sq"] == pytest.approx(toy.mean_sq_overlap(X[None])[0].item(), rel=1e-6)  # moments reads float32
-    cen = toy.matrix_overlap(X, center=True)
-    ref = toy.mean_sq_overlap((X - X.mean(0))[None])[0].item()
-    assert cen["mean_sq"] == pytest.approx(ref, rel=1e-6)
-    assert cen["mean_sq"] < exact["mean_sq"]  # removing the shared direction lowers the overlap
-    sub = toy.matrix_overlap(X, max_rows=100, seed=1)
-    assert sub["sampled"] and sub["rows_used"] == 100 and sub["n_rows"] == 300
-    assert sub["mean_sq"] == pytest.approx(exact["mean_sq"], rel=0.1)
+    exact = cosine.moments(X, device="cpu").mean_sq
+    assert exact == pytest.approx(toy.mean_sq_overlap(X[None])[0].item(), rel=1e-6)  # moments reads float32
+    Xc = X - X.mean(0)
+    cen = cosine.moments(Xc, device="cpu").mean_sq
+    assert cen == pytest.approx(toy.mean_sq_overlap(Xc[None])[0].item(), rel=1e-6)
+    assert cen < exact  # removing the shared direction lowers the overlap
 
 
 def test_phi_half_and_histogram():
@@ -226,6 +225,11 @@ def test_phi_half_and_histogram():
     counts, edges = toy.norm_histogram(toy.row_norms(W)[0], bins=4, range_=(0.0, 2.0))
     assert counts.tolist() == [1, 2, 0, 1]  # 3.0 is clipped into the last bin
     assert edges[0] == 0.0 and edges[-1] == 2.0
+    # equally spaced edges (as the regimes chapter passes them) give the same histogram
+    c2, e2 = toy.norm_histogram(toy.row_norms(W)[0], bins=np.linspace(0, 2, 5))
+    assert c2.tolist() == counts.tolist() and np.allclose(e2, edges)
+    with pytest.raises(RepcapError, match="equally spaced"):
+        toy.norm_histogram([0.3], bins=[0.0, 0.5, 2.0])
 
 
 def test_fit_exponent_recovers_known_slope_and_ci():
