@@ -47,10 +47,11 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from repcap import catalog, embeddings, figures, findings, laws, offline, reference
+from repcap import catalog, figures, findings, laws, offline, reference
 from repcap.chapter import glue, start
 
 from repcap.survey import scan
+from repcap.synthetic import stand_in
 
 C1 = reference.value("guha2026.class1_eps_above")  # Class 1: eps above this (Guha 2026, Sec. 2.5)
 C2 = reference.value("guha2026.class2_eps_below")  # Class 2: eps below this
@@ -83,9 +84,9 @@ for key in hub_models:
 
 tmp = Path(tempfile.mkdtemp(prefix="repcap-eps-"))
 for name, V, d, mean_cos in synthetic:  # stand-ins go through the same .npy loader as any file
-    X = embeddings.synthetic(V, d, mean_cos=mean_cos, seed=seed)
+    X = stand_in(V, d, mean_cos=mean_cos, seed=seed)
     np.save(tmp / f"{name}.npy", X)
-    np.save(tmp / f"{name}-head.npy", embeddings.synthetic(V, d, noise_of=X, seed=seed + 1))
+    np.save(tmp / f"{name}-head.npy", stand_in(V, d, noise_of=X, seed=seed + 1))
     configs.append(dict(source=str(tmp / f"{name}.npy"), label=name, head=False, **common))
     configs.append(dict(source=str(tmp / f"{name}-head.npy"), label=f"{name} (head)", head=False, **common))
 

@@ -41,11 +41,12 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from repcap import catalog, embeddings, figures, findings, laws, reference
+from repcap import catalog, figures, findings, laws, reference
 from repcap.chapter import glue, start
 
 from repcap.cosine import Histogram
 from repcap.survey import scan
+from repcap.synthetic import stand_in
 
 run_record = start("Guha evaluates the laws on every model of Table 1 measured on a GPU; here ε comes from the "
                "offline models (exact moments), quantile thresholds from the pairs of "
@@ -126,7 +127,7 @@ common = dict(tiled=True, sample=sample_rows, bins=bins, top_k=top_k, seed=seed,
 configs = [dict(source=k, label=k, head=False, **common) for k in models + hub_models]
 tmp = Path(tempfile.mkdtemp(prefix="repcap-capacity-"))
 for name, V, d, mean_cos in synthetic:
-    np.save(tmp / f"{name}.npy", embeddings.synthetic(V, d, mean_cos=mean_cos, seed=seed))
+    np.save(tmp / f"{name}.npy", stand_in(V, d, mean_cos=mean_cos, seed=seed))
     configs.append(dict(source=str(tmp / f"{name}.npy"), label=name, head=False, **common))
 records, failures = scan(configs)
 if failures:  # one line per model that could not be read; the others go on

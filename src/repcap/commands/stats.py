@@ -3,12 +3,44 @@
 SOURCE is an offline key, a catalog key, a hub id ``org/name``, a model folder, or a
 ``.safetensors``/``.gguf``/``.onnx``/``.npy`` file.  ``--tiled`` adds one pass over all pairs
 (histogram quantiles, max |cos|, nearest pairs); ``--sample N`` makes that pass visit the pairs of N
-random rows and report its sampling error.
+random rows and report its sampling error.  ``--list-tensors`` lists the source's tensors (name,
+shape, storage) without reading them; ``--tensor NAME`` reads any 2-D one.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
+
+from .. import config
+from ..cosine import TiledConfig
+
+#: Help for the TiledConfig fields, which carry no ``config.setting`` metadata of their own (the
+#: defaults, types and names come from the dataclass; only the wording lives here).
+TILED_HELP = {
+    "bins": "histogram bins on [-1, 1] (even)",
+    "top_k": "most similar pairs to list",
+    "thresholds": "exceedance thresholds t: P(cos > t) and P(|cos| > t)",
+    "quantiles": "quantiles of cos to report",
+    "groups": "row groups for the sampling error (with --sample)",
+    "seed": "row-sample seed",
+}
+
+
+class _Described:
+    """``add_argument`` on a parser, with each TiledConfig flag's help taken from :data:`TILED_HELP`
+    where the field has none, and a tuple default read as a list of numbers."""
+
+    def __init__(self, parser):
+        self.parser = parser
+
+    def add_argument(self, flag: str, **kw):
+        dest = kw["dest"]
+        if not kw.get("help", "").split(" (default:")[0] and dest in TILED_HELP:
+            kw["help"] = TILED_HELP[dest] + kw.get("help", "")
+        if isinstance(kw.get("default"), tuple) and "nargs" not in kw:
+            kw.update(nargs="+", type=float, metavar="X")
+        return self.parser.add_argument(flag, **kw)
 
 
 def register(sub) -> None:
@@ -20,32 +52,55 @@ def register(sub) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--sample", type=int, default=None, metavar="N", help="tiled pass over the pairs of N random rows")
     p.add_argument("--device", default="auto", help="auto | cpu | cuda[:N] (default auto)")
-    p.add_argument("--tensor", default=None, help="read this tensor name instead of guessing")
+    p.add_argument("--tensor", default=None, help="read this 2-D tensor (see --list-tensors) instead of guessing")
+    p.add_argument("--list-tensors", action="store_true", help="list the tensors (name, shape, storage) and stop")
     p.add_argument("--rows", type=int, default=None, metavar="N", help="keep only the first N rows")
-    p.add_argument("--bins", type=int, default=2000, help="histogram bins on [-1, 1] (default 2000)")
-    p.add_argument("--top-k", type=int, default=10, help="most similar pairs to list (default 10)")
-    p.add_argument("--seed", type=int, default=0, help="row-sample seed (default 0)")
+    config.add_arguments(_Described(p), TiledConfig)
     p.set_defaults(func=run)
+
+
+def _list(args) -> int:
+    from ..embeddings import list_tensors
+
+    infos = list_tensors(args.source)
+    if args.json:
+        print(json.dumps([i.to_dict() for i in infos]))
+        return 0
+    width = max([len(str(i.name)) for i in infos] + [4])
+    for i in infos:
+        print(f"{i.name if i.name is not None else '(the array)':{width}s}  {str(list(i.shape)):>18s}  {i.storage}")
+    return 0
 
 
 def run(args) -> int:
     from ..survey import describe
 
+    if args.list_tensors:
+        return _list(args)
+    stats = dataclasses.asdict(config.from_args(TiledConfig, args))
     rec = describe(args.source, head=args.head, tiled=args.tiled or args.sample is not None, sample=args.sample,
-                   rows=args.rows, device=args.device, bins=args.bins, top_k=args.top_k, tensor=args.tensor,
-                   seed=args.seed, progress=not args.json)
+                   rows=args.rows, device=args.device, tensor=args.tensor, progress=not args.json, **stats)
     if args.json:
         rec.pop("hist_counts", None)
         print(json.dumps(rec, sort_keys=True, allow_nan=False, default=str))
         return 0
+    print("\n".join(_human(rec)))
+    return 0
+
+
+def _human(rec) -> list[str]:
     cls = {1: "1 (eps > 0.2)", 2: "2 (eps < 0.1)", None: "none (0.1 <= eps <= 0.2)"}[rec["class"]]
+    if rec["capacity_note"]:
+        capacity = f"  capacity: none ({rec['capacity_note']})"
+    else:
+        capacity = "  capacity (log10 k): " + ", ".join(f"{k} {v:.2f}" for k, v in rec["log10_capacity"].items()) \
+            + ("" if rec["class"] == 2 else "   (Guha reports capacity only for eps < 0.1)")
     lines = [
         f"{rec['source']}  [{rec['source_kind']}, tensor {rec['tensor']}, {rec['quant']}, tied={rec['tied']}]",
         f"  rows {rec['vocab_size']} (zero rows dropped: {rec['n_zero_rows']}), d_model {rec['d_model']}",
         f"  mean cos {rec['mean']:.5f}  std {rec['std']:.5f}  E[cos^2] {rec['mean_sq']:.5f} (1/d = {rec['inv_d']:.5f})",
         f"  eps = mean + 2 std = {rec['eps']:.5f}   mean + 3 std = {rec['eps3']:.5f}   class {cls}",
-        "  capacity (log10 k): " + ", ".join(f"{k} {v:.2f}" for k, v in rec["log10_capacity"].items())
-        + ("" if rec["class"] == 2 else "   (Guha reports capacity only for eps < 0.1)"),
+        capacity,
     ]
     if rec.get("tiled"):
         lines.append(f"  tiled pass: {rec['pairs_visited']} pairs of {rec['rows_used']} rows"
@@ -58,5 +113,4 @@ def run(args) -> int:
         for p in rec["top_pairs"][:10]:
             toks = f"  {p['token_i']!r} ~ {p['token_j']!r}" if p["token_i"] is not None else ""
             lines.append(f"    {p['cos']:.4f}  rows {p['i']}, {p['j']}{toks}")
-    print("\n".join(lines))
-    return 0
+    return lines

@@ -1,0 +1,183 @@
+"""GGUF files (llama.cpp): a strict reader whose every read must lie inside the file, one tensor
+dequantised with the ``gguf`` package, the token strings, and a listing of every tensor.
+
+Reference: the GGUF format (ggml-org/ggml ``docs/gguf.md``): dims are stored fastest-first, so an
+embedding is listed ``[d, V]`` and returned ``(V, d)``; byte-level BPE vocabularies store tokens in
+GPT-2's byte-to-unicode alphabet.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from .. import RepcapError
+from ..matrix import Embedding, TensorInfo
+from .common import one_line, os_error, pickle_magic
+from .names import choose_tensor
+
+#: GGUF tensor types we can read; anything else is refused with its name.
+GGUF_OK_TYPES = ("F32", "F16", "BF16", "Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q8_0", "Q2_K", "Q3_K", "Q4_K",
+                 "Q5_K", "Q6_K", "IQ2_XXS", "IQ2_XS", "IQ2_S", "IQ3_XXS", "IQ3_S", "IQ1_S", "IQ1_M",
+                 "IQ4_NL", "IQ4_XS", "TQ1_0", "TQ2_0", "MXFP4")
+#: Smallest possible GGUF file: magic, version, tensor count, kv count.
+_GGUF_MIN = 4 + 4 + 8 + 8
+_HINT = "re-download or re-export it"
+
+
+@functools.lru_cache(maxsize=1)
+def _strict_gguf_reader_class():
+    """``gguf.GGUFReader`` whose every read must lie inside the file.  The stock reader returns empty
+    views past the end, so a metadata array declaring 2**63 one-byte items loops (almost) forever
+    instead of failing; found by tests/unit/test_fuzz_readers.py."""
+    import gguf
+
+    class StrictGGUFReader(gguf.GGUFReader):
+        def _get(self, offset, dtype, count=1, override_order=None):
+            count = int(count)
+            end = int(offset) + int(np.dtype(dtype).itemsize) * count
+            if count < 0 or int(offset) < 0 or end > len(self.data):
+                raise ValueError(f"read of {count} x {np.dtype(dtype)} at byte {int(offset)} runs past the end "
+                                 f"of the file ({len(self.data)} bytes)")
+            return super()._get(offset, dtype, count, override_order)
+
+    return StrictGGUFReader
+
+
+def _gguf_reader(path: Path):
+    try:
+        import gguf  # noqa: F401
+    except ImportError as exc:  # pragma: no cover
+        raise RepcapError("reading .gguf files needs the 'gguf' package: pip install 'repcap[models]'") from exc
+    try:
+        size = path.stat().st_size
+        with open(path, "rb") as fh:
+            head = fh.read(8)
+    except OSError as exc:
+        raise os_error(path, exc) from None
+    if pickle_magic(head):
+        raise RepcapError(f"{path}: this .gguf file is really a pickle / torch.save checkpoint; repcap never unpickles")
+    if head[:4] != b"GGUF" or size < _GGUF_MIN:
+        raise RepcapError(f"{path}: not a GGUF file (no GGUF magic, or truncated at {size} bytes); {_HINT}")
+    try:  # the reader memory-maps the file: a declared size is never allocated, only viewed
+        return _strict_gguf_reader_class()(str(path))
+    except ValueError as exc:
+        msg = str(exc)
+        if "GGMLQuantizationType" in msg:
+            raise RepcapError(f"{path}: a tensor has an unknown GGUF tensor type ({repr(msg)[:200]}); the file is corrupt or "
+                              "from a newer llama.cpp - re-export it as F16 or Q8_0") from None
+        raise RepcapError(f"{path}: truncated or malformed GGUF file ({repr(msg)[:200]}); {_HINT}") from None
+    except Exception as exc:  # the reader has no error type of its own: IndexError, struct, Unicode ...
+        raise RepcapError(f"{path}: truncated or malformed GGUF file ({type(exc).__name__}: {repr(str(exc))[:200]}); "
+                          f"{_HINT}") from None
+
+
+def _guarded(path: Path, fn):
+    """Run ``fn()``; any failure of the ``gguf`` package on a malformed file becomes one RepcapError."""
+    try:
+        return fn()
+    except RepcapError:
+        raise
+    except MemoryError:
+        raise RepcapError(f"{path}: the tensor does not fit in memory") from None
+    except Exception as exc:
+        raise RepcapError(f"{path}: malformed GGUF file ({type(exc).__name__}: {one_line(repr(str(exc)))}); "
+                          f"{_HINT}") from None
+
+
+def _shape(t) -> tuple[int, ...]:
+    return tuple(int(x) for x in reversed(list(t.shape)))
+
+
+def list_tensors(path: str | os.PathLike) -> list[TensorInfo]:
+    """Every tensor of the file ``(name, shape as (V, d), GGML type)``, through the strict reader."""
+    import gguf
+
+    path = Path(path)
+    r = _gguf_reader(path)
+    return _guarded(path, lambda: [TensorInfo(t.name, _shape(t), gguf.GGMLQuantizationType(int(t.tensor_type)).name)
+                                   for t in r.tensors])
+
+
+def load_gguf(path: str | os.PathLike, *, head: bool = False, tensor: str | None = None,
+              with_tokens: bool = True) -> Embedding:
+    """Dequantise ``token_embd.weight`` (or ``output.weight`` with ``head=True``) from a GGUF file.
+
+    GGUF lists shapes reversed (``[d, V]``); the result is ``(V, d)``.  ``quant`` names the storage
+    type; types the ``gguf`` package cannot dequantise are refused with their name.  Any failure of
+    the ``gguf`` package on a malformed file comes back as one :class:`RepcapError`.
+    """
+    path = Path(path)
+    r = _gguf_reader(path)
+    return _guarded(path, lambda: _gguf_embedding(r, path, head, tensor, with_tokens))
+
+
+def _gguf_embedding(r, path: Path, head: bool, tensor: str | None, with_tokens: bool) -> Embedding:
+    import gguf
+    from gguf import quants
+
+    by_name = {t.name: t for t in r.tensors}
+    name, tied = choose_tensor(path, {k: _shape(v) for k, v in by_name.items()}, head, tensor)
+    t = by_name[name]
+    qtype = gguf.GGMLQuantizationType(int(t.tensor_type)).name
+    if qtype not in GGUF_OK_TYPES:
+        raise RepcapError(f"{path}: tensor {name} is stored as {qtype}, a quantisation type repcap cannot "
+                          f"dequantise (readable: {', '.join(GGUF_OK_TYPES)}); use an F16/Q8_0 export")
+    shape = _shape(t)
+    if len(shape) != 2 or min(shape) < 1:
+        raise RepcapError(f"{path}: tensor {name} has shape {shape}, not (V, d)")
+    block, tsize = gguf.GGML_QUANT_SIZES[t.tensor_type]
+    numel = shape[0] * shape[1]
+    if numel % block or shape[1] % block or int(t.data.nbytes) != numel // block * tsize:
+        raise RepcapError(f"{path}: tensor {name} declares shape {shape} ({qtype}) but holds {int(t.data.nbytes)} "
+                          f"bytes: truncated or malformed file; {_HINT}")
+    try:
+        arr = quants.dequantize(t.data, t.tensor_type)
+    except (NotImplementedError, ValueError, KeyError) as exc:
+        raise RepcapError(f"{path}: cannot dequantise {name} ({qtype}): {one_line(exc)}") from None
+    arr = np.array(arr, dtype=np.float32, copy=True).reshape(shape)  # F32/F16 come back as read-only memmaps
+    return Embedding(matrix=torch.from_numpy(arr), name=str(path), source_kind="gguf", tensor_name=name,
+                     tied=tied, quant=qtype, tokens=_tokens(r) if with_tokens else None,
+                     meta={"path": str(path), "architecture": _string_field(r, "general.architecture")})
+
+
+def _string_field(r, key: str) -> str | None:
+    f = r.fields.get(key)
+    return None if f is None else bytes(f.parts[f.data[0]]).decode("utf-8", errors="replace")
+
+
+def _tokens(r) -> list[str] | None:
+    f = r.fields.get("tokenizer.ggml.tokens")
+    if f is None:
+        return None
+    tokens = [bytes(f.parts[i]).decode("utf-8", errors="replace") for i in f.data]
+    if _string_field(r, "tokenizer.ggml.model") == "gpt2":
+        tokens = [bytelevel_decode(t) for t in tokens]  # readable text, not the byte-to-unicode alphabet
+    return tokens
+
+
+@functools.lru_cache(maxsize=1)
+def _byte_decoder() -> dict[str, int]:
+    """Inverse of GPT-2's byte-to-unicode table (byte-level BPE vocabularies store tokens in it)."""
+    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("\xa1"), ord("\xac") + 1)) + \
+        list(range(ord("\xae"), ord("\xff") + 1))
+    cs = bs[:]
+    n = 0
+    for b in range(256):
+        if b not in bs:
+            bs.append(b)
+            cs.append(256 + n)
+            n += 1
+    return {chr(c): b for b, c in zip(bs, cs)}
+
+
+def bytelevel_decode(token: str) -> str:
+    """``'Ġhello'`` -> ``' hello'``; tokens that are not byte-level (special tokens) come back as they are."""
+    dec = _byte_decoder()
+    if token.startswith("<") or token.startswith("[") or any(ch not in dec for ch in token):
+        return token
+    return bytes(dec[ch] for ch in token).decode("utf-8", errors="replace")
