@@ -20,6 +20,7 @@ import time
 CHILD = r"""
 import json, resource, sys, time, torch
 from repcap import packing
+from repcap.packing.losses import flush_denormal
 from repcap.devices import resolve_device
 args = json.loads(sys.argv[1])
 dev = resolve_device(args["device"])
@@ -45,7 +46,7 @@ def run():
     if dev.type == "cuda":
         torch.cuda.synchronize(dev)
 
-with packing._flush_denormal(dev):
+with flush_denormal(dev):
     run()  # warm-up
     if dev.type == "cuda":
         torch.cuda.reset_peak_memory_stats(dev)

@@ -48,6 +48,12 @@ def generator(seed: int, device: torch.device) -> torch.Generator:
     return torch.Generator(device=device).manual_seed(int(seed))
 
 
+def max_cpu_threads() -> int:
+    """The most intra-op CPU threads a run may ask for: 4 x this machine's cores (torch crashed,
+    SIGSEGV, on ``set_num_threads(100000)``)."""
+    return 4 * (os.cpu_count() or 1)
+
+
 class cpu_threads:
     """``with cpu_threads(device, work, threads):`` run small CPU work on one thread.
 
@@ -55,10 +61,14 @@ class cpu_threads:
     each op waits for the slowest thread, and steps were measured 10-100x slower with 2 threads than
     with 1 while other processes shared the cores.  ``work`` is the size of the largest tensor op
     (elements); above 16 M torch keeps its own thread count.  ``threads`` overrides the choice.
-    Does nothing on a GPU.
+    Does nothing on a GPU.  ``threads`` outside 1 .. :func:`max_cpu_threads` is refused.
     """
 
     def __init__(self, device: torch.device, work: int, threads: int | None = None):
+        if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int)
+                                    or not 1 <= threads <= max_cpu_threads()):
+            raise RepcapError(f"threads={threads!r} must be an integer in 1 .. {max_cpu_threads()} "
+                              f"(4 x the {os.cpu_count() or 1} cores of this machine)")
         self.n = threads if threads is not None else (1 if work <= (1 << 24) else None)
         self.on = device.type == "cpu" and self.n is not None
 

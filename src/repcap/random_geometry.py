@@ -1,5 +1,7 @@
 """Random unit vectors: the exact law of their cosines, their largest coherence, and random
 projections against the Johnson-Lindenstrauss guarantee.  The baseline every chapter builds on.
+Largest cosines come from the pair-statistics engine (:func:`repcap.cosine.batched_max_abs`);
+:func:`pair_cosines` returns the raw cosines of a small set for histograms against the exact law.
 
 * If u, v are independent and uniform on S^{d-1}, then t = <u, v> has density
   f_d(t) = (1 - t^2)^((d-3)/2) / B(1/2, (d-1)/2) on [-1, 1], i.e. (1 + t)/2 ~ Beta((d-1)/2, (d-1)/2);
@@ -19,12 +21,19 @@ import torch
 from scipy import stats
 
 from . import RepcapError
+from .cosine import batched_max_abs
 from .devices import generator, resolve_device
 
 
 def _check_dim(d: int, what: str = "d") -> None:
     if not isinstance(d, (int, np.integer)) or d < 2:
         raise RepcapError(f"{what} must be an integer >= 2, got {d!r}")
+
+
+def _seed(seed) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed <= 2**63 - 1:
+        raise RepcapError(f"seed={seed!r} must be an integer in 0 .. 2**63-1")
+    return int(seed)
 
 
 def cosine_density(t, d: int):
@@ -53,7 +62,7 @@ def unit_vectors(n: int, d: int, seed: int = 0, device="auto") -> torch.Tensor:
     if n < 1:
         raise RepcapError(f"n must be >= 1, got {n}")
     dev = resolve_device(device)
-    x = torch.randn(n, d, generator=generator(seed, dev), device=dev)
+    x = torch.randn(n, d, generator=generator(_seed(seed), dev), device=dev)
     return x / x.norm(dim=1, keepdim=True)
 
 
@@ -67,19 +76,21 @@ def pair_cosines(u: torch.Tensor) -> np.ndarray:
 def max_abs_cosine(k: int, d: int, trials: int = 1, seed: int = 0, device="auto") -> np.ndarray:
     """max_{i<j} |cos| among ``k`` random unit vectors in R^d, for ``trials`` independent draws.
 
-    Returns ``(trials,)`` float64.  Memory: one k x k Gram at a time.
+    Returns ``(trials,)`` float64, from the engine's :func:`repcap.cosine.batched_max_abs` on each
+    draw's unit rows (memory O(k * tile)).
     """
-    if k < 2:
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 2:
         raise RepcapError(f"k must be >= 2, got {k}")
+    if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 1:
+        raise RepcapError(f"d must be an integer >= 1, got {d!r}")
+    if isinstance(trials, bool) or not isinstance(trials, (int, np.integer)) or trials < 1:
+        raise RepcapError(f"trials must be an integer >= 1, got {trials!r}")
     out = np.empty(trials)
     dev = resolve_device(device)
-    gen = generator(seed, dev)
+    gen = generator(_seed(seed), dev)
     for t in range(trials):
         x = torch.randn(k, d, generator=gen, device=dev)
-        x = x / x.norm(dim=1, keepdim=True)
-        g = (x @ x.T).abs_()
-        g.fill_diagonal_(0.0)
-        out[t] = float(g.max())
+        out[t] = float(batched_max_abs((x / x.norm(dim=1, keepdim=True))[None])[0])
     return out
 
 
@@ -102,7 +113,7 @@ def jl_guaranteed_eps(n_points: int, k):
     ks = np.atleast_1d(np.asarray(k, dtype=np.float64))
     out = np.full(ks.shape, np.nan)
     for i, kk in enumerate(ks):
-        f = lambda e: jl_dimension(n_points, e) - kk  # noqa: E731
+        f = lambda e, kk=kk: jl_dimension(n_points, e) - kk  # noqa: E731
         if f(0.999) < 0:
             out[i] = brentq(f, 1e-6, 0.999)
     return out if np.ndim(k) else float(out[0])
@@ -117,7 +128,7 @@ def gaussian_projection_distortion(n_points: int, dim: int, k: int, seed: int = 
     if n_points < 2 or dim < 1 or k < 1:
         raise RepcapError("need n_points >= 2, dim >= 1 and k >= 1")
     dev = resolve_device(device)
-    gen = generator(seed, dev)
+    gen = generator(_seed(seed), dev)
     x = torch.randn(n_points, dim, generator=gen, device=dev, dtype=torch.float64)
     p = torch.randn(dim, k, generator=gen, device=dev, dtype=torch.float64) / math.sqrt(k)
     y = x @ p

@@ -7,6 +7,7 @@ import pytest
 import torch
 
 from repcap import RepcapError, packing
+from repcap.packing import baselines
 
 
 def unit(B, d, k, seed=0, dtype=torch.float64):
@@ -138,7 +139,7 @@ def test_srht_rows_are_hadamard():
 
     H = hadamard(16)
     rows = torch.tensor([0, 3, 7, 15])
-    np.testing.assert_array_equal(packing._hadamard_rows(rows, 12).numpy(), H[[0, 3, 7, 15], :12])
+    np.testing.assert_array_equal(baselines._hadamard_rows(rows, 12).numpy(), H[[0, 3, 7, 15], :12])
 
 
 @pytest.mark.parametrize("kwargs,match", [

@@ -1,0 +1,176 @@
+"""The packing optimisation: Adam on k unit columns in R^d (Guha 2026 Sec. 3.3: Adam, 5000 steps,
+lr 0.005 / 0.0025, p = min(floor(M / ln d), 20); Yoder 2025's exp loss).
+
+Each step: ``V = W / |W|`` (columns), the tiled loss and gradient (:mod:`.losses`), an Adam step
+on ``W``, then ``W`` is renormalised.  A batch of B problems ``W: (B, d, k)`` shares everything but
+the seed; problem b starts from ``N(0, I)`` drawn with its own seed, so its result does not depend
+on what else is in the batch.  The final statistics come from :mod:`.stats` (the cosine engine).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import torch
+from tqdm.auto import tqdm
+
+from .. import RepcapError, show_progress
+from ..devices import cpu_threads, device_name, resolve_device
+from .config import PackConfig, check_seed
+from .losses import TiledPackingLoss, default_block, default_tile, flush_denormal, loss_and_grad, normalise
+from .stats import pair_stats
+
+
+@dataclass
+class PackResult:
+    """The outcome of :func:`optimise` for a batch of B problems (arrays have a leading B axis)."""
+
+    config: dict
+    seeds: list[int]
+    V: torch.Tensor                  # (B, d, k) unit columns, float32, on the CPU
+    eps_star: np.ndarray             # (B,) max |cos| over pairs
+    max_angle_deg: np.ndarray        # (B,) arccos(eps_star): the angle of the worst pair
+    mean_abs: np.ndarray             # (B,) mean |cos| over pairs
+    mean_sq: np.ndarray              # (B,) mean cos^2 over pairs
+    hist: np.ndarray                 # (B, n_bins) |cos| histogram counts over pairs i < j
+    bin_edges: np.ndarray            # (n_bins + 1,)
+    n_above: np.ndarray              # (B, len(thresholds)) nearly-parallel pair counts
+    thresholds: np.ndarray
+    n_orthogonal: np.ndarray         # (B,) pairs with |cos| < ORTHOGONAL_THRESHOLD
+    n_pairs: float
+    curve_steps: np.ndarray          # (T,) steps at which the curve was sampled
+    loss_curve: np.ndarray           # (B, T) loss per problem
+    eps_curve: np.ndarray            # (B, T) max |cos| at those steps
+    loss_final: np.ndarray           # (B,) loss after the last step
+    seconds: float
+    device: str
+    tile: int
+
+    def summary(self, b: int = 0) -> dict:
+        """JSON-able record of problem ``b`` (a non-finite number is ``None``)."""
+        c = self.config
+        out = {
+            "k": c["k"], "d": c["d"], "loss": c["loss"], "p": c["p_used"] if c["loss"] == "power" else None,
+            "beta": c["beta"] if c["loss"] == "exp" else None, "steps": c["steps"], "lr": c["lr_used"],
+            "seed": self.seeds[b], "eps_star": self.eps_star[b], "max_angle_deg": self.max_angle_deg[b],
+            "mean_abs": self.mean_abs[b], "mean_sq": self.mean_sq[b], "loss_final": self.loss_final[b],
+            "n_pairs": self.n_pairs, "n_orthogonal": self.n_orthogonal[b],
+            "n_above": {f"{t:g}": _finite(c_) for t, c_ in zip(self.thresholds, self.n_above[b])},
+            "seconds": self.seconds, "device": self.device,
+        }
+        for key in ("eps_star", "max_angle_deg", "mean_abs", "mean_sq", "loss_final", "n_pairs", "n_orthogonal",
+                    "seconds"):
+            out[key] = _finite(out[key])
+        return out
+
+
+def _finite(x) -> float | None:
+    """``float(x)``, or ``None`` where it is NaN or infinite (strict JSON has no NaN)."""
+    x = float(x)
+    return x if math.isfinite(x) else None
+
+
+@dataclass
+class _Curve:
+    """The loss and max-|cos| curve, sampled every ``every`` steps."""
+
+    every: int
+    steps: list
+    losses: list
+    eps: list
+
+
+def optimise(cfg: PackConfig, *, seeds: list[int] | None = None, progress: bool = True,
+             desc: str | None = None) -> PackResult:
+    """Optimise a batch of packings (one per seed; default ``[cfg.seed]``) with Adam (see the
+    module docstring).  A loss that turns non-finite stops the run with the setting to lower."""
+    seeds = [int(s) for s in (seeds if seeds is not None else [cfg.seed])]
+    if not seeds:
+        raise RepcapError("optimise needs at least one seed")
+    for s in seeds:
+        check_seed("seed", s)
+    dev = resolve_device(cfg.device)
+    k, d, B = cfg.k, cfg.d, len(seeds)
+    p, lr = cfg.exponent, cfg.learning_rate
+    tile = int(cfg.tile or (default_block(k, B, dev) if dev.type == "cpu" else default_tile(k, B, dev)))
+    W0 = torch.stack([torch.randn(d, k, generator=torch.Generator().manual_seed(s)) for s in seeds])
+    W = torch.nn.Parameter(normalise(W0.to(dev)))
+    opt = torch.optim.Adam([W], lr=lr)
+    curve = _Curve(cfg.record_every or max(1, cfg.steps // 200), [], [], [])
+    t0 = time.perf_counter()
+    bar = tqdm(range(cfg.steps), desc=desc or f"pack k={k} d={d} {cfg.loss}", disable=not show_progress(progress),
+               leave=False, mininterval=0.5)
+    with flush_denormal(dev), cpu_threads(dev, B * k * k, cfg.threads):
+        try:
+            _adam_loop(cfg, W, opt, bar, tile, p, curve, progress)
+        finally:
+            bar.close()
+        with torch.no_grad():
+            V = normalise(W).detach()
+            final, _, _ = loss_and_grad(V, cfg.loss, beta=cfg.beta, p=p, tile=tile, want_max=False)
+            _check_finite(cfg, final, cfg.steps, opt)
+            stats = pair_stats(V, n_bins=cfg.n_bins)
+        devname = device_name(dev)  # records the thread count actually used
+    return _result(cfg, seeds, dev, V, final, stats, curve, p, lr, tile, t0, devname)
+
+
+def _check_finite(cfg: PackConfig, total: torch.Tensor, step: int, opt=None) -> None:
+    """Stop a run whose loss, or Adam's second moment (the squared gradient), left float32."""
+    what = None
+    if not bool(torch.isfinite(total).all()):
+        what = f"the {cfg.loss} loss became non-finite"
+    elif opt is not None and any(not bool(torch.isfinite(st["exp_avg_sq"]).all())
+                                 for st in opt.state.values() if "exp_avg_sq" in st):
+        what = f"Adam's squared gradient of the {cfg.loss} loss became infinite"
+    if what:
+        raise RepcapError(f"{what} at step {step} (k={cfg.k}, d={cfg.d}, lr={cfg.learning_rate:g}"
+                          f"{f', beta={cfg.beta:g}' if cfg.loss == 'exp' else ''}"
+                          f"{f', p={cfg.exponent:g}' if cfg.loss == 'power' else ''}): the run left float32's range; "
+                          f"lower {cfg.setting_to_lower}")
+
+
+def _adam_loop(cfg: PackConfig, W, opt, bar, tile: int, p: float, curve: _Curve, progress: bool) -> None:
+    for step in bar:
+        opt.zero_grad(set_to_none=True)
+        V = normalise(W)
+        if step % curve.every == 0:  # sample the curve: loss and max |cos| at this step
+            with torch.no_grad():
+                total, grad, mx = loss_and_grad(V.detach(), cfg.loss, beta=cfg.beta, p=p, tile=tile,
+                                                want_max=True)
+            V.backward(grad)
+            curve.steps.append(step)
+            curve.losses.append(total.cpu().numpy())
+            curve.eps.append(mx.double().cpu().numpy())
+            if progress:
+                bar.set_postfix(eps=f"{float(mx.max()):.4f}", refresh=False)
+        else:
+            total = TiledPackingLoss.apply(V, cfg.loss, cfg.beta, p, tile)
+            total.sum().backward()
+        opt.step()
+        if step % curve.every == 0:
+            _check_finite(cfg, total, step, opt)
+        with torch.no_grad():
+            W.copy_(normalise(W))
+
+
+def _result(cfg, seeds, dev, V, final, stats, curve: _Curve, p, lr, tile, t0, devname) -> PackResult:
+    if dev.type == "cuda":
+        torch.cuda.synchronize(dev)
+    seconds = time.perf_counter() - t0
+    curve.steps.append(cfg.steps)
+    curve.losses.append(final.cpu().numpy())
+    curve.eps.append(stats["eps_star"])
+    eps = stats["eps_star"]
+    config = asdict(cfg) | {"p_used": p, "lr_used": lr}
+    return PackResult(
+        config=config, seeds=seeds, V=V.float().cpu(), eps_star=eps,
+        max_angle_deg=np.degrees(np.arccos(np.clip(eps, 0.0, 1.0))),
+        mean_abs=stats["mean_abs"], mean_sq=stats["mean_sq"], hist=stats["hist"],
+        bin_edges=stats["bin_edges"], n_above=stats["n_above"], thresholds=stats["thresholds"],
+        n_orthogonal=stats["n_orthogonal"], n_pairs=stats["n_pairs"],
+        curve_steps=np.asarray(curve.steps), loss_curve=np.stack(curve.losses, axis=1),
+        eps_curve=np.stack(curve.eps, axis=1), loss_final=final.cpu().numpy(), seconds=seconds,
+        device=devname, tile=tile)
