@@ -15,12 +15,12 @@ class MaxAbs:
         self.value = -1.0
         self.pair = (0, 1)
 
-    def update(self, T: torch.Tensor, vmin: float, vmax: float, r0: int, c0: int) -> None:
+    def update(self, vmin: float, vmax: float, at_min: tuple[int, int], at_max: tuple[int, int],
+               r0: int, c0: int) -> None:
+        """Update from a tile's smallest and largest value and their (first) positions in the tile."""
         if max(vmax, -vmin) <= self.value:
             return
-        target = vmax if vmax >= -vmin else vmin
-        am = int(torch.argmax((T.reshape(-1) == target).to(torch.uint8)))
-        ri, cj = divmod(am, T.shape[1])
+        ri, cj = at_max if vmax >= -vmin else at_min
         self.value, self.pair = max(vmax, -vmin), (r0 + ri, c0 + cj)
 
 
@@ -30,13 +30,13 @@ class NearestNeighbours:
     def __init__(self, m: int, device: torch.device) -> None:
         self.cos = torch.full((m,), -math.inf, dtype=torch.float32, device=device)
 
-    def update(self, T: torch.Tensor, r0: int, c0: int, diag: bool) -> torch.Tensor:
-        """``T`` with its diagonal already set to -inf if ``diag``; returns the row maxima."""
-        rmax = T.amax(dim=1)
-        self.cos[r0:r0 + T.shape[0]] = torch.maximum(self.cos[r0:r0 + T.shape[0]], rmax)
-        if not diag:
-            self.cos[c0:c0 + T.shape[1]] = torch.maximum(self.cos[c0:c0 + T.shape[1]], T.amax(dim=0))
-        return rmax
+    def update(self, rmax: torch.Tensor, cmax: torch.Tensor | None, r0: int, c0: int) -> None:
+        """From a tile's row maxima and (off the diagonal) column maxima."""
+        rmax = rmax.to(self.cos.device)
+        self.cos[r0:r0 + rmax.shape[0]] = torch.maximum(self.cos[r0:r0 + rmax.shape[0]], rmax)
+        if cmax is not None:
+            cmax = cmax.to(self.cos.device)
+            self.cos[c0:c0 + cmax.shape[0]] = torch.maximum(self.cos[c0:c0 + cmax.shape[0]], cmax)
 
 
 class TopPairs:
@@ -58,6 +58,7 @@ class TopPairs:
         thr = float(self.v.min()) if self.v.numel() >= self.k else -math.inf
         if rmax.numel() >= kth:
             thr = max(thr, float(torch.topk(rmax, kth).values[-1]))
+        rmax = rmax.to(self.device)
         rows = torch.nonzero(rmax >= thr).flatten()
         if not rows.numel():
             return

@@ -25,7 +25,8 @@ import torch
 from .. import RepcapError, show_progress
 from ..devices import memory_budget_bytes, resolve_device
 from .extremes import MaxAbs, NearestNeighbours, TopPairs
-from .histogram import Histogram, tile_counts
+from .histogram import Histogram
+from .kernels import tile_summary
 from .rows import as_matrix, kept_rows, normalised
 
 #: Largest tile side on the CPU: tiles that stay in cache run about twice as fast as 8192-row tiles
@@ -128,21 +129,12 @@ class _Sums:
         self.s1 = self.s2 = self.sa = 0.0
         self.n = 0
 
-    def add(self, vals: torch.Tensor, sym_n: int = 0) -> None:
-        """Add the pairs in ``vals``.  ``sym_n > 0``: ``vals`` is a whole symmetric diagonal tile of
-        ``sym_n`` rows with its diagonal set to 0, so every pair is counted twice plus ``sym_n`` zeros."""
-        h = tile_counts(vals, self.bins)
-        s1, s2, sa = float(vals.sum()), float(torch.dot(vals, vals)), float(vals.abs().sum())
-        if sym_n:
-            h[self.bins // 2] -= sym_n  # the zeroed diagonal: 0.0 falls in the bin starting at 0
-            h, s1, s2, sa = h / 2, s1 / 2, s2 / 2, sa / 2
-            self.n += sym_n * (sym_n - 1) // 2
-        else:
-            self.n += vals.numel()
-        self.counts += h
+    def add(self, counts: np.ndarray, s1: float, s2: float, sa: float, n_pairs: int) -> None:
+        self.counts += torch.from_numpy(counts).to(self.counts.device)
         self.s1 += s1
         self.s2 += s2
         self.sa += sa
+        self.n += n_pairs
 
     def mean_std(self) -> tuple[float, float]:
         mu = self.s1 / self.n
@@ -213,31 +205,29 @@ class _Pass:
         self.top = TopPairs(top_k, dev)
 
     def add(self, T: torch.Tensor, r0: int, c0: int, diag: bool, same_group: int | None) -> None:
+        """One tile ``T = U_r U_c^T``; on a diagonal tile (``diag``) every pair appears twice, as
+        ``T[i, j]`` and ``T[j, i]`` (equal up to float32 rounding of the BLAS kernel), and is halved."""
         nr = T.shape[0]
+        if diag and nr < 2:
+            return
+        s = tile_summary(T, diag, self.bins, list(self.off_edge))  # one fused read of the tile
+        if s.raw_beyond:  # rounding of duplicate / opposite rows
+            T.clamp_(-1.0, 1.0)
         if diag:
-            if nr < 2:
-                return
-            # the whole symmetric tile with a zero diagonal: every pair is counted twice, as T[i, j]
-            # and T[j, i] (equal up to float32 rounding of the BLAS kernel)
             T.fill_diagonal_(0.0)
         vals = T.reshape(-1)
-        vmin, vmax = (float(x) for x in torch.aminmax(vals))
-        if vmax > 1.0 or vmin < -1.0:  # rounding of duplicate / opposite rows
-            T.clamp_(-1.0, 1.0)
-            vmin, vmax = max(vmin, -1.0), min(vmax, 1.0)
-        sym = nr if diag else 0
-        self.total.add(vals, sym)
+        s1, s2 = float(vals.sum()), float(torch.dot(vals, vals))  # float32 sums per tile, float64 across
+        w = 0.5 if diag else 1.0
+        pairs = nr * (nr - 1) // 2 if diag else vals.numel()
+        self.total.add(s.counts * w, s1 * w, s2 * w, s.sum_abs * w, pairs)
         if same_group is not None:
-            self.groups[same_group].add(vals, sym)
-        for t, cnt in self.off_edge.items():
-            w, zeros = (2, nr if t < 0 else 0) if diag else (1, 0)  # the zeroed diagonal exceeds a negative t
-            cnt[0] += (int((vals > t).sum()) - zeros) // w
-            cnt[1] += (int((vals.abs() > t).sum()) - zeros) // w
-        self.max.update(T, vmin, vmax, r0, c0)
-        if diag:
-            T.fill_diagonal_(-math.inf)  # for the nearest neighbours and the top pairs
-        rmax = self.nn.update(T, r0, c0, diag)
-        self.top.update(T, rmax, r0, c0, diag)
+            self.groups[same_group].add(s.counts * w, s1 * w, s2 * w, s.sum_abs * w, pairs)
+        for k, cnt in enumerate(self.off_edge.values()):
+            cnt[0] += int(s.above[k, 0]) // (2 if diag else 1)
+            cnt[1] += int(s.above[k, 1]) // (2 if diag else 1)
+        self.max.update(s.vmin, s.vmax, s.argmin, s.argmax, r0, c0)
+        self.nn.update(s.rmax, s.cmax, r0, c0)
+        self.top.update(T, s.rmax, r0, c0, diag)
 
     def exceedances(self, h: Histogram) -> tuple[dict, dict]:
         n = self.total.n
