@@ -140,7 +140,7 @@ def _pip_install(key: str, dist: str, version: str, sha: str, tmp: Path, quiet: 
             out = subprocess.run(pip_command(tmp, req, quiet=quiet), capture_output=True, text=True, timeout=timeout)
         except subprocess.TimeoutExpired as exc:
             raise RepcapError(f"offline model {key}: installing {dist}=={version} took over {timeout} s") from exc
-    if out.returncode == 0:
+    if out.returncode == 0 and tmp.is_dir():
         return
     text = out.stderr or out.stdout or ""
     if "DO NOT MATCH THE HASHES" in text:

@@ -61,3 +61,15 @@ def test_unknown_key():
     assert catalog.find("no-such-model") is None
     with pytest.raises(RepcapError, match="unknown catalog key 'no-such-model'"):
         catalog.get("no-such-model")
+
+
+def test_every_offline_part_has_a_pinned_wheel_hash():
+    from repcap.offline_hashes import WHEEL_SHA256
+
+    for s in catalog.OFFLINE.values():
+        assert len(s.wheel_sha256) == len(s.parts), s.key
+        for pkg, sha in zip(s.packages, s.wheel_sha256):
+            assert WHEEL_SHA256[pkg] == sha and len(sha) == 64 and int(sha, 16) >= 0, pkg
+    # pip --target names: the SmolLM2 wheel, checked against `sha256sum` of the downloaded file
+    assert catalog.OFFLINE["smollm2-135m"].wheel_sha256 == (
+        "bcc81830d10ce7d9e76640cad826a4b79ed3e4547c78a0be5c4f2fb0e2448c70",)

