@@ -34,7 +34,7 @@ jl_dims = [16, 32, 64, 128, 256, 512, 1024]  # target dimensions k of the projec
 seed = 0  # base random seed
 device = "auto"  # "auto", "cpu" or "cuda"
 
-# %%
+# %% tags=["remove-input"]
 import numpy as np
 import pandas as pd
 import matplotlib.pyplot as plt
@@ -58,7 +58,7 @@ run_record = start("Every profile runs in seconds on a CPU; `paper` only takes m
 
 # %%
 rows = []
-fig, (ax_lin, ax_log) = plt.subplots(1, 2, figsize=(figures.WIDTH_2, 3.3))
+fig, (ax_lin, ax_log) = plt.subplots(1, 2, figsize=figures.size(3.3))
 colours = figures.palette(len(dims))
 t = np.linspace(-0.999, 0.999, 801)
 for c, d in zip(colours, dims):
@@ -100,7 +100,7 @@ for d in sigma_dims:
     srows.append({"d": d, "inv_sqrt_d": 1 / np.sqrt(d), "measured_std": cos.std(), "measured_mean": cos.mean(),
                   "eps_mu_2sigma": cos.mean() + 2 * cos.std()})
 sdf = pd.DataFrame(srows)
-fig, ax = plt.subplots(figsize=(figures.WIDTH_1, 3.4))
+fig, ax = plt.subplots(figsize=figures.size(3.4))
 x = np.array([sdf.inv_sqrt_d.min() * 0.8, sdf.inv_sqrt_d.max() * 1.2])
 ax.plot(x, x, color="0.3", lw=1, ls="--", label=r"exact: $\sigma = 1/\sqrt{d}$")
 ax.plot(sdf.inv_sqrt_d, sdf.measured_std, "o", label=f"measured ({sigma_vectors} vectors)")
@@ -137,7 +137,7 @@ for d in max_dims:
             mrows.append({"d": d, "k": k, "trial": t, "max_abs_cos": v})
 mdf = pd.DataFrame(mrows)
 agg = mdf.groupby(["d", "k"]).max_abs_cos.agg(["mean", "min", "max"]).reset_index()
-fig, ax = plt.subplots(figsize=(figures.WIDTH_1 + 0.6, 3.6))
+fig, ax = plt.subplots(figsize=figures.size(3.6))
 kk = np.geomspace(min(max_k), max(max_k), 50)
 jl = PUBLISHED["jl"]
 for c, d in zip(figures.palette(len(max_dims)), max_dims):
@@ -181,7 +181,7 @@ for k in jl_dims:
     jrows.append({"k": k, "worst_distortion": dist["max"], "q99_distortion": dist["q99"],
                   "mean_distortion": dist["mean"], "jl_guarantee": rg.jl_guaranteed_eps(jl_points, k)})
 jdf = pd.DataFrame(jrows)
-fig, ax = plt.subplots(figsize=(figures.WIDTH_1, 3.4))
+fig, ax = plt.subplots(figsize=figures.size(3.4))
 ax.plot(jdf.k, jdf.jl_guarantee, "-", color="0.3", label="JL guarantee (Dasgupta–Gupta)")
 ax.plot(jdf.k, jdf.worst_distortion, "o-", label="measured: worst pair")
 ax.plot(jdf.k, jdf.q99_distortion, "s-", ms=4, label="measured: 99th percentile")

@@ -32,14 +32,14 @@ models = ["gemma-3-270m", "smollm2-135m", "qwen2.5-coder-0.5b", "all-minilm-l6-v
 hub_models = []  # catalog keys or hub ids read from the model hub (paper: Guha's 45 models)
 synthetic = []  # synthetic stand-ins [name, V, d, mean_cos]: the smoke profile uses these, no download
 sample_rows = 16384  # rows sampled for the histogram / nearest pairs pass; None -> every pair
-bins = 2000  # histogram bins on [-1, 1] (width 0.001)
-top_k = 12  # most similar pairs kept per model
-seed = 0  # row-sample seed
+bins = None  # histogram bins on [-1, 1]; None: the engine's (repcap.cosine.TiledConfig, width 0.001)
+top_k = None  # most similar pairs kept per model; None: the engine's
+seed = None  # row-sample seed; None: the engine's
 device = "auto"  # "auto", "cpu" or "cuda"
 executor = "local"  # where sweep points run: local (this process) or dask
 scheduler = ""  # with the dask executor: a tcp address, local or local:N, or a jobqueue YAML file
 
-# %%
+# %% tags=["remove-input"]
 import tempfile
 from pathlib import Path
 
@@ -47,7 +47,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from repcap import catalog, figures, findings, laws, offline, reference
+from repcap import catalog, figures, findings, offline, reference, tables
+from repcap.config import given
+from repcap.figdata import survey as figdata
 from repcap.chapter import glue, start
 
 from repcap.survey import scan
@@ -70,60 +72,46 @@ run_record = start("Guha measures every pair of every model on a GPU from the hu
 # dequantised; the table names the storage type each number comes from.
 
 # %%
-configs = []
-common = dict(tiled=True, sample=sample_rows, bins=bins, top_k=top_k, seed=seed, device=device)
-for key in models:
-    configs.append(dict(source=key, label=key, head=False, **common))
-    if offline.spec(key).head_tensor:  # a separately stored (differently quantised) output head
-        configs.append(dict(source=key, label=f"{key} (head)", head=True, **common))
-    if offline.spec(key).real_vocab:  # padded vocabulary: also the real tokens alone
-        configs.append(dict(source=key, label=f"{key} (real tokens)", head=False, rows=offline.spec(key).real_vocab,
-                            **common))
-for key in hub_models:
-    configs.append(dict(source=key, label=key, head=False, **common))
+configs, variant_of = [], {}
 
+
+def add(variant, **cfg):
+    configs.append(dict(tiled=True, **given(sample=sample_rows, bins=bins, top_k=top_k, seed=seed), device=device,
+                        **cfg))
+    variant_of[cfg["label"]] = variant
+
+
+for key in models:
+    add("embedding", source=key, label=key, head=False)
+    spec = offline.spec(key)
+    if spec.head_tensor:  # a separately stored (differently quantised) output head
+        add("head", source=key, label=f"{key} (head)", head=True)
+    if spec.real_vocab:  # padded vocabulary: also the real tokens alone
+        add("real tokens", source=key, label=f"{key} (real tokens)", head=False, rows=spec.real_vocab)
+for key in hub_models:
+    add("embedding", source=key, label=key, head=False)
 tmp = Path(tempfile.mkdtemp(prefix="repcap-eps-"))
 for name, V, d, mean_cos in synthetic:  # stand-ins go through the same .npy loader as any file
-    X = stand_in(V, d, mean_cos=mean_cos, seed=seed)
+    X = stand_in(V, d, mean_cos=mean_cos, seed=seed or 0)
     np.save(tmp / f"{name}.npy", X)
-    np.save(tmp / f"{name}-head.npy", stand_in(V, d, noise_of=X, seed=seed + 1))
-    configs.append(dict(source=str(tmp / f"{name}.npy"), label=name, head=False, **common))
-    configs.append(dict(source=str(tmp / f"{name}-head.npy"), label=f"{name} (head)", head=False, **common))
+    np.save(tmp / f"{name}-head.npy", stand_in(V, d, noise_of=X, seed=(seed or 0) + 1))
+    add("embedding", source=str(tmp / f"{name}.npy"), label=name, head=False)
+    add("head", source=str(tmp / f"{name}-head.npy"), label=f"{name} (head)", head=False)
 
 records, failures = scan(configs)
 if failures:  # one line per model that could not be read; the others go on
-    with pd.option_context("display.max_colwidth", None):
-        display(pd.DataFrame(failures))
-
-
-def base_label(lbl):
-    return lbl.split(" (")[0]
-
-
-def describe_source(lbl):
-    e = catalog.find(base_label(lbl))
-    return e.name if e is not None and e.name else base_label(lbl)
-
-
-res = pd.DataFrame([{
-    "label": r["label"], "model": base_label(r["label"]),
-    "variant": "head" if r["label"].endswith("(head)") else ("real tokens" if "real tokens" in r["label"] else "embedding"),
-    "tensor": r["tensor"], "storage": r["quant"], "V": r["vocab_size"], "d": r["d_model"],
-    "zero rows": r["n_zero_rows"], "mu": r["mean"], "sigma": r["std"], "eps": r["eps"], "eps3": r["eps3"],
-    "E[cos^2]": r["mean_sq"], "class": r["class"], "max |cos| (sample)": r["max_abs"],
-    "rows in pass": r["rows_used"], "se(eps) of sample": r["sampling_error"].get("eps", 0.0),
-} for r in records])
+    display(tables.show(pd.DataFrame(failures)))
 rec_by_label = {r["label"]: r for r in records}
-show = res.copy()
-for c in ("mu", "sigma", "eps", "eps3", "E[cos^2]", "max |cos| (sample)"):
-    show[c] = show[c].map(lambda v: f"{v:.5f}")
-show["se(eps) of sample"] = show["se(eps) of sample"].map(lambda v: f"{v:.1e}")
-show.drop(columns=["label"])
+emb_only = [r for r in records if variant_of[r["label"]] == "embedding"]
+tables.show(figdata.model_table(records, variant_of),
+            digits={c: ".5f" for c in ("ε", "μ", "σ", "μ + 3σ", "E[cos²]", "max |cos| (sampled)")}
+            | {"se(ε) of the sampled pass": ".1e"},
+            missing="the sampled pass was not run for this matrix")
 
 # %% [markdown]
-# The moment columns ($\mu$, $\sigma$, $\varepsilon$, $\mu+3\sigma$, $E[\cos^2]$) are exact over all pairs.
-# The maximum $|\cos|$ is over the sampled pairs only, and `se(eps) of sample` is the standard error
-# the sampled pass would have had for $\varepsilon$ (from independent row groups), which shows how far a
+# The moment columns ($\varepsilon$, $\mu$, $\sigma$, $\mu+3\sigma$, $E[\cos^2]$) are exact over all pairs.
+# The maximum $|\cos|$ is over the sampled pairs only, and the last column is the standard error the
+# sampled pass would have had for $\varepsilon$ (from independent row groups), which shows how far a
 # sample-based $\varepsilon$ could be trusted. It is not an error of the exact column.
 
 # %% [markdown]
@@ -134,39 +122,32 @@ show.drop(columns=["label"])
 # heuristic treats as "not orthogonal enough".
 
 # %%
-emb_only = [r for r in records if not r["label"].endswith("(head)") and "real tokens" not in r["label"]]
-ncol = min(3, len(emb_only))
+ncol = min(2, len(emb_only))
 nrow = int(np.ceil(len(emb_only) / ncol))
-fig, axes = plt.subplots(nrow, ncol, figsize=(figures.WIDTH_2, 2.3 * nrow), squeeze=False, sharex=True)
-edges = np.linspace(-1, 1, bins + 1)
-centres = (edges[:-1] + edges[1:]) / 2
+fig, axes = plt.subplots(nrow, ncol, figsize=figures.size(2.1 * nrow + 0.6), squeeze=False, sharex=True)
 rows = []
 for ax, r in zip(axes.flat, emb_only):
-    counts = np.asarray(r["hist_counts"], dtype=float)
-    # re-bin to 200 bins for display
-    k = max(1, bins // 200)
-    c2 = counts.reshape(-1, k).sum(axis=1)
-    x2 = centres.reshape(-1, k).mean(axis=1)
-    dens = c2 / c2.sum() / (2 / len(c2))
-    ax.fill_between(x2, dens, step="mid", color="0.6", lw=0)
-    tail = x2 >= r["eps"]
-    ax.fill_between(x2[tail], dens[tail], step="mid", color="C3", lw=0, label="tail beyond ε")
-    ax.axvline(r["mean"], color="C0", lw=1, label="μ")
-    ax.axvline(r["eps"], color="C3", lw=1, ls="--", label="ε = μ + 2σ")
-    ax.set_title(f"{r['label']}\nd={r['d_model']}, ε={r['eps']:.3f}", fontsize=8.5)
+    h = figdata.histogram_density(r)
+    ax.fill_between(h.cos, h.density, step="mid", color="0.65", lw=0)
+    tail = h.cos >= r["eps"]
+    ax.fill_between(h.cos[tail], h.density[tail], step="mid", color="C3", lw=0, label="tail beyond ε")
+    ax.axvline(r["mean"], color="C0", lw=1.2, label="μ")
+    ax.axvline(r["eps"], color="C3", lw=1.2, ls="--", label="ε = μ + 2σ")
+    ax.set_title(f"{r['label']}: d = {r['d_model']}, ε = {r['eps']:.3f}")
     ax.set_xlim(-0.6, 1.0)
     ax.set_yscale("log")
     ax.set_ylim(1e-4, None)
-    for x, y in zip(x2, dens):
-        rows.append({"model": r["label"], "cos": x, "density": y, "mu": r["mean"], "eps": r["eps"]})
+    rows += [{"model": r["label"], "cos": x, "density": y, "mu": r["mean"], "eps": r["eps"]}
+             for x, y in zip(h.cos, h.density)]
 for ax in axes.flat[len(emb_only):]:
     ax.set_visible(False)
 for ax in axes[-1]:
     ax.set_xlabel("cosine similarity")
 for ax in axes[:, 0]:
-    ax.set_ylabel("density (log)")
-axes.flat[0].legend(loc="upper left", fontsize=7)
-fig.tight_layout()
+    ax.set_ylabel("density")
+handles, labels = axes.flat[0].get_legend_handles_labels()
+fig.legend(handles, labels, loc="lower center", ncol=3, bbox_to_anchor=(0.5, 0.0))
+fig.tight_layout(rect=(0, 0.06, 1, 1))
 figures.save("fig-eps-histograms", fig, pd.DataFrame(rows), {
     "caption": "Pairwise cosine similarity of token embeddings, one panel per model (density, log scale): "
                "μ (solid) and ε = μ + 2σ (dashed) from the exact moments, and the right tail beyond ε shaded. "
@@ -183,50 +164,43 @@ figures.save("fig-eps-histograms", fig, pd.DataFrame(rows), {
 # noise. Under the `paper` profile untied models from the hub add real embedding/head pairs.
 
 # %%
-pairs = [(r["label"], rec_by_label[f"{r['label']} (head)"]) for r in emb_only if f"{r['label']} (head)" in rec_by_label]
-fig, axes = plt.subplots(1, max(1, len(pairs)), figsize=(figures.WIDTH_2 if len(pairs) > 1 else figures.WIDTH_1, 2.6),
-                         squeeze=False)
+pairs = [(r["label"], f"{r['label']} (head)") for r in emb_only if f"{r['label']} (head)" in rec_by_label]
+fig, axes = plt.subplots(1, max(1, len(pairs)), figsize=figures.size(3.0), squeeze=False)
 rows = []
-for ax, (lbl, h) in zip(axes.flat, pairs):
-    e = rec_by_label[lbl]
-    for r, col, name in ((e, "C0", f"embedding ({e['quant']})"), (h, "C1", f"head ({h['quant']})")):
-        counts = np.asarray(r["hist_counts"], dtype=float)
-        k = max(1, bins // 200)
-        c2 = counts.reshape(-1, k).sum(axis=1)
-        x2 = centres.reshape(-1, k).mean(axis=1)
-        dens = c2 / c2.sum() / (2 / len(c2))
-        ax.plot(x2, dens, color=col, lw=1.2, drawstyle="steps-mid", label=f"{name}: ε={r['eps']:.4f}")
-        ax.axvline(r["eps"], color=col, lw=0.8, ls="--")
-        rows += [{"model": lbl, "matrix": name, "cos": x, "density": y, "eps": r["eps"]} for x, y in zip(x2, dens)]
-    ax.set_title(lbl, fontsize=9)
+for ax, (lbl, h_lbl) in zip(axes.flat, pairs):
+    for r, col in ((rec_by_label[lbl], "C0"), (rec_by_label[h_lbl], "C1")):
+        h = figdata.histogram_density(r)
+        name = f"{variant_of[r['label']]} ({r['quant']})"
+        ax.plot(h.cos, h.density, color=col, lw=1.4, drawstyle="steps-mid", label=f"{name}: ε = {r['eps']:.4f}")
+        ax.axvline(r["eps"], color=col, lw=0.9, ls="--")
+        rows += [{"model": lbl, "matrix": name, "cos": x, "density": y, "eps": r["eps"]} for x, y in zip(h.cos, h.density)]
+    ax.set_title(lbl)
     ax.set_xlabel("cosine similarity")
     ax.set_yscale("log")
     ax.set_ylim(1e-4, None)
     ax.set_xlim(-0.6, 1.0)
-    ax.legend(fontsize=7, loc="upper left")
-axes.flat[0].set_ylabel("density (log)")
+    ax.legend(loc="lower left")
+axes.flat[0].set_ylabel("density")
 fig.tight_layout()
 figures.save("fig-eps-heads", fig, pd.DataFrame(rows), {
     "caption": "Embedding against the separately stored output head of the same model (the same tied matrix "
                "at two quantisations). The curves lie on top of each other; ε moves only in the third or "
                "fourth decimal.", "seed": seed})
-head_cmp = pd.DataFrame([{"model": lbl, "embedding storage": rec_by_label[lbl]["quant"], "ε embedding": rec_by_label[lbl]["eps"],
-                          "head storage": h["quant"], "ε head": h["eps"], "Δε": h["eps"] - rec_by_label[lbl]["eps"]}
-                         for lbl, h in pairs])
-if len(head_cmp):
-    glue("eps_head_max_delta", float(head_cmp["Δε"].abs().max()))
-else:
-    glue("eps_head_max_delta", float("nan"))
-head_cmp
+head_cmp = figdata.head_comparison(rec_by_label, pairs)
+glue("eps_head_max_delta", float(head_cmp["Δε"].abs().max()) if len(head_cmp) else float("nan"))
+padded = [offline.spec(k) for k in models if offline.spec(k).real_vocab]
+glue("eps_real_vocab", padded[0].real_vocab if padded else 0)
+glue("eps_padded_vocab", padded[0].shape[0] if padded else 0)
+tables.show(head_cmp, digits={"ε embedding": ".5f", "ε head": ".5f", "Δε": "+.5f"})
 
 # %% [markdown]
 # Across these pairs $\varepsilon$ moves by at most {glue:text}`eps_head_max_delta:.4f` between the two
 # storage types.
 #
-# The Qwen GGUF vocabulary also carries padding rows after its 151,665 real tokens. They are non-zero,
-# so by Guha's rule (drop only zero rows) they count; the table above lists both the full matrix and the
-# real tokens alone (`real tokens` rows). The difference is small because the padding is a few hundred
-# rows out of 151,936.
+# The Qwen GGUF vocabulary also carries padding rows after its {glue:text}`eps_real_vocab:,` real tokens.
+# They are non-zero, so by Guha's rule (drop only zero rows) they count; the first table lists both the
+# full matrix and the real tokens alone (`real tokens` rows). The difference is small because the
+# padding is a few hundred rows out of {glue:text}`eps_padded_vocab:,`.
 
 # %% [markdown]
 # ## Nearest token pairs
@@ -237,14 +211,8 @@ head_cmp
 # some rare script tokens). In the encoders they are spelling variants and near-synonyms.
 
 # %%
-near = []
-for r in emb_only:
-    for p in r["top_pairs"][:5]:
-        near.append({"model": r["label"], "cos": round(p["cos"], 4),
-                     "token i": repr(p["token_i"]) if p["token_i"] is not None else "n/a (no vocabulary in the file)",
-                     "token j": repr(p["token_j"]) if p["token_j"] is not None else "n/a",
-                     "rows": f"{p['i']}, {p['j']}"})
-pd.DataFrame(near)
+tables.show(figdata.nearest_pairs(emb_only), digits={"cos": ".4f"},
+            missing="the file holds no vocabulary, so only row numbers are known")
 
 # %% [markdown]
 # ## Reported against reproduced
@@ -254,35 +222,27 @@ pd.DataFrame(near)
 # weight to one of 255 levels per block of 32.
 
 # %%
-tab = pd.DataFrame([{"model": e.name, "hub id": e.hub_id, "d_model": e.d_model, "ε (reported)": e.eps_reported,
-                     "class (reported)": e.class_reported, "capacity (reported)": e.capacity_reported}
-                    for e in catalog.guha_models()])
-ours = {}
-for r in records:
-    lbl = r["label"]
-    if lbl.endswith("(head)") or "real tokens" in lbl:
-        continue
-    e = catalog.find(lbl)
+tab = pd.DataFrame([{"model": e.name, "d_model": e.d_model, "ε (reported)": e.eps_reported,
+                     "class (reported)": e.class_reported, "capacity (reported)": e.capacity_reported,
+                     "hub id": e.hub_id} for e in catalog.guha_models()])
+rvr = []
+for r in emb_only:
+    e = catalog.find(r["label"])
     if e is not None and e.eps_reported is not None:
-        ours[e.hub_id] = r
-rvr = pd.DataFrame([{"model": catalog.find(r["label"]).name, "d_model": r["d_model"],
-                     "ε reported (Guha 2026)": catalog.find(r["label"]).eps_reported, "ε reproduced": r["eps"],
-                     "difference": r["eps"] - catalog.find(r["label"]).eps_reported,
-                     "relative": (r["eps"] - catalog.find(r["label"]).eps_reported) / catalog.find(r["label"]).eps_reported,
-                     "class reported": catalog.find(r["label"]).class_reported, "class reproduced": r["class"],
-                     "our source": f"{r['source_kind']} {r['quant']}"} for r in ours.values()])
-if "gemma-3-270m" in rec_by_label:
-    g = rec_by_label["gemma-3-270m"]
-    glue("eps_gemma_reproduced", g["eps"])
-    glue("eps_gemma_reported", catalog.get("gemma-3-270m").eps_reported)
-    glue("eps_gemma_diff", g["eps"] - catalog.get("gemma-3-270m").eps_reported)
-    glue("eps_gemma_mu", g["mean"])
-    glue("eps_gemma_sigma", g["std"])
-else:
-    for n in ("eps_gemma_reproduced", "eps_gemma_reported", "eps_gemma_diff", "eps_gemma_mu", "eps_gemma_sigma"):
-        glue(n, float("nan"))
+        rvr.append({"model": e.name, "d_model": r["d_model"], "ε reported (Guha 2026)": e.eps_reported,
+                    "ε reproduced": r["eps"], "difference": r["eps"] - e.eps_reported,
+                    "relative": (r["eps"] - e.eps_reported) / e.eps_reported, "class reported": e.class_reported,
+                    "class reproduced": r["class"], "our source": f"{r['source_kind']} {r['quant']}"})
+rvr = pd.DataFrame(rvr)
+gemma = rec_by_label.get("gemma-3-270m")
+gemma_pub = reference.value("guha2026.table1.gemma-3-270m.eps")
+for name, v in (("eps_gemma_reproduced", gemma and gemma["eps"]), ("eps_gemma_reported", gemma and gemma_pub),
+                ("eps_gemma_diff", gemma and gemma["eps"] - gemma_pub), ("eps_gemma_mu", gemma and gemma["mean"]),
+                ("eps_gemma_sigma", gemma and gemma["std"])):
+    glue(name, float(v) if gemma else float("nan"))
 glue("eps_n_reproduced", len(rvr))
-rvr
+tables.show(rvr, digits={"ε reported (Guha 2026)": ".5f", "ε reproduced": ".5f", "difference": "+.5f",
+                         "relative": "+.2%"})
 
 # %% [markdown]
 # For Gemma 3 270M we find $\mu$ = {glue:text}`eps_gemma_mu:.5f`, $\sigma$ = {glue:text}`eps_gemma_sigma:.5f`
@@ -294,12 +254,12 @@ rvr
 # further trained on code and then quantised. The comparison below is only "same family":
 
 # %%
-fam = pd.DataFrame([{"ours": key, "storage": rec_by_label[key]["quant"], "ε ours": rec_by_label[key]["eps"],
+fam = pd.DataFrame([{"ours": key, "ε ours": rec_by_label[key]["eps"],
                      "tabled relative (Guha 2026)": catalog.get(offline.spec(key).related).name,
                      "ε reported": catalog.get(offline.spec(key).related).eps_reported,
-                     "d": rec_by_label[key]["d_model"]}
+                     "d": rec_by_label[key]["d_model"], "storage": rec_by_label[key]["quant"]}
                     for key in models if offline.spec(key).related and key in rec_by_label])
-fam
+tables.show(fam, digits={"ε ours": ".5f", "ε reported": ".5f"})
 
 # %% [markdown]
 # The code-tuned relatives sit higher than the tabled base models; the fine-tuning and the 4–5-bit
@@ -308,7 +268,8 @@ fam
 # Guha's full Table 1 as reported, for reference (capacity is only reported for Class 2):
 
 # %%
-tab
+tables.show(tab, digits={"ε (reported)": ".5f", "capacity (reported)": ".3g"},
+            missing=f"Guha reports capacity only for Class 2 (ε < {C2:g})")
 
 # %% [markdown]
 # ## ε against width
@@ -318,17 +279,9 @@ tab
 # separates the two classes.
 
 # %%
-fig, ax = plt.subplots(figsize=(figures.WIDTH_2 * 0.75, 3.4))
+fig, ax = plt.subplots(figsize=figures.size(4.2))
 colors = {1: "C3", 2: "C0", None: "0.5"}
-pts = []
-for _, t in tab.iterrows():
-    pts.append({"model": t["model"], "d_model": t["d_model"], "eps": t["ε (reported)"], "class": t["class (reported)"],
-                "kind": "reported (Guha 2026)"})
-for r in records:
-    if r["label"].endswith("(head)") or "real tokens" in r["label"]:
-        continue
-    pts.append({"model": r["label"], "d_model": r["d_model"], "eps": r["eps"], "class": r["class"], "kind": "reproduced (ours)"})
-pts = pd.DataFrame(pts)
+pts = figdata.eps_points(emb_only, catalog.guha_models())
 for (kind, cls), grp in pts.groupby(["kind", pts["class"].fillna(0)]):
     cls = None if cls == 0 else int(cls)
     filled = kind.startswith("reproduced")
@@ -340,7 +293,7 @@ for _, p in pts[pts.kind.str.startswith("reproduced")].sort_values("eps").iterro
     # stack the labels of nearby points instead of overprinting them
     j = sum(1 for d0, e0 in placed if abs(np.log2(p.d_model / d0)) < 1.2 and abs(np.log10(p.eps / e0)) < 0.06)
     placed.append((p.d_model, p.eps))
-    ax.annotate(p["model"], (p.d_model, p.eps), fontsize=6.5, xytext=(5, -9 + 9 * j), textcoords="offset points")
+    ax.annotate(p["model"], (p.d_model, p.eps), fontsize=8.5, xytext=(5, -10 + 10 * j), textcoords="offset points")
 ax.axhspan(C2, C1, color="0.92", zorder=0)
 ax.axhline(C2, color="0.5", lw=0.7, ls=":")
 ax.axhline(C1, color="0.5", lw=0.7, ls=":")
@@ -351,7 +304,7 @@ ax.yaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:g}"))
 ax.yaxis.set_minor_formatter(plt.FuncFormatter(lambda v, _: f"{v:g}" if v in (0.05, 0.2, 0.3, 0.5) else ""))
 ax.set_xlabel("d_model (log scale)")
 ax.set_ylabel("ε = μ + 2σ (log scale)")
-ax.legend(fontsize=7, loc="upper right")
+ax.legend(loc="upper left", bbox_to_anchor=(0.0, -0.16), ncol=2)
 figures.save("fig-eps-vs-d", fig, pts, {
     "caption": "ε against model width: Guha's 45 reported values (hollow squares) and ours (filled circles), "
                f"coloured by class (red: Class 1, ε > {C1:g}; blue: Class 2, ε < {C2:g}). The grey band "

@@ -33,7 +33,7 @@ device = "auto"  # "auto", "cpu" or "cuda"
 executor = "local"  # where sweep points run: local (this process) or dask
 scheduler = ""  # with the dask executor: a tcp address, local or local:N, or a jobqueue YAML file
 
-# %%
+# %% tags=["remove-input"]
 import tempfile
 from pathlib import Path
 
@@ -160,7 +160,7 @@ cap.round(3)
 fixed_d = int(fixed_d or reference.value("guha2026.sens_example_d"))
 eps_lo, eps_hi = reference.value("guha2026.sens_example_eps_lo"), reference.value("guha2026.sens_example_eps_hi")
 eps_axis = np.linspace(0.02, 0.12, eps_grid_points)
-fig, ax = plt.subplots(figsize=(figures.WIDTH_1 * 1.25, 3.2))
+fig, ax = plt.subplots(figsize=figures.size(3.2))
 rows = []
 for k, name in law_names.items():
     y = laws.log10_capacity(eps_axis, fixed_d, k)
@@ -221,7 +221,7 @@ for r in records:
                          "log10_capacity_four": float(laws.log10_capacity(val, r["d_model"], "four")),
                          "quantile_error": r["quantile_error"] if name.startswith("q") else 0.0})
 thr = pd.DataFrame(thr_rows)
-fig, axes = plt.subplots(1, 2, figsize=(figures.WIDTH_2, 3.2))
+fig, axes = plt.subplots(1, 2, figsize=figures.size(3.2))
 names = list(dict.fromkeys(thr.threshold))
 for i, (m, grp) in enumerate(thr.groupby("model", sort=False)):
     x = np.arange(len(names)) + (i - len(records) / 2) * 0.06

@@ -33,7 +33,7 @@ seed = 0  # seed of the synthetic stand-ins
 executor = "local"  # where sweep points run: local (this process) or dask
 scheduler = ""  # with the dask executor: a tcp address, local or local:N, or a jobqueue YAML file
 
-# %%
+# %% tags=["remove-input"]
 import tempfile
 from pathlib import Path
 
@@ -97,7 +97,7 @@ ov.round(5)
 # value of random directions.
 
 # %%
-fig, ax = plt.subplots(figsize=(figures.WIDTH_1 * 1.2, 3.4))
+fig, ax = plt.subplots(figsize=figures.size(3.4))
 m_lo = min(ov.m.min(), 256) / 1.5
 m_hi = max(ov.m.max(), 8192) * 1.5
 mgrid = np.geomspace(m_lo, m_hi, 50)

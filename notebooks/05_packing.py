@@ -33,7 +33,7 @@ device = "auto"  # "auto", "cpu" or "cuda"
 executor = "local"  # where sweep points run: local (this process) or dask
 scheduler = ""  # with the dask executor: a tcp address, local or local:N, or a jobqueue YAML file
 
-# %%
+# %% tags=["remove-input"]
 import math
 
 import matplotlib.pyplot as plt
@@ -140,7 +140,7 @@ for loss, r in list(runs.items()) + [("random start", {"hist": start["hist"][0].
 hist_df = pd.DataFrame(rows)
 
 colors = dict(zip(["random start", *losses], figures.palette(len(losses) + 1)))
-fig, ax = plt.subplots(figsize=(figures.WIDTH_2, 3.4))
+fig, ax = plt.subplots(figsize=figures.size(3.4))
 for loss, g in hist_df.groupby("loss", sort=False):
     ls = ":" if loss == "random start" else "-"
     ax.step(g.abs_cos, g.share_of_pairs.where(g.share_of_pairs > 0), where="mid", color=colors[loss], ls=ls,
@@ -180,7 +180,7 @@ for t, n in zip(thr, start["n_above"][0]):
     rows.append({"loss": "random start", "level": f"|cos| > {t:g}", "pairs": float(n), "share": float(n) / start["n_pairs"]})
 par_df = pd.DataFrame(rows)
 
-fig, ax = plt.subplots(figsize=(figures.WIDTH_2, 3.0))
+fig, ax = plt.subplots(figsize=figures.size(3.0))
 levels = list(dict.fromkeys(par_df.level))
 names = ["random start", *losses]
 w = 0.8 / len(names)
@@ -218,7 +218,7 @@ for loss, r in runs.items():
                      "loss_value": l_, "loss_relative": l_ / r["loss_curve"][0]})
 curve_df = pd.DataFrame(rows)
 
-fig, (a1, a2) = plt.subplots(1, 2, figsize=(figures.WIDTH_2, 3.2))
+fig, (a1, a2) = plt.subplots(1, 2, figsize=figures.size(3.2))
 for loss, g in curve_df.groupby("loss", sort=False):
     a1.plot(g.step, g.angle_deg, color=colors[loss], label=loss)
     a2.plot(g.step, g.loss_relative, color=colors[loss], label=loss)

@@ -38,7 +38,7 @@ device = "auto"  # "auto", "cpu" or "cuda"
 executor = "local"  # where sweep points run: local (this process) or dask
 scheduler = ""  # with the dask executor: a tcp address, local or local:N, or a jobqueue YAML file
 
-# %%
+# %% tags=["remove-input"]
 import math
 
 import matplotlib.pyplot as plt
@@ -119,7 +119,7 @@ guha_table.round(4)
 # {glue:text}`laws_guha_adj_mape_kd:.1f`%. {numref}`fig-laws-guha-data` shows both data sets with the fits.
 
 # %%
-fig, (axr, axo) = plt.subplots(1, 2, figsize=(figures.WIDTH_2, 3.4))
+fig, (axr, axo) = plt.subplots(1, 2, figsize=figures.size(3.4))
 rows = []
 for ax, data, fits_, title in ((axr, g_rand, ["JL form, random"], "random baseline (Sec. 3.2)"),
                                (axo, g_opt, ["adjusted, optimised", "JL form, optimised"], "optimised packings (Sec. 3.3)")):
@@ -290,7 +290,7 @@ for d_ in sorted(grid.d.unique()):
     rows += [{"k": x, "d": d_, "series": "rigorous lower bound", "eps": float(bounds.coherence_lower_bound(x, d_))} for x in kk]
 grid_df = pd.DataFrame(rows)
 
-fig, ax = plt.subplots(figsize=(figures.WIDTH_2, 3.8))
+fig, ax = plt.subplots(figsize=figures.size(3.8))
 ds = sorted(grid.d.unique())
 cols = dict(zip(ds, figures.palette(len(ds))))
 for d_ in ds:
@@ -362,7 +362,7 @@ glue("laws_yoder_C_high", reference.value("yoder2025.C_optimised_high_ratio"))
 findings.record("yoder-C-peak", float(o.C.max()) if len(o) else None)
 findings.record("yoder-C-falls", float(o.sort_values("ratio").C.iloc[-1]) if len(o) else None)
 
-fig, ax = plt.subplots(figsize=(figures.WIDTH_2, 3.4))
+fig, ax = plt.subplots(figsize=figures.size(3.4))
 srcs = list(dict.fromkeys(cdf.source))
 pal = dict(zip(srcs, figures.palette(len(srcs))))
 marks = {"optimised packing": "o", "random vectors": "s"}
@@ -432,7 +432,7 @@ curves = {
 }
 cap_df = pd.DataFrame([{"F_deg": f, "eps": e, "curve": name, "log10_k": v}
                        for name, vals in curves.items() for f, e, v in zip(F, eps_F, np.asarray(vals))])
-fig, ax = plt.subplots(figsize=(figures.WIDTH_2, 4.0))
+fig, ax = plt.subplots(figsize=figures.size(4.0))
 styles = {"Welch bound (rigorous)": ("k", "-", 2.0), "Levenshtein bound (rigorous)": ("k", "--", 1.4),
           "Kabatiansky–Levenshtein (asymptotic)": ("0.5", ":", 1.6)}
 pal = dict(zip([c for c in curves if c not in styles], figures.palette(len(curves) - len(styles))))

@@ -49,7 +49,7 @@ cache = "toy"  # sweep cache folder (.cache/sweeps/<cache>): an interrupted run 
 executor = "local"  # where sweep points run: local (this process) or dask
 scheduler = ""  # with the dask executor: a tcp address, local or local:N, or a jobqueue YAML file
 
-# %%
+# %% tags=["remove-input"]
 import numpy as np
 import pandas as pd
 import matplotlib.pyplot as plt
@@ -77,7 +77,7 @@ configs = [toy.sweep_config(n=n, m=m, alpha=a, gamma=g, seed=seed, steps=steps, 
 df = toy.run_sweep(configs, cache=cache, desc="two regimes")
 df["regime"] = np.where(df["gamma"] < 0, "strong (γ < 0)", "weak (γ ≥ 0)")
 
-fig, axes = plt.subplots(1, 2, figsize=(figures.WIDTH_2, 3.2))
+fig, axes = plt.subplots(1, 2, figsize=figures.size(3.2))
 colors = figures.palette(len(alphas))
 for c, a in zip(colors, alphas):
     d = df[df["alpha"] == a].sort_values("gamma")
@@ -118,7 +118,7 @@ strong, weak = row(strong_gamma), row(weak_gamma)
 c_weak, c_strong = figures.palette(4)[0], figures.palette(4)[3]
 bins = np.linspace(0, 2, 41)
 hist_rows = []
-fig, ax = plt.subplots(figsize=(figures.WIDTH_1, 3.0))
+fig, ax = plt.subplots(figsize=figures.size(3.0))
 for r, label, c in ((weak, f"weak, γ = {weak_gamma:g}", c_weak), (strong, f"strong, γ = {strong_gamma:g}", c_strong)):
     counts, edges = toy.norm_histogram(r["norms"], bins=bins)
     ax.stairs(counts, edges, fill=True, alpha=0.55, color=c, label=label)
@@ -153,7 +153,7 @@ feat = pd.DataFrame({
     "norm": np.concatenate([weak["norms"], strong["norms"]]),
     "p": np.concatenate([toy.frequencies(n, "power", example_alpha).numpy()] * 2),
 })
-fig, ax = plt.subplots(figsize=(figures.WIDTH_1, 3.0))
+fig, ax = plt.subplots(figsize=figures.size(3.0))
 for (reg, d), c in zip(feat.groupby("regime", sort=False), (c_weak, c_strong)):
     ax.plot(d["rank"], d["norm"], ".", ms=3, color=c, label=reg)
 ax.axvline(m, color="0.3", ls="--", lw=0.8)

@@ -51,7 +51,7 @@ cache = "toy"  # sweep cache folder (.cache/sweeps/<cache>): an interrupted run 
 executor = "local"  # where sweep points run: local (this process) or dask
 scheduler = ""  # with the dask executor: a tcp address, local or local:N, or a jobqueue YAML file
 
-# %%
+# %% tags=["remove-input"]
 import numpy as np
 import pandas as pd
 import matplotlib.pyplot as plt
@@ -100,7 +100,7 @@ for a, d in pred.groupby("alpha"):
 pred_fits = pd.DataFrame(pred_fits)
 
 colors = dict(zip(alphas, figures.palette(len(alphas))))
-fig, axes = plt.subplots(1, 2, figsize=(figures.WIDTH_2, 3.4), sharey=True)
+fig, axes = plt.subplots(1, 2, figsize=figures.size(3.4), sharey=True)
 mm = np.geomspace(min(ms), max(ms), 50)
 for ax, reg in zip(axes, ("weak", "strong")):
     for a in alphas:
@@ -145,7 +145,7 @@ _ = figures.save("fig-scaling-loss", fig, df[["regime", "gamma", "alpha", "m", "
 
 # %%
 aa = np.linspace(min(alphas), max(alphas), 50)
-fig, ax = plt.subplots(figsize=(figures.WIDTH_1 + 0.6, 3.4))
+fig, ax = plt.subplots(figsize=figures.size(3.4))
 c_weak, c_strong = figures.palette(4)[0], figures.palette(4)[3]
 a1 = aa[aa >= 1]
 ax.plot(a1, a1 - 1, color=c_weak, lw=1, label="theory, weak: α − 1 (α > 1)")
@@ -189,7 +189,7 @@ _ = figures.save("fig-scaling-exponents", fig, fits.merge(pred_fits, on="alpha",
 strong = df[df["regime"] == "strong"].copy()
 strong["one_over_m"] = 1.0 / strong["m"]
 strong["welch"] = (n - strong["m"]) / (strong["m"] * (n - 1))
-fig, ax = plt.subplots(figsize=(figures.WIDTH_1, 3.2))
+fig, ax = plt.subplots(figsize=figures.size(3.2))
 for a in alphas:
     d = strong[strong["alpha"] == a]
     ax.plot(d["one_over_m"], d["mean_sq_overlap"], "o", color=colors[a], ms=4, label=f"α = {a:g}")
@@ -240,7 +240,7 @@ for name, d in odf.groupby("law", sort=False):
     ofits.append({"law": name, **f.as_dict(), "alpha_m_reported": -reference.value(slope_ids[name])})
 ofits = pd.DataFrame(ofits)
 
-fig, ax = plt.subplots(figsize=(figures.WIDTH_1, 3.2))
+fig, ax = plt.subplots(figsize=figures.size(3.2))
 mo = np.geomspace(min(other_ms), max(other_ms), 50)
 for (name, d), c in zip(odf.groupby("law", sort=False), figures.palette(3)):
     f = ofits[ofits["law"] == name].iloc[0]

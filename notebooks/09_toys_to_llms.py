@@ -38,7 +38,7 @@ cache = "toy"  # sweep cache folder shared with the width-scaling chapter
 executor = "local"  # where sweep points run: local (this process) or dask
 scheduler = ""  # with the dask executor: a tcp address, local or local:N, or a jobqueue YAML file
 
-# %%
+# %% tags=["remove-input"]
 import tempfile
 from pathlib import Path
 
@@ -110,7 +110,7 @@ hdf
 
 # %%
 paper_range = reference.quote("liu2025.fig8a_m_overlap")
-fig, ax = plt.subplots(figsize=(figures.WIDTH_1 + 0.4, 3.4))
+fig, ax = plt.subplots(figsize=figures.size(3.4))
 allx = np.concatenate([tdf["one_over_m"].to_numpy(), hdf["one_over_m"].to_numpy() if len(hdf) else [],
                        [1 / 8192, 1 / 256]])
 xx = np.geomspace(allx.min() * 0.7, allx.max() * 1.4, 20)

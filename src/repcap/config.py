@@ -191,3 +191,9 @@ def from_mapping(cls: type, values: dict[str, Any], what: str | None = None) -> 
     if bad:
         raise RepcapError(f"unknown {what or cls.__name__} keys {bad}; known: {sorted(names)}")
     return cls(**values)
+
+
+def given(**values: Any) -> dict[str, Any]:
+    """The keyword arguments whose value is not None: a chapter parameter left at ``None`` means
+    "the engine's default", which is then defined once, in the engine's dataclass."""
+    return {k: v for k, v in values.items() if v is not None}

@@ -177,7 +177,9 @@ def _prepare(path: Path):
     for cell in nb.cells:  # the book shows code collapsed under each output ("show code cell source")
         if cell.cell_type == "code":
             tags = cell.metadata.setdefault("tags", [])
-            if "hide-input" not in tags and "remove-input" not in tags and "remove-cell" not in tags:
+            if "parameters" in tags:  # shown in the profile box instead
+                tags.append("remove-cell")
+            elif "hide-input" not in tags and "remove-input" not in tags and "remove-cell" not in tags:
                 tags.append("hide-input")
     nb.metadata.setdefault("kernelspec", {"name": "python3", "display_name": "Python 3", "language": "python"})
     return nb
@@ -272,8 +274,8 @@ def _collapse_injected_parameters(path: Path) -> None:
     nb = nbformat.read(path, as_version=4)
     for cell in nb.cells:
         tags = cell.metadata.get("tags", [])
-        if "injected-parameters" in tags and "hide-input" not in tags:
-            tags.append("hide-input")
+        if "injected-parameters" in tags and "remove-cell" not in tags:
+            tags.append("remove-cell")  # the profile box lists every parameter
     nbformat.write(nb, path)
 
 
