@@ -102,7 +102,7 @@ def _figure(cmd: dict) -> None:
 
     for v in range(cmd["versions"]):
         df = figure_frame(v, cmd["rows"])
-        fig, ax = plt.subplots(figsize=(figures.WIDTH_1, 3))
+        fig, ax = plt.subplots(figsize=figures.size(3))
         ax.plot(df["i"][::10], df["y"][::10], lw=0.8)
         ax.set_title(f"version {v}")
         figures.save("fig-killtest-trial", fig, df, {"caption": f"version {v}", "device": "cpu", "seed": v},
