@@ -23,12 +23,12 @@
 k = 2000  # number of vectors (sources: 10,000)
 d = 40  # dimension (sources: 100)
 losses = ["abs-relu", "exp", "power"]  # 3Blue1Brown's relu(|cos|), Yoder's exp(beta cos^2), Guha's |cos|^p
-beta = 20.0  # exp-loss sharpness (Yoder: 20)
+beta = None  # exp-loss sharpness; None: the engine's (PackConfig: Yoder's 20)
 p = None  # power-loss exponent; None -> Guha's rule min(floor(M / ln d), 20)
-steps = 300  # Adam steps (Guha: 5000)
-lr = 0.01  # Adam learning rate (Guha: 0.005, or 0.0025 above d of 1024)
-seed = 0  # seed of the random initial vectors
-n_bins = 200  # histogram bins of |cos| on [0, 1]
+steps = None  # Adam steps; None: the engine's (PackConfig: Guha's 5000)
+lr = None  # Adam learning rate; None: Guha's rule (0.005, or 0.0025 above d = 1024)
+seed = None  # seed of the random initial vectors; None: the engine's
+n_bins = None  # histogram bins of |cos| on [0, 1]; None: the engine's
 device = "auto"  # "auto", "cpu" or "cuda"
 executor = "local"  # where sweep points run: local (this process) or dask
 scheduler = ""  # with the dask executor: a tcp address, local or local:N, or a jobqueue YAML file
@@ -40,10 +40,14 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from repcap import figures, findings, laws, packing, reference, sweep
+from repcap import figures, findings, laws, packing, reference, sweep, tables
+from repcap.config import given
+from repcap.figdata import packing as figdata
 from repcap.chapter import glue, start
 
 
+cfg = packing.PackConfig(k=k, d=d, **given(beta=beta, p=p, steps=steps, lr=lr, seed=seed, n_bins=n_bins))
+beta, steps, lr, seed, n_bins = cfg.beta, cfg.steps, cfg.learning_rate, cfg.seed, cfg.n_bins
 yoder_k, yoder_d = int(reference.value("yoder2025.n_vectors")), int(reference.value("yoder2025.dim"))
 yoder_angle = reference.quote("yoder2025.exp_angle_deg")
 full_size = (k == yoder_k and d == yoder_d)
@@ -80,22 +84,11 @@ rep = sweep.run(packing.sweep_packed, configs, cache="packing-losses", batched=T
                 group_by=packing.packed_group, desc="packing losses")
 runs = {c["loss"]: r for c, r in zip(configs, rep.results)}
 
-V0 = packing.random_unit(k, d, 1, seed=seed, device=device)
-start = packing.pair_stats(V0, n_bins=n_bins)
+random_start = figdata.as_run(packing.pair_stats(packing.random_unit(k, d, 1, seed=seed, device=device), n_bins=n_bins))
 law_eps = float(laws.PUBLISHED["four"].eps(k, d))
-
-summary = pd.DataFrame([{
-    "loss": loss, "eps* (max |cos|)": r["eps_star"], "worst-pair angle (deg)": r["max_angle_deg"],
-    "mean |cos|": r["mean_abs"], "pairs |cos| > 0.9": int(r["n_above"]["0.9"]),
-    "pairs |cos| < 0.01 (%)": 100 * r["n_orthogonal"] / r["n_pairs"], "seconds": r["seconds"],
-} for loss, r in runs.items()])
-summary.loc[len(summary)] = {"loss": "random start", "eps* (max |cos|)": float(start["eps_star"][0]),
-                             "worst-pair angle (deg)": math.degrees(math.acos(start["eps_star"][0])),
-                             "mean |cos|": float(start["mean_abs"][0]),
-                             "pairs |cos| > 0.9": int(start["n_above"][0][1]),
-                             "pairs |cos| < 0.01 (%)": 100 * float(start["n_orthogonal"][0]) / start["n_pairs"],
-                             "seconds": 0.0}
-summary.round(4)
+tables.show(figdata.summary({**runs, "random start": random_start}),
+            digits={"ε* (max |cos|)": ".4f", "worst-pair angle (°)": ".2f", "mean |cos|": ".4f", "seconds": ".1f"},
+            missing="the random start is not optimised")
 
 # %%
 for loss, r in runs.items():
@@ -108,7 +101,7 @@ glue("packing_k", k)
 glue("packing_d", d)
 glue("packing_steps", steps)
 glue("packing_pairs", int(k * (k - 1) // 2))
-glue("packing_random_angle", math.degrees(math.acos(start["eps_star"][0])))
+glue("packing_random_angle", random_start["max_angle_deg"])
 glue("packing_law_eps", law_eps)
 glue("packing_law_angle", math.degrees(math.acos(law_eps)))
 
@@ -128,16 +121,7 @@ glue("packing_law_angle", math.degrees(math.acos(law_eps)))
 # typical ones, and leave no nearly parallel pair at all.
 
 # %%
-edges = np.linspace(0.0, 1.0, n_bins + 1)
-centres = (edges[:-1] + edges[1:]) / 2
-rows = []
-for loss, r in list(runs.items()) + [("random start", {"hist": start["hist"][0].tolist(),
-                                                       "n_pairs": start["n_pairs"],
-                                                       "eps_star": float(start["eps_star"][0])})]:
-    h = np.asarray(r["hist"], dtype=float) / r["n_pairs"]
-    rows += [{"loss": loss, "abs_cos": c, "share_of_pairs": v, "eps_star": r["eps_star"]}
-             for c, v in zip(centres, h)]
-hist_df = pd.DataFrame(rows)
+hist_df = figdata.angle_histograms({**runs, "random start": random_start})
 
 colors = dict(zip(["random start", *losses], figures.palette(len(losses) + 1)))
 fig, ax = plt.subplots(figsize=figures.size(3.4))
@@ -154,7 +138,7 @@ top = ax.secondary_xaxis("top", functions=(lambda x: np.degrees(np.arccos(np.cli
                                             lambda a: np.cos(np.radians(a))))
 top.set_xticks([90, 80, 70, 60, 45, 30, 0])
 top.set_xlabel("angle between the lines (degrees)")
-ax.legend(loc="upper center")
+ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)
 _ = figures.save("fig-packing-angles", fig, hist_df, {
     "caption": f"Distribution of |cos| over all pairs of {k:,} vectors in {d} dimensions after {steps} "
                "Adam steps, per loss (log scale). abs-relu piles most pairs at 0 and leaves a bump near 1 "
@@ -167,18 +151,7 @@ _ = figures.save("fig-packing-angles", fig, hist_df, {
 # `exp` and `power` packings have none above their $\varepsilon^*$.
 
 # %%
-thr = [0.5, 0.9, 0.99]
-rows = []
-for loss, r in runs.items():
-    rows.append({"loss": loss, "level": "|cos| < 0.01", "pairs": r["n_orthogonal"], "share": r["n_orthogonal"] / r["n_pairs"]})
-    for t in thr:
-        n = r["n_above"][f"{t:g}"]
-        rows.append({"loss": loss, "level": f"|cos| > {t:g}", "pairs": n, "share": n / r["n_pairs"]})
-rows.append({"loss": "random start", "level": "|cos| < 0.01", "pairs": float(start["n_orthogonal"][0]),
-             "share": float(start["n_orthogonal"][0]) / start["n_pairs"]})
-for t, n in zip(thr, start["n_above"][0]):
-    rows.append({"loss": "random start", "level": f"|cos| > {t:g}", "pairs": float(n), "share": float(n) / start["n_pairs"]})
-par_df = pd.DataFrame(rows)
+par_df = figdata.parallel_counts({**runs, "random start": random_start})
 
 fig, ax = plt.subplots(figsize=figures.size(3.0))
 levels = list(dict.fromkeys(par_df.level))
@@ -190,12 +163,12 @@ for i, name in enumerate(names):
     ax.bar(x, g.pairs.clip(lower=0.5), width=w, color=colors[name], label=name)
     for xi, v in zip(x, g.pairs):
         if v == 0:
-            ax.text(xi, 0.7, "0", ha="center", va="bottom", fontsize=7)
+            ax.text(xi, 0.7, "0", ha="center", va="bottom")
 ax.set_xticks(np.arange(len(levels)), levels)
 ax.set_yscale("log")
 ax.set_ylim(0.5, k * (k - 1) / 2 * 2)
 ax.set_ylabel("number of pairs")
-ax.legend(ncol=4, loc="upper center", bbox_to_anchor=(0.5, 1.18))
+ax.legend(ncol=4, loc="lower center", bbox_to_anchor=(0.5, 1.0))
 _ = figures.save("fig-packing-parallel", fig, par_df, {
     "caption": "Nearly orthogonal (|cos| < 0.01) and nearly parallel (|cos| > 0.5, 0.9, 0.99) pairs per loss, "
                "log scale ('0' marks none). The abs-relu packing trades thousands of nearly parallel pairs for "
@@ -211,27 +184,23 @@ _ = figures.save("fig-packing-parallel", fig, par_df, {
 # (some pair is parallel). Random vectors start at {glue:text}`packing_random_angle:.1f` degrees.
 
 # %%
-rows = []
-for loss, r in runs.items():
-    for s_, e_, l_ in zip(r["curve_steps"], r["eps_curve"], r["loss_curve"]):
-        rows.append({"loss": loss, "step": s_, "eps_star": e_, "angle_deg": math.degrees(math.acos(min(e_, 1.0))),
-                     "loss_value": l_, "loss_relative": l_ / r["loss_curve"][0]})
-curve_df = pd.DataFrame(rows)
+curve_df = figdata.curves(runs)
 
 fig, (a1, a2) = plt.subplots(1, 2, figsize=figures.size(3.2))
 for loss, g in curve_df.groupby("loss", sort=False):
     a1.plot(g.step, g.angle_deg, color=colors[loss], label=loss)
     a2.plot(g.step, g.loss_relative, color=colors[loss], label=loss)
 a1.axhline(math.degrees(math.acos(law_eps)), color="0.3", ls="--", lw=0.9)
-a1.annotate(f"four-constant law at k={k:,}, d={d}", (0, math.degrees(math.acos(law_eps))), xytext=(2, 3),
-            textcoords="offset points", fontsize=7.5, color="0.3")
+a1.annotate(f"four-constant law at k = {k:,}, d = {d}", (0, math.degrees(math.acos(law_eps))), xytext=(2, 3),
+            textcoords="offset points", color="0.3")
 if full_size:
     a1.axhline(yoder_angle.value, color="k", ls=":", lw=0.9)
-    a1.annotate(f"Yoder: {yoder_angle.value:g}°", (steps, yoder_angle.value), ha="right", xytext=(0, -10),
-                textcoords="offset points", fontsize=7.5)
+    a1.annotate(f"Yoder: {yoder_angle.value:g}°", (steps, yoder_angle.value), ha="right", xytext=(0, -12),
+                textcoords="offset points")
 a1.set_xlabel("Adam step")
 a1.set_ylabel("worst-pair angle arccos ε* (degrees)")
-a1.legend(loc="center right")
+fig.legend(*a1.get_legend_handles_labels(), loc="lower center", ncol=3, bbox_to_anchor=(0.5, 0.0))
+fig.tight_layout(rect=(0, 0.09, 1, 1))
 a2.set_yscale("log")
 a2.set_xlabel("Adam step")
 a2.set_ylabel("loss / initial loss")
@@ -279,7 +248,7 @@ if "abs-relu" in runs:
     findings.record("yoder-99-solution", ar["n_orthogonal"] / ar["n_pairs"], figure="fig-packing-angles")
 findings.record("yoder-76-degrees", runs["exp"]["max_angle_deg"] if "exp" in runs and full_size else None,
                 figure="fig-packing-curves")
-ref.round(2)
+tables.show(ref, digits={"ours": ".2f"}, missing="this profile did not run Yoder's size")
 
 # %% [markdown]
 # At the size this profile ran, the `exp` packing's worst angle lies

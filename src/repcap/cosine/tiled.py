@@ -153,8 +153,11 @@ class _Rows:
     group_bounds: list   # row ranges [g_k, g_k+1) of the sampling groups
 
 
-def _select_rows(X: Any, sample: int | None, seed: int, groups: int, dev: torch.device) -> _Rows:
+def _select_rows(X: Any, sample: int | None, seed: int, groups: int, dev: torch.device, unit: bool = False) -> _Rows:
     t = as_matrix(X)
+    if unit and sample is None:  # rows already of unit norm (a packing): used as they are
+        U = t.to(device=dev, dtype=torch.float32)
+        return _Rows(U, np.arange(U.shape[0]), int(U.shape[0]), 0, False, [0, int(U.shape[0])])
     if sample is not None and int(sample) < 2:
         raise RepcapError(f"sample={sample}: sample at least 2 rows")
     if sample is not None and int(sample) < t.shape[0]:
@@ -263,17 +266,18 @@ def tiled_stats(X: Any, *, bins: int = DEFAULTS.bins, top_k: int = DEFAULTS.top_
                 thresholds: Sequence[float] = DEFAULTS.thresholds, quantiles: Sequence[float] = DEFAULTS.quantiles,
                 sample: int | None = None, seed: int = DEFAULTS.seed, groups: int = DEFAULTS.groups,
                 device: str | torch.device = "auto", memory_budget: int | None = None,
-                progress: bool = True) -> TiledStats:
+                progress: bool = True, unit: bool = False) -> TiledStats:
     """One pass over the upper-triangle tiles of ``U U^T`` for ``X: (V, d)`` (see the module
     docstring).  ``sample=m`` visits all pairs among m rows drawn without replacement (seeded) and
     fills ``sampling_error`` from ``groups`` disjoint row groups; ``memory_budget`` (bytes) sets the
-    tile size."""
+    tile size.  ``unit``: the rows are already unit vectors (a packing's), so they are used without
+    being normalised again (no rounding of their last bit; the caller vouches for their norms)."""
     from tqdm.auto import tqdm
 
     if bins < 2 or bins % 2:
         raise RepcapError(f"bins={bins}: use an even number >= 2 (bins are symmetric about 0)")
     dev = resolve_device(device)
-    rows = _select_rows(X, sample, seed, groups, dev)
+    rows = _select_rows(X, sample, seed, groups, dev, unit)
     U = rows.U
     m, d = int(U.shape[0]), int(U.shape[1])
     bounds, block_group = _blocks(rows.group_bounds, tile_size(d, m, memory_budget or memory_budget_bytes(dev), dev))

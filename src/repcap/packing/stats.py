@@ -39,7 +39,7 @@ def pair_stats(V: torch.Tensor, *, tile: int | None = None, n_bins: int = 200,
     n = k * (k - 1) / 2
     out: dict[str, list] = {name: [] for name in ("eps_star", "mean_abs", "mean_sq", "hist", "n_above", "n_orthogonal")}
     for b in range(B):
-        st = cosine.tiled_stats(V[b].T, bins=2 * n_bins, thresholds=asked, top_k=0, quantiles=(), progress=False,
+        st = cosine.tiled_stats(V[b].T, bins=2 * n_bins, thresholds=asked, top_k=0, quantiles=(), progress=False, unit=True,
                                 device=V.device, memory_budget=16 * int(tile) ** 2 if tile else None)
         h = st.histogram.folded()
         out["eps_star"].append(st.max_abs)
