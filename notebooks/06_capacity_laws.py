@@ -25,8 +25,8 @@ dims = [16, 32, 64]  # dimensions d of the simulated grid (Guha: 32 to 768, then
 ks = [250, 500, 1000, 2000]  # numbers of vectors k per d (Guha: 2000 to 32000 in steps of 2000)
 dims_large = []  # a second block of dimensions with its own k values (Guha: 1024 to 4096)
 ks_large = []  # k values for dims_large (Guha: 2000 to 32000 in steps of 2000)
-steps = 300  # Adam steps per packing (Guha: 5000)
-lr = 0.02  # learning rate; None -> Guha's 0.005, or 0.0025 above d of 1024
+steps = None  # Adam steps per packing; None: the engine's (PackConfig: Guha's 5000)
+lr = None  # learning rate; None: Guha's rule (0.005, or 0.0025 above d = 1024)
 seeds = [0]  # one packing per seed and grid point (Guha: one)
 random_trials = 20  # random draws per grid point; eps* is the min over them (Guha: 1000)
 projection_N = [256, 1024, 2048]  # points N (basis vectors of R^N) for the random projections
@@ -46,7 +46,8 @@ import numpy as np
 import pandas as pd
 from IPython.display import Markdown
 
-from repcap import bounds, figures, findings, fits, laws, packing, reference, sweep
+from repcap import bounds, figures, findings, fits, laws, packing, reference, sweep, tables
+from repcap.config import given
 from repcap.chapter import glue, start
 
 
@@ -104,7 +105,8 @@ findings.record("guha-jl-random-refit", guha_fits["JL form, random"].constants["
 findings.record("guha-jl-mape", guha_fits["JL form, optimised"].mape)
 findings.record("guha-adjusted-refit", guha_fits["adjusted, optimised"].constants["C"])
 findings.record("guha-four-refit", guha_fits["four-constant, optimised"].mape)
-guha_table.round(4)
+tables.show(guha_table, digits={"R², reported": ".4f", "R², our refit": ".4f", "MAPE %, reported": ".1f", "MAPE %, our refit": ".2f"},
+            missing="the paper does not publish this number")
 
 # %% [markdown]
 # The refits return his published constants: $C$ = {glue:text}`laws_guha_C_rand:.4f` for the JL form on
@@ -119,7 +121,7 @@ guha_table.round(4)
 # {glue:text}`laws_guha_adj_mape_kd:.1f`%. {numref}`fig-laws-guha-data` shows both data sets with the fits.
 
 # %%
-fig, (axr, axo) = plt.subplots(1, 2, figsize=figures.size(3.4))
+fig, (axr, axo) = plt.subplots(1, 2, figsize=figures.size(3.8))
 rows = []
 for ax, data, fits_, title in ((axr, g_rand, ["JL form, random"], "random baseline (Sec. 3.2)"),
                                (axo, g_opt, ["adjusted, optimised", "JL form, optimised"], "optimised packings (Sec. 3.3)")):
@@ -139,9 +141,9 @@ for ax, data, fits_, title in ((axr, g_rand, ["JL form, random"], "random baseli
     ax.set_xlabel("number of vectors k")
     ax.set_title(title)
 axr.set_ylabel("ε* = max |cos| (Guha's stored values)")
-axr.legend(fontsize=7, loc="lower right")
-axo.legend(fontsize=7, loc="lower right")
-fig.tight_layout()
+fig.legend(*axo.get_legend_handles_labels(), loc="lower center", ncol=6, bbox_to_anchor=(0.5, 0.0),
+           columnspacing=1.0, handletextpad=0.3)
+fig.tight_layout(rect=(0, 0.08, 1, 1))
 _ = figures.save("fig-laws-guha-data", fig, pd.DataFrame(rows), {
     "caption": "Guha's stored results (points, every fifth width) with our refits: left, the best of 1000 random draws "
                "and the JL form (C refitted); right, the optimised packings with the adjusted law (solid) and "
@@ -162,7 +164,7 @@ _ = figures.save("fig-laws-guha-data", fig, pd.DataFrame(rows), {
 # %%
 points = [(k_, d_) for d_ in dims for k_ in ks] + [(k_, d_) for d_ in dims_large for k_ in ks_large]
 points = [(k_, d_) for k_, d_ in points if k_ > d_]
-opt_cfg = [dict(k=k_, d=d_, loss="power", p=None, beta=20.0, steps=steps, lr=lr, seed=s, device=device)
+opt_cfg = [dict(k=k_, d=d_, loss="power", **given(steps=steps, lr=lr), seed=s, device=device)
            for k_, d_ in points for s in seeds]
 opt = sweep.run(packing.sweep_packed, opt_cfg, cache="packing-grid", batched=True,
                 group_by=packing.packed_group, desc="optimised grid")
@@ -180,7 +182,7 @@ glue("laws_n_points", len(grid))
 glue("laws_grid_seconds", float(grid.seconds.sum()))
 glue("laws_p_min", int(grid.p.min()))
 glue("laws_p_max", int(grid.p.max()))
-grid.round(4)
+tables.show(grid, digits={"eps_star": ".4f", "eps_random": ".4f", "bound": ".4f", "seconds": ".1f", "p": ".0f"})
 
 # %% [markdown]
 # ## Refitting the laws to our grid
@@ -237,7 +239,7 @@ small_d = int(min(grid.d))
 glue("laws_small_d", small_d)
 glue("laws_eps_random_small_d", float(grid[grid.d == small_d].eps_random.max()))
 glue("laws_grid_has_small_k", Markdown("has" if bool((grid.k <= grid.d).any()) else "has none of"))
-fit_table.round(4)
+tables.show(fit_table, digits={"R², our grid": ".4f", "MAPE %, our grid": ".2f", "NRMSE, our grid": ".4f"})
 
 # %% [markdown]
 # The published constants, held fixed, evaluated on our grid:
@@ -248,7 +250,7 @@ pub = pd.DataFrame([{"law": law.label, "data": "optimised" if name != "jl" else 
                     for name, law in laws.PUBLISHED.items() if name != "jl8"])
 glue("laws_mape_published_adjusted", float(pub.loc[pub.law.str.startswith("adjusted"), "mape"].iloc[0]))
 glue("laws_mape_published_four", float(pub.loc[pub.law.str.startswith("four"), "mape"].iloc[0]))
-pub.round(4)
+tables.show(pub, digits={"r2": ".4f", "mape": ".2f", "nrmse": ".4f", "rmse": ".4f"})
 
 # %% [markdown]
 # The refitted constant of the adjusted law is $C$ = {glue:text}`laws_C_adjusted:.3f`, against
@@ -290,7 +292,7 @@ for d_ in sorted(grid.d.unique()):
     rows += [{"k": x, "d": d_, "series": "rigorous lower bound", "eps": float(bounds.coherence_lower_bound(x, d_))} for x in kk]
 grid_df = pd.DataFrame(rows)
 
-fig, ax = plt.subplots(figsize=figures.size(3.8))
+fig, ax = plt.subplots(figsize=figures.size(4.6))
 ds = sorted(grid.d.unique())
 cols = dict(zip(ds, figures.palette(len(ds))))
 for d_ in ds:
@@ -313,7 +315,7 @@ handles = [Line2D([], [], color=cols[d_], marker="o", ls="", label=f"d = {d_}") 
     Line2D([], [], color="0.3", marker="o", mfc="none", ls="", label="random, best of trials"),
     Line2D([], [], color="0.3", ls="-", label="adjusted law, refit"),
     Line2D([], [], color="0.3", ls=":", label="Welch / Levenshtein bound")]
-ax.legend(handles=handles, ncol=2, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+ax.legend(handles=handles, ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.14))
 _ = figures.save("fig-laws-grid", fig, grid_df, {
     "caption": "ε* against k for each d: optimised packings (filled), the best of several random draws (open), "
                "the adjusted law refitted to the optimised points (solid) and the rigorous lower bound on ε "
@@ -362,7 +364,7 @@ glue("laws_yoder_C_high", reference.value("yoder2025.C_optimised_high_ratio"))
 findings.record("yoder-C-peak", float(o.C.max()) if len(o) else None)
 findings.record("yoder-C-falls", float(o.sort_values("ratio").C.iloc[-1]) if len(o) else None)
 
-fig, ax = plt.subplots(figsize=figures.size(3.4))
+fig, ax = plt.subplots(figsize=figures.size(4.4))
 srcs = list(dict.fromkeys(cdf.source))
 pal = dict(zip(srcs, figures.palette(len(srcs))))
 marks = {"optimised packing": "o", "random vectors": "s"}
@@ -373,12 +375,12 @@ c8 = laws.PUBLISHED["jl8"].constants["C"]
 for c_, lab in [(c8, f"textbook JL, C = {c8:g}"), (laws.yoder_C(), f"Yoder's rule, C = {laws.yoder_C():.2f}"),
                 (reference.value("yoder2025.C_optimised_peak"), "Yoder's optimised packings: peak C")]:
     ax.axhline(c_, color="0.4", ls="--", lw=0.8)
-    ax.annotate(lab, (cdf.ratio.max(), c_), ha="right", va="bottom", fontsize=7.5, color="0.3")
+    ax.annotate(lab, (cdf.ratio.max(), c_), ha="right", va="bottom", fontsize=8.5, color="0.3")
 ax.set_xscale("log")
 ax.set_yscale("log")
 ax.set_xlabel("N/k: vectors per dimension (this book: k/d)")
 ax.set_ylabel("C = ε² · dimension / ln(number of vectors)")
-ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
+ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.15), ncol=2)
 _ = figures.save("fig-laws-yoder-c", fig, cdf, {
     "caption": "Yoder's constant C = ε² k / ln N against N/k (log-log). Random vectors and random projections "
                "sit near the JL constants (Gaussian projections higher, because their vector lengths also "
@@ -432,7 +434,7 @@ curves = {
 }
 cap_df = pd.DataFrame([{"F_deg": f, "eps": e, "curve": name, "log10_k": v}
                        for name, vals in curves.items() for f, e, v in zip(F, eps_F, np.asarray(vals))])
-fig, ax = plt.subplots(figsize=figures.size(4.0))
+fig, ax = plt.subplots(figsize=figures.size(5.2))
 styles = {"Welch bound (rigorous)": ("k", "-", 2.0), "Levenshtein bound (rigorous)": ("k", "--", 1.4),
           "Kabatiansky–Levenshtein (asymptotic)": ("0.5", ":", 1.6)}
 pal = dict(zip([c for c in curves if c not in styles], figures.palette(len(curves) - len(styles))))
@@ -447,7 +449,7 @@ ax.set_ylim(0, 500)
 ax.set_xlim(0, F.max())
 ax.set_xlabel(f"F: degrees off orthogonal (ε = sin F), d = {yoder_d:,}")
 ax.set_ylabel("log₁₀ of the number of vectors")
-ax.legend(loc="upper left", fontsize=7.5)
+ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=2)
 _ = figures.save("fig-laws-capacity", fig, cap_df, {
     "caption": f"How many vectors fit in d = {yoder_d:,} dimensions at F degrees off orthogonal, as log10: Yoder's "
                "rule (crosses: his quoted values), Guha's laws, and the bounds. Every law stays below the "
@@ -485,14 +487,15 @@ kl = viol[~viol.rigorous]
 glue("laws_n_rigorous_violations", int(rig.points.sum()) if len(rig) else 0)
 glue("laws_rigorous_violators", Markdown("; ".join(sorted(rig.law.unique())) if len(rig) else "none"))
 glue("laws_kl_violators", Markdown("; ".join(sorted(kl.law.unique())) if len(kl) else "none"))
-rig.drop(columns="rigorous").sort_values(["law", "bound", "d"]).round(3)
+tables.show(rig.drop(columns="rigorous").sort_values(["law", "bound", "d"]),
+            digits={"eps from": ".3f", "eps to": ".3f", "max excess (log10 k)": ".2f"})
 
 # %% [markdown]
 # Against the asymptotic Kabatiansky–Levenshtein rate, per law, the widths where the law exceeds it somewhere:
 
 # %%
-kl.groupby("law").agg(widths=("d", lambda x: ", ".join(str(v) for v in sorted(x))),
-                      points=("points", "sum")).reset_index()
+tables.show(kl.groupby("law").agg(widths=("d", lambda x: ", ".join(str(v) for v in sorted(x))),
+                                  points=("points", "sum")).reset_index())
 
 # %% [markdown]
 # Against the rigorous bounds, the laws that overshoot somewhere on this scan are:
