@@ -41,13 +41,14 @@ import torch
 from . import RepcapError
 from . import io as rio
 from .catalog import OFFLINE, OfflineSpec
+from .formats import list_tensors as list_file_tensors
 from .formats import load_gguf, load_onnx, load_safetensors
 from .formats.npy import read_array
-from .matrix import Embedding
+from .matrix import Embedding, TensorInfo
 from .paths import cache_dir
 
-__all__ = ["OFFLINE", "models_dir", "is_installed", "is_cached", "install", "model_file", "load", "status", "spec",
-           "pip_command"]
+__all__ = ["OFFLINE", "models_dir", "is_installed", "is_cached", "install", "model_file", "load", "list_tensors",
+           "status", "spec", "pip_command"]
 
 
 #: Bump when what the cache holds changes (2: readable byte-level tokens, F32 for ONNX float;
@@ -397,11 +398,9 @@ def _meta(s: OfflineSpec, path: str | None, cached: bool) -> dict:
             "packages": s.packages, "note": s.note}
 
 
-def list_tensors(key: str, *, auto_install: bool = True):
+def list_tensors(key: str, *, auto_install: bool = True) -> list[TensorInfo]:
     """Every tensor of the offline model's verified file ``(name, shape, storage)``."""
-    from .formats import list_tensors as list_file
-
-    return list_file(model_file(key, auto_install=auto_install))
+    return list_file_tensors(model_file(key, auto_install=auto_install))
 
 
 def status() -> list[dict]:

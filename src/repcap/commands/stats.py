@@ -66,9 +66,9 @@ def _list(args) -> int:
     if args.json:
         print(json.dumps([i.to_dict() for i in infos]))
         return 0
-    width = max([len(str(i.name)) for i in infos] + [4])
-    for i in infos:
-        print(f"{i.name if i.name is not None else '(the array)':{width}s}  {str(list(i.shape)):>18s}  {i.storage}")
+    names = [i.name if i.name is not None else "(the array)" for i in infos]
+    width = max([len(n) for n in names] + [4])
+    print("\n".join(f"{n:{width}s}  {str(list(i.shape)):>18s}  {i.storage}" for n, i in zip(names, infos)))
     return 0
 
 

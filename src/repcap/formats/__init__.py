@@ -16,6 +16,7 @@ import torch
 
 from .. import RepcapError
 from ..matrix import Embedding, TensorInfo
+from . import gguf, npy, onnx, safetensors
 from .common import PICKLE_SUFFIXES, os_error, pickle_magic, refuse_pickle
 from .gguf import GGUF_OK_TYPES, bytelevel_decode, load_gguf
 from .names import EMBED_NAMES, HEAD_NAMES, choose_tensor, pick_tensor, tie_flag
@@ -23,8 +24,10 @@ from .npy import check_npy, load_npy
 from .onnx import load_onnx
 from .safetensors import SAFETENSORS_DTYPE_BITS, check_safetensors, load_safetensors
 
-#: The suffixes a model file may have.
-SUFFIXES = (".safetensors", ".gguf", ".onnx", ".npy")
+#: The suffixes a model file may have, with the reader module's listing for each.
+_LISTERS = {".safetensors": safetensors.list_tensors, ".gguf": gguf.list_tensors, ".onnx": onnx.list_tensors,
+            ".npy": npy.list_tensors}
+SUFFIXES = tuple(_LISTERS)
 
 __all__ = ["EMBED_NAMES", "GGUF_OK_TYPES", "HEAD_NAMES", "PICKLE_SUFFIXES", "SAFETENSORS_DTYPE_BITS", "SUFFIXES",
            "bytelevel_decode", "check_npy", "check_safetensors", "choose_tensor", "list_tensors", "load_file",
@@ -70,8 +73,5 @@ def load_file(path: str | os.PathLike, *, head: bool = False, tensor: str | None
 def list_tensors(path: str | os.PathLike) -> list[TensorInfo]:
     """Every tensor of one model file ``(name, shape, storage type)``, through the same checks as
     :func:`load_file` (no tensor data read)."""
-    from . import gguf, npy, onnx, safetensors
-
     path = Path(path)
-    mod = {".safetensors": safetensors, ".gguf": gguf, ".onnx": onnx, ".npy": npy}[_suffix(path)]
-    return mod.list_tensors(path)
+    return _LISTERS[_suffix(path)](path)
