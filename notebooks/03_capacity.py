@@ -24,11 +24,11 @@ models = ["gemma-3-270m", "smollm2-135m", "qwen2.5-coder-0.5b", "all-minilm-l6-v
 hub_models = []  # catalog keys or hub ids from the model hub (paper: Guha's 45 models)
 synthetic = []  # synthetic stand-ins [name, V, d, mean_cos] (smoke)
 sample_rows = 16384  # rows sampled for the quantile pass; None -> every pair
-bins = 2000  # histogram bins on [-1, 1]
-top_k = 12  # most similar pairs kept per model
+bins = None  # histogram bins on [-1, 1]; None: the engine's (repcap.cosine.TiledConfig)
+top_k = None  # most similar pairs kept per model; None: the engine's
 fixed_d = None  # width of the capacity-against-ε figure; None: Guha's six-orders example (Sec. 3.5)
 eps_grid_points = 200  # points on the ε axis
-seed = 0  # row-sample seed
+seed = None  # row-sample seed; None: the engine's
 device = "auto"  # "auto", "cpu" or "cuda"
 executor = "local"  # where sweep points run: local (this process) or dask
 scheduler = ""  # with the dask executor: a tcp address, local or local:N, or a jobqueue YAML file
@@ -41,7 +41,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from repcap import catalog, figures, findings, laws, reference
+from repcap import catalog, figures, findings, laws, reference, tables
+from repcap.config import given
 from repcap.chapter import glue, start
 
 from repcap.cosine import Histogram
@@ -62,9 +63,9 @@ run_record = start("Guha evaluates the laws on every model of Table 1 measured o
 # %%
 law_names = {k: laws.PUBLISHED[k].label for k in ("jl8", "jl", "adjusted", "four")}
 forms = {"jl": r"$\sqrt{C\ln k / d}$", "adjusted": r"$\sqrt{C\ln(k/d)/d}$", "four": r"$\sqrt{C\ln(k^a/d)^b / d^c}$"}
-pd.DataFrame([{"law": law_names[k], "ε(k, d)": forms[laws.PUBLISHED[k].form],
-               "constants": ", ".join(f"{n} = {v:.4g}" for n, v in laws.PUBLISHED[k].constants.items()),
-               "where": reference.quote(f"guha2026.laws.{k}.C").cite} for k in law_names])
+tables.show(pd.DataFrame([{"law": law_names[k], "ε(k, d)": forms[laws.PUBLISHED[k].form],
+                           "constants": ", ".join(f"{n} = {v:.4g}" for n, v in laws.PUBLISHED[k].constants.items()),
+                           "where": reference.quote(f"guha2026.laws.{k}.C").cite} for k in law_names]))
 
 # %% [markdown]
 # Each is solved for $k$. The worked example of the paper, Llama 2 7B ($d$ = {glue:text}`capacity_llama_d`,
@@ -90,7 +91,7 @@ glue("capacity_llama_spread", max(logs.values()) - min(logs.values()))
 glue("capacity_llama_four_minus_jl8", logs["four"] - logs["jl8"])
 for cid, k in (("guha-jl8-llama", "jl8"), ("guha-jl-llama", "jl"), ("guha-four-llama", "four")):
     findings.record(cid, caps[k])
-ex
+tables.show(ex, digits={"log10 k (ours)": ".2f"})
 
 # %% [markdown]
 # The same $\varepsilon$ gives {glue:text}`capacity_llama_jl8:.1f` vectors under textbook JL,
@@ -123,16 +124,15 @@ findings.record("guha-table1-law", float(t1["relative gap"].abs().max()))
 # $\log_{10}k$) to make that point concrete.
 
 # %%
-common = dict(tiled=True, sample=sample_rows, bins=bins, top_k=top_k, seed=seed, device=device)
+common = dict(tiled=True, **given(sample=sample_rows, bins=bins, top_k=top_k, seed=seed), device=device)
 configs = [dict(source=k, label=k, head=False, **common) for k in models + hub_models]
 tmp = Path(tempfile.mkdtemp(prefix="repcap-capacity-"))
 for name, V, d, mean_cos in synthetic:
-    np.save(tmp / f"{name}.npy", stand_in(V, d, mean_cos=mean_cos, seed=seed))
+    np.save(tmp / f"{name}.npy", stand_in(V, d, mean_cos=mean_cos, seed=seed or 0))
     configs.append(dict(source=str(tmp / f"{name}.npy"), label=name, head=False, **common))
 records, failures = scan(configs)
 if failures:  # one line per model that could not be read; the others go on
-    with pd.option_context("display.max_colwidth", None):
-        display(pd.DataFrame(failures))
+    display(tables.show(pd.DataFrame(failures)))
 
 cap = pd.DataFrame([{"model": r["label"], "d": r["d_model"], "ε": r["eps"], "class": r["class"],
                      **{f"log10 k, {law_names[k]}": r["log10_capacity"][k] for k in law_names}} for r in records])
@@ -140,7 +140,7 @@ glue("capacity_class2_boundary", reference.value("guha2026.class2_eps_below"))
 logcols = [c for c in cap.columns if c.startswith("log10")]
 glue("capacity_ours_log10_min", float(cap[logcols].min().min()) if len(cap) else float("nan"))
 glue("capacity_ours_log10_max", float(cap[logcols].max().max()) if len(cap) else float("nan"))
-cap.round(3)
+tables.show(cap, digits={"ε": ".4f"} | {c: ".1f" for c in logcols})
 
 # %% [markdown]
 # Over our models and the four laws, $\log_{10} k$ runs from {glue:text}`capacity_ours_log10_min:.1f` to
@@ -168,12 +168,12 @@ for k, name in law_names.items():
     rows += [{"law": name, "eps": e, "log10_capacity": v, "d": fixed_d} for e, v in zip(eps_axis, y)]
 lo, hi = laws.capacity(eps_lo, fixed_d, "four"), laws.capacity(eps_hi, fixed_d, "four")
 ax.plot([eps_lo, eps_hi], [np.log10(lo), np.log10(hi)], "ko", ms=4)
-ax.annotate(f"{lo:.1e}", (eps_lo, np.log10(lo)), xytext=(-10, 8), textcoords="offset points", fontsize=7.5, ha="right")
-ax.annotate(f"{hi:.1e}", (eps_hi, np.log10(hi)), xytext=(-6, 8), textcoords="offset points", fontsize=7.5, ha="right")
+ax.annotate(f"{lo:.1e}", (eps_lo, np.log10(lo)), xytext=(-10, 8), textcoords="offset points", ha="right")
+ax.annotate(f"{hi:.1e}", (eps_hi, np.log10(hi)), xytext=(-6, 8), textcoords="offset points", ha="right")
 ax.set_xlabel("ε")
 ax.set_ylabel("log10 capacity k")
-ax.set_title(f"d = {fixed_d}", fontsize=9)
-ax.legend(fontsize=7.5)
+ax.set_title(f"d = {fixed_d}")
+ax.legend(loc="upper left")
 glue("capacity_fixed_d", fixed_d)
 glue("capacity_jump_lo", lo)
 glue("capacity_jump_hi", hi)
@@ -221,19 +221,20 @@ for r in records:
                          "log10_capacity_four": float(laws.log10_capacity(val, r["d_model"], "four")),
                          "quantile_error": r["quantile_error"] if name.startswith("q") else 0.0})
 thr = pd.DataFrame(thr_rows)
-fig, axes = plt.subplots(1, 2, figsize=figures.size(3.2))
+fig, axes = plt.subplots(1, 2, figsize=figures.size(4.2))
 names = list(dict.fromkeys(thr.threshold))
+markers = "osD^vP*X"
 for i, (m, grp) in enumerate(thr.groupby("model", sort=False)):
     x = np.arange(len(names)) + (i - len(records) / 2) * 0.06
-    axes[0].plot(x, grp.eps, "o-", ms=3.5, lw=0.8, label=m)
-    axes[1].plot(x, grp.log10_capacity_four, "o-", ms=3.5, lw=0.8, label=m)
+    axes[0].plot(x, grp.eps, marker=markers[i % len(markers)], ms=4, lw=0.9, label=m)
+    axes[1].plot(x, grp.log10_capacity_four, marker=markers[i % len(markers)], ms=4, lw=0.9, label=m)
 for ax in axes:
     ax.set_xticks(range(len(names)))
-    ax.set_xticklabels(names, rotation=25, ha="right", fontsize=8)
+    ax.set_xticklabels(names, rotation=30, ha="right")
 axes[0].set_ylabel("threshold ε")
 axes[1].set_ylabel("log10 capacity (four-constant law)")
-axes[0].legend(fontsize=6.5, loc="upper left")
-fig.tight_layout()
+fig.legend(*axes[0].get_legend_handles_labels(), loc="lower center", ncol=3, bbox_to_anchor=(0.5, 0.0))
+fig.tight_layout(rect=(0, 0.16, 1, 1))
 figures.save("fig-capacity-threshold", fig, thr, {
     "caption": "Left: ε by five rules for each model (μ+2σ and μ+3σ from the exact moments; quantiles of |cos| "
                "from the sampled histogram, ± one bin). Right: the four-constant capacity each threshold implies. "
@@ -245,7 +246,7 @@ glue("capacity_eps_quantile_min", float(at.min()))
 glue("capacity_eps_quantile_max", float(at.max()))
 glue("capacity_threshold_spread_max", float(spread.max()))
 glue("capacity_threshold_spread_min", float(spread.min()))
-thr.pivot(index="model", columns="threshold", values="eps").round(4)
+tables.show(thr.pivot(index="model", columns="threshold", values="eps").reset_index(), digits={n: ".4f" for n in names})
 
 # %% [markdown]
 # Depending on the rule, the implied capacity of one model moves by between

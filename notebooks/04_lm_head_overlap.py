@@ -41,7 +41,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from repcap import catalog, figures, findings, reference
+from repcap import catalog, figures, findings, reference, tables
+from repcap.figdata import survey as figdata
 from repcap.chapter import glue, start
 
 from repcap.survey import scan
@@ -76,16 +77,13 @@ for name, V, d, mean_cos in synthetic:
     configs.append(dict(source=str(tmp / f"{name}.npy"), label=name, head=False, device=device))
 records, failures = scan(configs)
 if failures:  # one line per model that could not be read; the others go on
-    with pd.option_context("display.max_colwidth", None):
-        display(pd.DataFrame(failures))
+    display(tables.show(pd.DataFrame(failures)))
 
-ov = pd.DataFrame([{
-    "model": r["label"], "kind": "encoder embedding" if r["label"] in encoders else
-    ("synthetic" if r["source_kind"] == "npy" else "LM head"),
-    "tied": r["tied"], "tensor": r["tensor"], "storage": r["quant"], "V": r["vocab_size"], "m": r["d_model"],
-    "E[cos^2]": r["mean_sq"], "mu^2": r["mean"] ** 2, "Var(cos)": r["var"], "1/m": 1.0 / r["d_model"],
-    "m E[cos^2]": r["mean_sq"] * r["d_model"], "m Var(cos)": r["var"] * r["d_model"]} for r in records])
-ov.round(5)
+kinds = {r["label"]: "encoder embedding" if r["label"] in encoders else
+         ("synthetic" if r["source_kind"] == "npy" else "LM head") for r in records}
+ov = figdata.overlap_table(records, kinds)
+tables.show(ov, digits={"E[cos²]": ".5f", "Var(cos)": ".5f", "μ²": ".5f", "1/m": ".5f", "m E[cos²]": ".1f",
+                        "m Var(cos)": ".1f"}, missing="an encoder has no LM head, so no tied flag")
 
 # %% [markdown]
 # ## Against 1/m
@@ -97,9 +95,9 @@ ov.round(5)
 # value of random directions.
 
 # %%
-fig, ax = plt.subplots(figsize=figures.size(3.4))
-m_lo = min(ov.m.min(), 256) / 1.5
-m_hi = max(ov.m.max(), 8192) * 1.5
+fig, ax = plt.subplots(figsize=figures.size(5.2))
+m_lo = min(ov["m"].min(), 256) / 1.5
+m_hi = max(ov["m"].max(), 8192) * 1.5
 mgrid = np.geomspace(m_lo, m_hi, 50)
 ax.fill_between(mgrid, paper_range.low / mgrid, paper_range.high / mgrid, color="0.9", lw=0,
                 label=f"Liu et al., 27 heads: {paper_range.low:g}/m to {paper_range.high:g}/m")
@@ -109,36 +107,34 @@ markers = {"LM head": "o", "encoder embedding": "s", "synthetic": "^"}
 for i, (_, r) in enumerate(ov.iterrows()):
     c = f"C{i % 10}"
     mk = markers[r["kind"]]
-    ax.scatter(r["m"], r["E[cos^2]"], color=c, marker=mk, s=30, label=f"{r['model']} ({r['kind']})", zorder=3)
-    ax.scatter(r["m"], r["Var(cos)"], facecolors="none", edgecolors=c, marker=mk, s=30, zorder=3)
-    ax.plot([r["m"], r["m"]], [r["Var(cos)"], r["E[cos^2]"]], color=c, lw=0.6)
+    ax.scatter(r["m"], r["E[cos²]"], color=c, marker=mk, s=36, label=f"{r['model']} ({r['kind']})", zorder=3)
+    ax.scatter(r["m"], r["Var(cos)"], facecolors="none", edgecolors=c, marker=mk, s=36, zorder=3)
+    ax.plot([r["m"], r["m"]], [r["Var(cos)"], r["E[cos²]"]], color=c, lw=0.7)
 ax.set_xscale("log")
 ax.set_yscale("log")
 ax.set_xlabel("width m (log scale)")
 ax.set_ylabel("mean square overlap (log scale)")
-ax.legend(fontsize=6.5, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, frameon=False)
+ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)
 heads = ov[ov.kind == "LM head"]
-n_inside = int(((heads["m E[cos^2]"] >= paper_range.low) & (heads["m E[cos^2]"] <= paper_range.high)).sum())
+n_inside = int(((heads["m E[cos²]"] >= paper_range.low) & (heads["m E[cos²]"] <= paper_range.high)).sum())
 where_heads = (f"{n_inside} of the {len(heads)} offline heads fall inside it; most of their overlap is the common "
                "direction their rows share (μ²)." if len(heads) else "No LM head was loaded in this profile.")
-plot_rows = ov[["model", "kind", "m", "E[cos^2]", "Var(cos)", "1/m"]].assign(
-    paper_low=paper_range.low / ov.m, paper_high=paper_range.high / ov.m)
+plot_rows = ov[["model", "kind", "m", "E[cos²]", "Var(cos)", "1/m"]].assign(
+    paper_low=paper_range.low / ov["m"], paper_high=paper_range.high / ov["m"])
 figures.save("fig-overlap-vs-width", fig, plot_rows, {
     "caption": "Mean square overlap E[cos²] of normalised LM-head rows (filled) and the variance of the signed "
                "cosine Var(cos) (hollow, joined by a line) against width m. Grey band: where Liu et al.'s 27 heads "
                f"lie (our reading of their Fig. 8a); dashed: 1/m. {where_heads}",
     "seed": seed})
 glue("overlap_n_heads", int(len(heads)))
-glue("overlap_ratio_min", float(heads["m E[cos^2]"].min()) if len(heads) else float("nan"))
-glue("overlap_ratio_max", float(heads["m E[cos^2]"].max()) if len(heads) else float("nan"))
-glue("overlap_ratio_median", float(heads["m E[cos^2]"].median()) if len(heads) else float("nan"))
+glue("overlap_ratio_min", float(heads["m E[cos²]"].min()) if len(heads) else float("nan"))
+glue("overlap_ratio_max", float(heads["m E[cos²]"].max()) if len(heads) else float("nan"))
+glue("overlap_ratio_median", float(heads["m E[cos²]"].median()) if len(heads) else float("nan"))
 glue("overlap_var_ratio_min", float(heads["m Var(cos)"].min()) if len(heads) else float("nan"))
 glue("overlap_var_ratio_max", float(heads["m Var(cos)"].max()) if len(heads) else float("nan"))
 glue("overlap_n_inside", n_inside)
-findings.record("liu-lmhead-level", float(heads["m E[cos^2]"].median()) if len(heads) else None)
-slope = (float(np.polyfit(np.log(heads.m), np.log(heads["E[cos^2]"]), 1)[0])
-         if len(heads) >= 3 and heads.m.nunique() >= 3 else None)
-findings.record("liu-lmhead-scaling", slope)
+findings.record("liu-lmhead-level", float(heads["m E[cos²]"].median()) if len(heads) else None)
+findings.record("liu-lmhead-scaling", figdata.loglog_slope(heads["m"], heads["E[cos²]"]))
 
 # %% [markdown]
 # For the {glue:text}`overlap_n_heads` heads loaded here, $m\,E[\cos^2]$ lies between
@@ -157,7 +153,7 @@ findings.record("liu-lmhead-scaling", slope)
 # reads one (only the shard holding the head is downloaded), and the `paper` profile runs them all.
 
 # %%
-liu = pd.DataFrame([{"family": e.family, "hub id": e.hub_id, "m (Liu 2025)": e.width_m, "expected vocab": e.vocab,
-                     "tied": e.tied, "note": e.note,
-                     "loaded here": any(r["label"] in (e.key, e.hub_id) for r in records)} for e in catalog.liu_models()])
-liu
+liu = pd.DataFrame([{"family": e.family, "hub id": e.hub_id, "m (Liu 2025)": e.width_m, "tied": e.tied,
+                     "expected vocab": e.vocab, "loaded here": any(r["label"] in (e.key, e.hub_id) for r in records),
+                     "note": e.note} for e in catalog.liu_models()])
+tables.show(liu)

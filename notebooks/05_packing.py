@@ -26,7 +26,7 @@ losses = ["abs-relu", "exp", "power"]  # 3Blue1Brown's relu(|cos|), Yoder's exp(
 beta = None  # exp-loss sharpness; None: the engine's (PackConfig: Yoder's 20)
 p = None  # power-loss exponent; None -> Guha's rule min(floor(M / ln d), 20)
 steps = None  # Adam steps; None: the engine's (PackConfig: Guha's 5000)
-lr = None  # Adam learning rate; None: Guha's rule (0.005, or 0.0025 above d = 1024)
+lr = None  # Adam learning rate; None: Guha's rule (0.005, or 0.0025 above d of 1024)
 seed = None  # seed of the random initial vectors; None: the engine's
 n_bins = None  # histogram bins of |cos| on [0, 1]; None: the engine's
 device = "auto"  # "auto", "cpu" or "cuda"

@@ -26,7 +26,7 @@ ks = [250, 500, 1000, 2000]  # numbers of vectors k per d (Guha: 2000 to 32000 i
 dims_large = []  # a second block of dimensions with its own k values (Guha: 1024 to 4096)
 ks_large = []  # k values for dims_large (Guha: 2000 to 32000 in steps of 2000)
 steps = None  # Adam steps per packing; None: the engine's (PackConfig: Guha's 5000)
-lr = None  # learning rate; None: Guha's rule (0.005, or 0.0025 above d = 1024)
+lr = None  # learning rate; None: Guha's rule (0.005, or 0.0025 above d of 1024)
 seeds = [0]  # one packing per seed and grid point (Guha: one)
 random_trials = 20  # random draws per grid point; eps* is the min over them (Guha: 1000)
 projection_N = [256, 1024, 2048]  # points N (basis vectors of R^N) for the random projections

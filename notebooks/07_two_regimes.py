@@ -34,13 +34,15 @@
 # see `repcap.toy`) and measures which features each regime represents.
 
 # %% tags=["parameters"]
-n = 256  # number of features (paper: 1000)
-m = 16  # hidden width (paper's sweep: 10..100)
+n = None  # number of features; None: the engine's (TrainConfig: the paper's 1000)
+m = 16  # hidden width of the main grid (paper's sweep: 10..100)
 alphas = [1.0, 1.5]  # power-law exponents of the feature frequencies
 gammas = [-1.0, -0.7778, -0.5556, -0.3333, -0.1111, 0.1111, 0.3333, 0.5556, 0.7778, 1.0]  # signed decay (paper: linspace(-1, 1, 10))
-steps = 1500  # optimiser steps (paper: 20000)
-batch = 256  # samples per step (paper: 2048)
-lr = 0.01  # peak learning rate (paper: 0.01)
+steps = None  # optimiser steps; None: the engine's (the paper's 20000)
+batch = None  # samples per step; None: the engine's (the paper's 2048)
+lr = None  # peak learning rate; None: the engine's (the paper's 0.01)
+fig3_ms = []  # widths of the paper's Fig. 3a view (φ½ against γ for several m, at fig3_alpha); [] skips it
+fig3_alpha = 1.0  # the alpha of that view
 seed = 0  # seed of every model's initialisation and data stream
 strong_gamma = -1.0  # the strong-regime example (paper: -1)
 weak_gamma = 0.3333  # the weak-regime example (a value of the paper's grid)
@@ -54,12 +56,17 @@ import numpy as np
 import pandas as pd
 import matplotlib.pyplot as plt
 
-from repcap import figures, findings, reference, toy
+from repcap import figures, findings, reference, tables, toy
 from repcap.chapter import glue, start
+from repcap.config import given
+
+tc = toy.TrainConfig(**given(n=n, m=m, steps=steps, batch=batch, lr=lr))
+n, steps, batch = tc.n, tc.steps, tc.batch
+shared = given(n=n, steps=steps, batch=batch, lr=lr)
 
 
 run_record = start(
-    f"The paper trains n = 1000 features for 20000 steps at batch 2048; this profile trains n = {n} "
+    f"The paper trains n = 1000 features for 20000 steps at batch 2048; this run trains n = {n} "
     f"features at width m = {m} for {steps} steps at batch {batch}, so the regimes are the same but "
     "the numbers are noisier.", executor=executor, scheduler=scheduler)
 
@@ -71,13 +78,12 @@ run_record = start(
 # single batch.
 
 # %%
-configs = [toy.sweep_config(n=n, m=m, alpha=a, gamma=g, seed=seed, steps=steps, batch=batch, lr=lr,
-                            keep_norms=True)
+configs = [toy.sweep_config(**shared, m=m, alpha=a, gamma=g, seed=seed, keep_norms=True)
            for a in alphas for g in gammas]
 df = toy.run_sweep(configs, cache=cache, desc="two regimes")
 df["regime"] = np.where(df["gamma"] < 0, "strong (γ < 0)", "weak (γ ≥ 0)")
 
-fig, axes = plt.subplots(1, 2, figsize=figures.size(3.2))
+fig, axes = plt.subplots(1, 2, figsize=figures.size(3.6))
 colors = figures.palette(len(alphas))
 for c, a in zip(colors, alphas):
     d = df[df["alpha"] == a].sort_values("gamma")
@@ -87,19 +93,55 @@ for ax in axes:
     ax.axvline(0, color="0.6", lw=0.8, ls=":")
     ax.set_xlabel("signed weight decay γ")
 axes[0].axhline(m / n, color="0.3", ls="--", lw=0.8)
-axes[0].text(0.98, m / n, "  m / n", va="bottom", ha="right", fontsize=8, color="0.3",
+axes[0].text(0.98, m / n, "  m / n", va="bottom", ha="right", color="0.3",
              transform=axes[0].get_yaxis_transform())
 axes[0].set_ylabel("represented fraction φ½")
 axes[0].set_ylim(-0.03, 1.05)
 axes[1].set_ylabel("final loss (summed over features)")
-axes[0].legend(loc="center left")
+if len(alphas) <= 6:
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="lower center", ncol=min(6, len(alphas)),
+               bbox_to_anchor=(0.5, 0.0))
 axes[0].set_title("(a) rows with ‖W_i‖ > 1/2")
 axes[1].set_title("(b) loss")
-fig.tight_layout()
+fig.tight_layout(rect=(0, 0.1 if len(alphas) <= 6 else 0, 1, 1))
 _ = figures.save("fig-regimes-phi", fig, df[["alpha", "gamma", "phi_half", "loss", "n_represented"]],
              {"caption": f"Negative decay (strong regime) represents every feature, φ½ = 1; positive decay "
                          f"(weak regime) keeps only a few rows long, near m/n = {m}/{n}. n = {n}, m = {m}, "
                          f"{steps} steps.", "seed": seed})
+
+# %% [markdown]
+# {cite}`liu2025` show the same switch in two views (their Fig. 3): $\varphi_{1/2}$ against $\gamma$ for
+# several widths at one $\alpha$, and a map over $\alpha$ and $\gamma$ at one width.
+# {numref}`fig-regimes-fig3` draws both from the runs of this profile.
+
+# %%
+f3 = toy.run_sweep([toy.sweep_config(**shared, m=m_, alpha=fig3_alpha, gamma=g, seed=seed)
+                    for m_ in fig3_ms for g in gammas], cache=cache, desc="Fig. 3 view") if fig3_ms else None
+fig, (axa, axb) = plt.subplots(1, 2, figsize=figures.size(3.6), gridspec_kw={"width_ratios": [1, 1.15]})
+if f3 is not None:
+    cmap = plt.get_cmap("cividis")
+    for i, (m_, d) in enumerate(f3.groupby("m")):
+        d = d.sort_values("gamma")
+        axa.plot(d["gamma"], d["phi_half"], "o-", ms=4, color=cmap(i / max(1, len(fig3_ms) - 1)), label=f"m = {m_}")
+    axa.legend(loc="upper right")
+axa.set_xlabel("signed weight decay γ")
+axa.set_ylabel("represented fraction φ½")
+axa.set_title(f"(a) α = {fig3_alpha:g}" if f3 is not None else "(a) not run in this profile")
+grid = df.pivot_table(index="alpha", columns="gamma", values="phi_half")
+im = axb.imshow(grid.to_numpy(), origin="lower", aspect="auto", cmap="Purples", vmin=0, vmax=1,
+                extent=(min(gammas) - 0.1, max(gammas) + 0.1, min(alphas) - 0.06, max(alphas) + 0.06))
+fig.colorbar(im, ax=axb, label="φ½")
+axb.set_xlabel("signed weight decay γ")
+axb.set_ylabel("frequency exponent α")
+axb.set_title(f"(b) m = {m}")
+fig.tight_layout()
+f3_data = pd.concat([df[["alpha", "gamma", "phi_half"]].assign(m=m, view="map"),
+                     (f3[["alpha", "gamma", "phi_half", "m"]].assign(view="φ½ against γ") if f3 is not None
+                      else pd.DataFrame())], ignore_index=True)
+_ = figures.save("fig-regimes-fig3", fig, f3_data,
+             {"caption": "The two views of the paper's Fig. 3 from this profile's runs: (a) φ½ against γ for several "
+                         "widths (the drop moves to more negative γ as m shrinks in the paper); (b) φ½ over α and γ at one "
+                         "width: every feature is represented left of γ = 0, few to its right.", "seed": seed})
 
 # %% [markdown]
 # ## Row norms in the two regimes
