@@ -10,6 +10,11 @@ Data: ``x_i = 1[u_i < p_i] v_i`` with ``u ~ U(0,1)``, ``v ~ U(0,2)``, a fresh ba
 feature frequencies ``p`` from :func:`frequencies` (power law ``i^-alpha`` normalised to sum 1,
 exponential, linear, or a power law scaled to a chosen activation density).
 
+Data are drawn densely (``B x n`` uniforms a step, :func:`sample_batch`) or, with
+``TrainConfig.sampler="sparse"`` (``"auto"``: on a CPU from ``n = 512`` on), as the active entries
+only (geometric gaps, :class:`SparseSampler`; same distribution, another stream), and the sparse
+batch runs through a forward/backward of three dense products (:func:`sparse_loss_and_grad`).
+
 Optimiser: the paper's signed decoupled weight-decay AdamW, written out over batched tensors
 (:func:`decay_`, :func:`adam_`): the decay acts first, then the Adam step; the bias is not decayed.
 
@@ -31,8 +36,9 @@ per-sample squared error summed over features), the represented fraction ``phi_h
 exponents come from :func:`repcap.fits.fit_exponent`; the weak-regime prediction (loss carried by
 the features a width-m model leaves out, exponent ``alpha - 1``) from :func:`unlearned_loss`.
 
-Modules, in the direction data flows: :mod:`.data` (frequencies, batches), :mod:`.model`
-(initialisation, loss and gradient), :mod:`.optim` (signed decay, Adam), :mod:`.schedule`
+Modules, in the direction data flows: :mod:`.data` (frequencies, batches), :mod:`.sparse_data`
+(the sparse sampler and the ``auto`` rule), :mod:`.model` (initialisation, loss and gradient),
+:mod:`.sparse_model` (loss and gradient for sparse data), :mod:`.optim` (signed decay, Adam), :mod:`.schedule`
 (learning rates), :mod:`.settings` (:class:`ModelSpec`, :class:`TrainConfig`), :mod:`.measurements`,
 :mod:`.training`, :mod:`.theory` (closed forms), :mod:`.points` (sweeps).
 """
@@ -44,6 +50,8 @@ from .optim import AdamState, adam_, decay_
 from .points import SWEEP_DEFAULTS, group_key, models_per_batch, run_sweep, sweep_config, train_points
 from .schedule import LR_RULES, lr_schedule, peak_lrs
 from .settings import ModelSpec, TrainConfig
+from .sparse_data import SAMPLERS, SparseBatch, SparseSampler, choose_sampler
+from .sparse_model import sparse_loss_and_grad
 from .theory import unlearned_loss, weak_exponent
 from .training import TrainResult, train
 
@@ -51,14 +59,18 @@ __all__ = [
     "DISTRIBUTIONS",
     "LR_RULES",
     "REPRESENTED_NORM",
+    "SAMPLERS",
     "SWEEP_DEFAULTS",
     "V_MEAN",
     "V_SQ_MEAN",
     "AdamState",
     "ModelSpec",
+    "SparseBatch",
+    "SparseSampler",
     "TrainConfig",
     "TrainResult",
     "adam_",
+    "choose_sampler",
     "decay_",
     "frequencies",
     "group_key",
@@ -74,6 +86,7 @@ __all__ = [
     "row_norms",
     "run_sweep",
     "sample_batch",
+    "sparse_loss_and_grad",
     "sweep_config",
     "train",
     "train_points",

@@ -16,6 +16,7 @@ from typing import Any
 from .. import RepcapError, config
 from .data import DISTRIBUTIONS
 from .schedule import LR_RULES, warmup_steps
+from .sparse_data import SAMPLERS
 
 #: TrainConfig settings that say where and how the work runs, not what it computes (a sweep point
 #: is not keyed on them).
@@ -105,6 +106,10 @@ class TrainConfig:
     eps: float = config.setting(1e-8, "Adam epsilon (torch default)", check=config.positive)
     loss_window: int | None = config.setting(
         None, "last steps averaged for the final loss (large run: 100); None: max(1, steps // 20)", check=_count)
+    sampler: str = config.setting(
+        "auto", "data sampler: dense (B x n uniforms a step), sparse (geometric gaps between active samples, "
+        "O(B sum p); with a sparse forward/backward) or auto (sparse on a CPU for n >= 512, else dense); dense "
+        "and sparse draw different streams of one distribution", choices=SAMPLERS)
     device: str = config.setting("auto", "auto | cpu | cuda[:N]")
     cpu_chunk_elems: int | None = config.setting(
         1 << 17, "on the CPU, the forward/backward runs over groups of models with at most this many "

@@ -1,8 +1,10 @@
 """Batched training of the toy model (Liu, Liu & Gore 2025, arXiv:2505.10465): many models of one
 shape ``(n, m)`` trained at once, every tensor with a leading model axis (``W: (M, n, m)``).
 
-Each step: a fresh batch per model (:func:`~repcap.toy.data.sample_batch`) -> loss and analytic
-gradient (:func:`~repcap.toy.model.loss_and_grad`) -> signed decay of ``W``
+Each step: a fresh batch per model (:func:`~repcap.toy.data.sample_batch`, or its active entries
+only, :class:`~repcap.toy.sparse_data.SparseSampler`, by ``TrainConfig.sampler``) -> loss and
+analytic gradient (:func:`~repcap.toy.model.loss_and_grad`, or
+:func:`~repcap.toy.sparse_model.sparse_loss_and_grad` for sparse data) -> signed decay of ``W``
 (:func:`~repcap.toy.optim.decay_`) -> Adam steps of ``W`` and ``b`` with their own learning rates
 (:mod:`repcap.toy.schedule`).  Every model draws its initialisation and its data from its own
 generator seeded with its ``seed``, so a model trained in a batch equals the same model trained
@@ -27,6 +29,8 @@ from .model import init_params, loss_and_grad
 from .optim import AdamState, adam_, decay_, gamma_signs
 from .schedule import peak_lrs, schedule
 from .settings import ModelSpec, TrainConfig
+from .sparse_data import SparseSampler, choose_sampler
+from .sparse_model import SparseWorkspace, sparse_loss_and_grad
 
 
 @dataclass
@@ -37,7 +41,8 @@ class TrainResult:
     ``curve: (M, n_points)`` float64 per-step loss averaged over logging intervals,
     ``curve_steps: (n_points,)`` the last step of each interval.  The learning rates used:
     ``lr: (M,)`` and ``bias_lr: (M,)`` the peak rates of ``W`` and ``b``, ``schedule: (steps,)``
-    the multiplier of each step (model ``k`` stepped ``W`` at ``lr[k] * schedule[t]`` at step ``t``).
+    the multiplier of each step (model ``k`` stepped ``W`` at ``lr[k] * schedule[t]`` at step ``t``);
+    ``sampler`` the data sampler used (``"dense"`` or ``"sparse"``, ``cfg.sampler`` resolved).
     """
 
     W: torch.Tensor
@@ -52,6 +57,7 @@ class TrainResult:
     lr: torch.Tensor
     bias_lr: torch.Tensor
     schedule: torch.Tensor
+    sampler: str = "dense"
 
     def measurements(self, keep_norms: bool = False) -> list[dict[str, Any]]:
         """One dict per model: loss, phi_half, mean_sq_overlap(_represented), n_represented."""
@@ -112,29 +118,44 @@ class _Models:
 class _Workspace:
     """Buffers reused every step, and the groups of models one forward/backward covers: all of
     them on a GPU; on the CPU as many as keep the ``(group, B, n)`` work tensors cache-sized
-    (memory-bound ops slow down ~2x beyond that)."""
+    (memory-bound ops slow down ~2x beyond that).  ``sampler``: ``"dense"`` (``x: (group, B, n)``
+    and :func:`~repcap.toy.model.loss_and_grad`) or ``"sparse"`` (the active entries only,
+    :class:`~repcap.toy.sparse_data.SparseSampler` and
+    :func:`~repcap.toy.sparse_model.sparse_loss_and_grad`)."""
 
-    def __init__(self, models: _Models, cfg: TrainConfig, dev: torch.device):
+    def __init__(self, models: _Models, cfg: TrainConfig, dev: torch.device, sampler: str):
         M, n = models.p.shape
         B = self.B = int(cfg.batch)
         per = max(1, int(cfg.cpu_chunk_elems) // (B * n)) if dev.type == "cpu" and cfg.cpu_chunk_elems else M
         per = min(per, M)
         self.groups = [(a, min(M, a + per)) for a in range(0, M, per)]
-        self.scratch = torch.empty((per, B, n), dtype=torch.float32, device=dev)
-        self.z_buf = torch.empty_like(self.scratch)
-        self.bool_buf = torch.empty((per, B, n), dtype=torch.bool, device=dev)  # data mask, then z > 0
+        self.sparse = sampler == "sparse"
+        if self.sparse:
+            self.samplers = [SparseSampler(models.p[a:e], B) for a, e in self.groups]
+            self.sparse_ws = SparseWorkspace(per, B, n, int(cfg.m), dev)
+        else:
+            self.scratch = torch.empty((per, B, n), dtype=torch.float32, device=dev)
+            self.z_buf = torch.empty_like(self.scratch)
+            self.bool_buf = torch.empty((per, B, n), dtype=torch.bool, device=dev)  # data mask, then z > 0
         self.dW = torch.empty_like(models.W)
         self.db = torch.empty_like(models.b)
         self.loss_sum = torch.zeros(M, dtype=torch.float64, device=dev)
 
+    def _group(self, models: _Models, j: int, need_loss: bool):
+        a, e = self.groups[j]
+        if self.sparse:
+            x = self.samplers[j].sample(models.gens[a:e])
+            return sparse_loss_and_grad(x, models.W[a:e], models.b[a:e], need_loss=need_loss, ws=self.sparse_ws)
+        k = e - a
+        x = sample_batch(models.p[a:e], self.B, models.gens[a:e], out=self.scratch[:k], mask=self.bool_buf[:k])
+        return loss_and_grad(x, models.W[a:e], models.b[a:e], need_loss=need_loss,
+                             z_buf=self.z_buf[:k], pos_buf=self.bool_buf[:k])
+
     def gradients(self, models: _Models, need_loss: bool) -> tuple[torch.Tensor, torch.Tensor]:
         """Fresh data and the gradients ``(dW, db)`` of every model; the losses go to ``loss_sum``."""
         single = len(self.groups) == 1
-        for a, e in self.groups:
-            k = e - a
-            x = sample_batch(models.p[a:e], self.B, models.gens[a:e], out=self.scratch[:k], mask=self.bool_buf[:k])
-            ls, gW, gb = loss_and_grad(x, models.W[a:e], models.b[a:e], need_loss=need_loss,
-                                       z_buf=self.z_buf[:k], pos_buf=self.bool_buf[:k])
+        for j, (a, e) in enumerate(self.groups):
+            ls, gW, gb = self._group(models, j, need_loss)
             if ls is not None:
                 self.loss_sum[a:e] = ls
             if single:
@@ -201,7 +222,8 @@ def _train(specs: list[ModelSpec], cfg: TrainConfig, *, progress: bool, n_curve:
     dev = resolve_device(cfg.device)
     steps, M = int(cfg.steps), len(specs)
     models = _Models(specs, cfg, dev)
-    ws = _Workspace(models, cfg, dev)
+    sampler = choose_sampler(cfg.sampler, models.p, dev)
+    ws = _Workspace(models, cfg, dev, sampler)
     log = _LossLog(M, steps, cfg.resolved_window(), n_curve, dev, every_step=callback is not None)
     mults = schedule(steps, cfg.resolved_warmup(), cfg.final_lr_frac)
     t0 = time.perf_counter()
@@ -224,4 +246,4 @@ def _train(specs: list[ModelSpec], cfg: TrainConfig, *, progress: bool, n_curve:
     return TrainResult(W=models.W.cpu(), b=models.b.cpu(), loss=loss, curve=curve, curve_steps=curve_steps,
                        specs=specs, config=cfg, seconds=seconds, device=str(dev),
                        lr=models.rates[:, 0].clone(), bias_lr=models.rates[:, 1].clone(),
-                       schedule=torch.tensor(mults, dtype=torch.float64))
+                       schedule=torch.tensor(mults, dtype=torch.float64), sampler=sampler)
