@@ -1,0 +1,59 @@
+"""Every engine default is defined once, on the engine's settings dataclass: a chapter parameter that
+is an engine knob defaults to None (meaning "the engine's"), and no profile restates an engine default
+as a number of its own (which would silently drift when the engine's default changes)."""
+
+import dataclasses
+
+import pytest
+import yaml
+
+from repcap.cosine.tiled import TiledConfig
+from repcap.packing.config import PackConfig
+from repcap.params import notebook_parameters
+from repcap.paths import notebooks_dir
+from repcap.toy import TrainConfig
+
+#: chapter -> {notebook parameter: (settings dataclass, field)}
+KNOBS = {
+    "02_embedding_eps": {"bins": (TiledConfig, "bins"), "top_k": (TiledConfig, "top_k"), "seed": (TiledConfig, "seed")},
+    "03_capacity": {"bins": (TiledConfig, "bins"), "top_k": (TiledConfig, "top_k"), "seed": (TiledConfig, "seed")},
+    "05_packing": {"beta": (PackConfig, "beta"), "steps": (PackConfig, "steps"), "seed": (PackConfig, "seed"),
+                   "n_bins": (PackConfig, "n_bins"), "lr": (PackConfig, "lr")},
+    "06_capacity_laws": {"steps": (PackConfig, "steps"), "lr": (PackConfig, "lr")},
+    "07_two_regimes": {k: (TrainConfig, k) for k in ("n", "steps", "batch", "lr")},
+    "08_width_scaling": {**{k: (TrainConfig, k) for k in ("n", "steps", "batch", "lr")},
+                         **{f"other_{k}": (TrainConfig, k) for k in
+                            ("steps", "batch", "lr_rule", "warmup_fraction", "loss_window")}},
+    "09_toys_to_llms": {f"toy_{k}": (TrainConfig, k) for k in ("n", "steps", "batch", "lr")},
+}
+PROFILES = ("smoke", "quick", "paper")
+
+
+def _default(cls, name):
+    f = {f.name: f for f in dataclasses.fields(cls)}[name]
+    return f.default if f.default is not dataclasses.MISSING else f.default_factory()
+
+
+@pytest.mark.parametrize("stem", sorted(KNOBS))
+def test_engine_knobs_default_to_the_engine(stem):
+    params = notebook_parameters(notebooks_dir() / f"{stem}.py")
+    for name in KNOBS[stem]:
+        assert name in params, f"{stem}: no parameter {name!r}"
+        assert params[name] is None, f"{stem}.{name} = {params[name]!r} restates the engine's default; use None"
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_profiles_do_not_restate_engine_defaults(profile):
+    data = yaml.safe_load((notebooks_dir() / "params" / f"{profile}.yaml").read_text()) or {}
+    for stem, knobs in KNOBS.items():
+        for name, (cls, field) in knobs.items():
+            if name in (data.get(stem) or {}):
+                value = data[stem][name]
+                assert value != _default(cls, field), (
+                    f"{profile}.yaml {stem}.{name}: {value!r} is {cls.__name__}.{field}'s default; leave it out")
+
+
+def test_the_table_names_real_fields():
+    for knobs in KNOBS.values():
+        for cls, field in knobs.values():
+            _default(cls, field)
