@@ -150,7 +150,8 @@ ax.plot([], [], color="0.3", ls="--", label=r"$\sqrt{4 \ln k / d}$")
 ax.plot([], [], color="0.3", ls=":", label=rf"Guha: $\sqrt{{{jl.constants['C']:g} \ln k / d}}$")
 ax.set(xscale="log", yscale="log", xlabel="number of random vectors k", ylabel=r"largest $|\cos|$ over all pairs")
 figures.plain_log_ticks(ax)
-ax.legend(fontsize=7.5, ncol=1, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+figures.legend_below(ax, ncol=2)
+fig.tight_layout()
 figures.save("fig-random-max-cos", fig, mdf, {
     "caption": "Largest |cos| among k random unit vectors (mean of independent draws; bars span min to max) "
                "against k, for three dimensions. Dashed: the asymptote √(4 ln k / d); dotted: Guha's random-"

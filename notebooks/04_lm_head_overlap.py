@@ -114,7 +114,7 @@ ax.set_xscale("log")
 ax.set_yscale("log")
 ax.set_xlabel("width m (log scale)")
 ax.set_ylabel("mean square overlap (log scale)")
-ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)
+figures.legend_below(ax, ncol=2)
 heads = ov[ov.kind == "LM head"]
 n_inside = int(((heads["m E[cos²]"] >= paper_range.low) & (heads["m E[cos²]"] <= paper_range.high)).sum())
 where_heads = (f"{n_inside} of the {len(heads)} offline heads fall inside it; most of their overlap is the common "

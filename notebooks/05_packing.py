@@ -138,7 +138,7 @@ top = ax.secondary_xaxis("top", functions=(lambda x: np.degrees(np.arccos(np.cli
                                             lambda a: np.cos(np.radians(a))))
 top.set_xticks([90, 80, 70, 60, 45, 30, 0])
 top.set_xlabel("angle between the lines (degrees)")
-ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)
+figures.legend_below(ax, ncol=2)
 _ = figures.save("fig-packing-angles", fig, hist_df, {
     "caption": f"Distribution of |cos| over all pairs of {k:,} vectors in {d} dimensions after {steps} "
                "Adam steps, per loss (log scale). abs-relu piles most pairs at 0 and leaves a bump near 1 "

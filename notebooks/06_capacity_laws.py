@@ -315,7 +315,7 @@ handles = [Line2D([], [], color=cols[d_], marker="o", ls="", label=f"d = {d_}") 
     Line2D([], [], color="0.3", marker="o", mfc="none", ls="", label="random, best of trials"),
     Line2D([], [], color="0.3", ls="-", label="adjusted law, refit"),
     Line2D([], [], color="0.3", ls=":", label="Welch / Levenshtein bound")]
-ax.legend(handles=handles, ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.14))
+figures.legend_below(ax, handles=handles, ncol=3)
 _ = figures.save("fig-laws-grid", fig, grid_df, {
     "caption": "ε* against k for each d: optimised packings (filled), the best of several random draws (open), "
                "the adjusted law refitted to the optimised points (solid) and the rigorous lower bound on ε "
@@ -380,7 +380,7 @@ ax.set_xscale("log")
 ax.set_yscale("log")
 ax.set_xlabel("N/k: vectors per dimension (this book: k/d)")
 ax.set_ylabel("C = ε² · dimension / ln(number of vectors)")
-ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.15), ncol=2)
+figures.legend_below(ax, ncol=2)
 _ = figures.save("fig-laws-yoder-c", fig, cdf, {
     "caption": "Yoder's constant C = ε² k / ln N against N/k (log-log). Random vectors and random projections "
                "sit near the JL constants (Gaussian projections higher, because their vector lengths also "
@@ -449,7 +449,7 @@ ax.set_ylim(0, 500)
 ax.set_xlim(0, F.max())
 ax.set_xlabel(f"F: degrees off orthogonal (ε = sin F), d = {yoder_d:,}")
 ax.set_ylabel("log₁₀ of the number of vectors")
-ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=2)
+figures.legend_below(ax, ncol=2)
 _ = figures.save("fig-laws-capacity", fig, cap_df, {
     "caption": f"How many vectors fit in d = {yoder_d:,} dimensions at F degrees off orthogonal, as log10: Yoder's "
                "rule (crosses: his quoted values), Guha's laws, and the bounds. Every law stays below the "

@@ -31,22 +31,26 @@
 # with confidence intervals, and repeats the strong-regime fit for frequencies that are not a power law.
 
 # %% tags=["parameters"]
-n = 256  # number of features (paper: 1000)
+n = None  # number of features; None: the engine's (TrainConfig: the paper's 1000)
 ms = [4, 8, 16, 32]  # widths (paper: 10, 15, 25, 39, 63, 100)
 alphas = [0.5, 1.0, 1.5, 2.0]  # power-law exponents (paper: 0..2 step 0.125)
 strong_gamma = -1.0  # signed decay of the strong regime (paper: -1)
 weak_gamma = 0.3333  # signed decay of the weak regime (a value of the paper's grid linspace(-1, 1, 10))
 seeds = [0]  # one model per seed and grid point
-steps = 1500  # optimiser steps (paper: 20000)
-batch = 256  # samples per step (paper: 2048)
-lr = 0.01  # peak learning rate (paper: 0.01)
+steps = None  # optimiser steps; None: the engine's (the paper's 20000)
+batch = None  # samples per step; None: the engine's (the paper's 2048)
+lr = None  # peak learning rate; None: the engine's (the paper's 0.01)
+gamma_grid = [-0.3333, 1.0]  # signed decays of the Fig. 6e view, besides the two regimes' (paper: linspace(-1, 1, 10))
 other_n = 256  # features of the non-power-law runs (paper's large run, exp-17: see params/paper.yaml)
 other_ms = [4, 8, 16, 32]  # widths of the non-power-law runs (paper: 8..1024, powers of 2)
-other_steps = 1500  # steps of the non-power-law runs (paper: 40000)
-other_batch = 256  # batch of the non-power-law runs (paper: see params/paper.yaml)
+other_steps = None  # steps of the non-power-law runs; None: the engine's
+other_batch = None  # batch of the non-power-law runs; None: the engine's
+other_lr_rule = None  # learning rates of those runs; None: the engine's (constant), or liu-exp17 (W 0.02 (8/m)^0.25, bias 2/m)
+other_warmup_fraction = None  # their warm-up as a fraction of the steps; None: the engine's (10%)
+other_loss_window = None  # steps averaged for their final loss; None: the engine's (5% of the steps)
 exp_tau_fraction = None  # tau of exp(-i / tau) as a fraction of n; None: the paper's tau / n of exp-17
 other_power_alpha = None  # the power law shown next to them; None: the paper's (exp-17)
-other_fit_m_min = 0  # smallest width in the non-power-law fits (paper: 32)
+other_fit_m_min = 0  # smallest width in the power-law and linear fits (paper: 32; the exponential uses all)
 cache = "toy"  # sweep cache folder (.cache/sweeps/<cache>): an interrupted run resumes
 executor = "local"  # where sweep points run: local (this process) or dask
 scheduler = ""  # with the dask executor: a tcp address, local or local:N, or a jobqueue YAML file
@@ -56,9 +60,17 @@ import numpy as np
 import pandas as pd
 import matplotlib.pyplot as plt
 
-from repcap import figures, findings, reference, toy
-from repcap.fits import fit_exponent
+from repcap import figures, findings, reference, tables, toy
 from repcap.chapter import glue, start
+from repcap.config import given
+from repcap.figdata import toy as figdata
+from repcap.fits import fit_exponent
+
+tc = toy.TrainConfig(**given(n=n, steps=steps, batch=batch, lr=lr))
+n, steps, batch = tc.n, tc.steps, tc.batch
+shared = given(n=n, steps=steps, batch=batch, lr=lr)
+other_shared = given(n=other_n, steps=other_steps, batch=other_batch, lr_rule=other_lr_rule,
+                     warmup_fraction=other_warmup_fraction, loss_window=other_loss_window)
 
 
 run_record = start(
@@ -79,25 +91,13 @@ run_record = start(
 
 # %%
 regimes = {"weak": weak_gamma, "strong": strong_gamma}
-configs = [toy.sweep_config(n=n, m=m, alpha=a, gamma=g, seed=s, steps=steps, batch=batch, lr=lr, keep_norms=True)
+configs = [toy.sweep_config(**shared, m=m, alpha=a, gamma=g, seed=s, keep_norms=True)
            for m in ms for a in alphas for g in regimes.values() for s in seeds]
 df = toy.run_sweep(configs, cache=cache, desc="width scaling")
 df["regime"] = np.where(df["gamma"] < 0, "strong", "weak")
-# the loss of the features each trained model left out (rows with norm <= 1/2)
-df["left_out_loss"] = [toy.unlearned_loss(toy.frequencies(n, "power", a), np.asarray(nr) > 0.5)
-                       for a, nr in zip(df["alpha"], df["norms"])]
-
-fits, pred_fits = [], []
-for (reg, a), d in df.groupby(["regime", "alpha"]):
-    f = fit_exponent(d["m"], d["loss"])
-    fits.append({"regime": reg, "alpha": a, **f.as_dict()})
-fits = pd.DataFrame(fits)
-pred = pd.DataFrame([{"alpha": a, "m": m, "unlearned_loss": toy.unlearned_loss(toy.frequencies(n, "power", a), m)}
-                     for a in alphas for m in ms])
-for a, d in pred.groupby("alpha"):
-    f = fit_exponent(d["m"], d["unlearned_loss"])
-    pred_fits.append({"alpha": a, "alpha_m_pred": f.alpha_m})
-pred_fits = pd.DataFrame(pred_fits)
+df["left_out_loss"] = figdata.left_out_loss(df, n)  # the loss of the features each model left out
+fits = figdata.exponent_fits(df, ("regime", "alpha"))
+pred, pred_fits = figdata.unlearned_prediction(n, alphas, ms)
 
 colors = dict(zip(alphas, figures.palette(len(alphas))))
 fig, axes = plt.subplots(1, 2, figsize=figures.size(3.4), sharey=True)
@@ -108,7 +108,7 @@ for ax, reg in zip(axes, ("weak", "strong")):
         f = fits[(fits["regime"] == reg) & (fits["alpha"] == a)].iloc[0]
         ax.plot(d["m"], d["loss"], "o", color=colors[a], ms=4)
         ax.plot(mm, np.exp(f["log_A"]) * mm ** -f["alpha_m"], "-", color=colors[a], lw=1,
-                label=f"α = {a:g}: α_m = {f['alpha_m']:.2f}")
+                label=f"α = {a:g}" if reg == "weak" else None)
         if reg == "weak":
             p = pred[pred["alpha"] == a]
             ax.plot(p["m"], p["unlearned_loss"], "--", color=colors[a], lw=0.9, alpha=0.8)
@@ -120,9 +120,13 @@ for ax, reg in zip(axes, ("weak", "strong")):
     ax.minorticks_off()
     ax.set_xlabel("width m")
     ax.set_title(f"{reg} regime (γ = {regimes[reg]:g})")
-    ax.legend(fontsize=7.5, loc="lower left")
 axes[0].set_ylabel("final loss (summed over features)")
-fig.tight_layout()
+marks = [plt.Line2D([], [], color="0.3", marker="o", ls="-", ms=4, lw=1, label="trained, with fit"),
+         plt.Line2D([], [], color="0.3", marker="x", ls="none", ms=6, label="left-out features' loss"),
+         plt.Line2D([], [], color="0.3", ls="--", lw=0.9, label="keep the m most frequent")]
+handles = axes[0].get_legend_handles_labels()[0] + marks
+fig.legend(handles=handles, loc="lower center", ncol=min(4, len(handles)), bbox_to_anchor=(0.5, 0.0))
+fig.tight_layout(rect=(0, 0.06 * (1 + (len(handles) - 1) // 4), 1, 1))
 sf = fits[fits["regime"] == "strong"]
 _ = figures.save("fig-scaling-loss", fig, df[["regime", "gamma", "alpha", "m", "seed", "loss", "left_out_loss"]].merge(
     pred, on=["alpha", "m"], how="left"),
@@ -163,17 +167,54 @@ for j, (a_, key) in enumerate(fig6e.items()):
     q = reference.quote(f"liu2025.strong_alpha_m_{key}")
     ax.plot([a_ + 2 * dx] * 2, [q.low, q.high], color="0.6", lw=4, alpha=0.6, solid_capstyle="butt",
             label="Liu et al., strong (Fig. 6e)" if j == 0 else None)
-ax.set_xlabel("frequency exponent α  (p_i ∝ i^−α)")
-ax.set_ylabel("width exponent α_m  (L ∝ m^−α_m)")
+ax.set_xlabel(r"frequency exponent $\alpha$  ($p_i \propto i^{-\alpha}$)")
+ax.set_ylabel(r"width exponent $\alpha_m$  ($L \propto m^{-\alpha_m}$)")
 ax.axhline(0, color="0.7", lw=0.6)
-ax.set_ylim(top=max(2.05, float(fits["ci_high"].max()) + 0.05) + 0.6)  # headroom for the legend
-ax.legend(fontsize=7, loc="upper left", ncol=2)
+figures.legend_below(ax, ncol=2)
 fig.tight_layout()
 _ = figures.save("fig-scaling-exponents", fig, fits.merge(pred_fits, on="alpha", how="left"),
              {"caption": "Fitted width exponents with 95 % intervals against the frequency exponent α, with the paper's "
                          "strong-regime values (grey bars, Fig. 6e). Weak-regime exponents rise with α, near α − 1 "
                          "for α > 1 and near the finite-n prediction (open circles); strong-regime exponents from "
                          f"{sf.alpha_m.min():.2f} to {sf.alpha_m.max():.2f}.", "seed": seeds})
+
+# %% [markdown]
+# ## The exponent across the signed decay
+#
+# The two regimes above are two values of the signed weight decay $\gamma$. Fig. 6e of {cite}`liu2025`
+# fits $\alpha_m$ at every $\gamma$ of their grid and colours each point by $\gamma$:
+# {numref}`fig-scaling-gamma` is the same view over this profile's $\gamma$ values
+# ({glue:text}`scaling_gammas`). Negative $\gamma$ should gather near 1 (rising for steep decay),
+# positive $\gamma$ near $\alpha - 1$.
+
+# %%
+gammas = sorted(set(float(g) for g in gamma_grid) | set(regimes.values()))
+gconf = [toy.sweep_config(**shared, m=m, alpha=a, gamma=g, seed=s, keep_norms=True)
+         for m in ms for a in alphas for g in gammas for s in seeds]
+gdf = toy.run_sweep(gconf, cache=cache, desc="gamma grid")
+gfits = figdata.exponent_fits(gdf, ("gamma", "alpha"))
+
+fig, ax = plt.subplots(figsize=figures.size(3.4))
+cmap, norm = plt.get_cmap("coolwarm_r"), plt.Normalize(-1, 1)
+gdx = 0.02 * (max(alphas) - min(alphas) or 1) * (np.arange(len(gammas)) - (len(gammas) - 1) / 2) / max(len(gammas), 1)
+for g, off in zip(gammas, gdx):
+    d = gfits[gfits["gamma"] == g]
+    ax.errorbar(d["alpha"] + off, d["alpha_m"], yerr=[d["alpha_m"] - d["ci_low"], d["ci_high"] - d["alpha_m"]],
+                fmt="o", color=cmap(norm(g)), ms=4.5, capsize=2, lw=0.8)
+ax.plot(aa, np.ones_like(aa), "k--", lw=0.8, label="1")
+ax.plot(a1, a1 - 1, "k-.", lw=0.8, label="α − 1")
+ax.plot(a1, 2 * (a1 - 1), "k:", lw=0.8, label="2(α − 1)")
+ax.axhline(0, color="0.7", lw=0.6)
+ax.set_xlabel(r"frequency exponent $\alpha$")
+ax.set_ylabel(r"width exponent $\alpha_m$")
+fig.colorbar(plt.cm.ScalarMappable(norm=norm, cmap=cmap), ax=ax, label="signed decay γ", pad=0.02)
+figures.legend_below(ax, ncol=3)
+fig.tight_layout()
+_ = figures.save("fig-scaling-gamma", fig, gfits,
+                 {"caption": f"Fitted width exponents against α, coloured by the signed decay γ ({len(gammas)} values "
+                             "from " f"{min(gammas):g} to {max(gammas):g}; red negative, strong superposition; blue "
+                             "positive, weak), the view of the paper's Fig. 6e; lines 1, α − 1 and 2(α − 1).",
+                  "seed": seeds})
 
 # %% [markdown]
 # ## Overlap against width
@@ -202,8 +243,8 @@ ax.plot([1 / 10, 1 / 100], [q.value for q in ov_q], "x", color="0.3", ms=6, labe
 ax.set_xscale("log")
 ax.set_yscale("log")
 ax.set_xlabel("1 / m")
-ax.set_ylabel("mean square overlap E[(ŵ_i·ŵ_j)²]")
-ax.legend(fontsize=7.5)
+ax.set_ylabel(r"mean square overlap $E[(\hat w_i \cdot \hat w_j)^2]$")
+figures.legend_below(ax, ncol=3)
 fig.tight_layout()
 _ = figures.save("fig-scaling-overlap", fig, strong[["alpha", "m", "one_over_m", "mean_sq_overlap", "welch"]],
              {"caption": "Strong regime: the mean square overlap of the normalised rows against 1/m, with the "
@@ -229,16 +270,15 @@ other = {"exp": dict(distribution="exp", tau=tau), "linear": dict(distribution="
          f"power α = {other_power_alpha:g}": dict(distribution="power", alpha=other_power_alpha)}
 slope_ids = {"exp": "liu2025.exp17_slope_exp", "linear": "liu2025.exp17_slope_linear",
              f"power α = {other_power_alpha:g}": "liu2025.exp17_slope_power"}
-oconf = [toy.sweep_config(n=other_n, m=m, gamma=strong_gamma, seed=s, steps=other_steps, batch=other_batch, lr=lr,
-                          **kw) for kw in other.values() for m in other_ms for s in seeds]
+oconf = [toy.sweep_config(**other_shared, m=m, gamma=strong_gamma, seed=s, **kw)
+         for kw in other.values() for m in other_ms for s in seeds]
 odf = toy.run_sweep(oconf, cache=cache, desc="other distributions")
 odf["law"] = [name for name in other for _ in other_ms for _ in seeds]
-ofits = []
-for name, d in odf.groupby("law", sort=False):
-    d = d[d["m"] >= other_fit_m_min]
-    f = fit_exponent(d["m"], d["loss"])
-    ofits.append({"law": name, **f.as_dict(), "alpha_m_reported": -reference.value(slope_ids[name])})
-ofits = pd.DataFrame(ofits)
+# the paper's fit ranges: the exponential over every width, the power and linear laws from other_fit_m_min
+ofits = pd.concat([figdata.exponent_fits(odf[odf["law"] == name], ("law",),
+                                         m_min=0 if name == "exp" else other_fit_m_min) for name in other],
+                  ignore_index=True)
+ofits["alpha_m_reported"] = [-reference.value(slope_ids[name]) for name in ofits["law"]]
 
 fig, ax = plt.subplots(figsize=figures.size(3.2))
 mo = np.geomspace(min(other_ms), max(other_ms), 50)
@@ -254,7 +294,7 @@ ax.set_xticklabels([str(m) for m in other_ms])
 ax.minorticks_off()
 ax.set_xlabel("width m")
 ax.set_ylabel("final loss (summed over features)")
-ax.legend(fontsize=7)
+figures.legend_below(ax, ncol=1)
 fig.tight_layout()
 _ = figures.save("fig-scaling-other", fig, odf[["law", "m", "seed", "loss", "mean_sq_overlap"]],
              {"caption": f"Strong regime (γ = {strong_gamma:g}) with exponential (τ = {tau:g}), linear and power-law "
@@ -294,7 +334,7 @@ table = pd.concat([
                   "paper": [f"{v:.3f} (reported, exp-17)" for v in ofits["alpha_m_reported"]],
                   "finite-n prediction": "—"}),
 ], ignore_index=True)
-table
+tables.show(table, digits={"alpha": ".3g"}, missing="not a power-law row")
 
 # %%
 def fit_of(reg, a):
@@ -308,6 +348,7 @@ weak_dev = float(np.mean([fit_of("weak", a) - (a - 1) for a in steep])) if steep
 wk = df[df["regime"] == "weak"]
 glue("scaling_leftout_ratio", float((wk["loss"] / wk["left_out_loss"]).median()))
 glue("scaling_weak_gamma", weak_gamma)
+glue("scaling_gammas", ", ".join(f"{g:g}" for g in gammas))
 glue("scaling_n", n)
 glue("scaling_m_min", min(ms))
 glue("scaling_m_max", max(ms))

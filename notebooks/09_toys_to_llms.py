@@ -21,14 +21,14 @@
 # previous chapter's runs) next to the LM-head overlaps of the models this book can load.
 
 # %% tags=["parameters"]
-toy_n = 256  # features of the toy runs (same grid as the width-scaling chapter)
+toy_n = None  # features of the toy runs (same grid as the width-scaling chapter); None: the engine's (1000)
 toy_ms = [4, 8, 16, 32]  # toy widths
 toy_alphas = [0.5, 1.0, 1.5, 2.0]  # toy frequency exponents
 toy_gamma = -1.0  # strong regime
 toy_seeds = [0]  # toy seeds
-toy_steps = 1500  # toy optimiser steps
-toy_batch = 256  # toy batch size
-toy_lr = 0.01  # toy peak learning rate
+toy_steps = None  # toy optimiser steps; None: the engine's (the paper's 20000)
+toy_batch = None  # toy batch size; None: the engine's (the paper's 2048)
+toy_lr = None  # toy peak learning rate; None: the engine's (the paper's 0.01)
 models = ["smollm2-135m", "gemma-3-270m", "qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"]  # LM heads (offline keys, catalog keys or hub ids)
 stand_in_widths = []  # widths of random Gaussian stand-in matrices (smoke tests only)
 stand_in_rows = 2000  # rows of each stand-in matrix
@@ -46,9 +46,13 @@ import numpy as np
 import pandas as pd
 import matplotlib.pyplot as plt
 
-from repcap import catalog, figures, findings, reference, toy
+from repcap import catalog, figures, findings, reference, tables, toy
 from repcap.chapter import glue, start
+from repcap.config import given
 from repcap.survey import scan
+
+toy_shared = given(n=toy_n, steps=toy_steps, batch=toy_batch, lr=toy_lr)
+toy_n = toy.TrainConfig(**toy_shared).n
 
 
 run_record = start(
@@ -63,8 +67,7 @@ run_record = start(
 # cache trains them here).
 
 # %%
-configs = [toy.sweep_config(n=toy_n, m=m, alpha=a, gamma=toy_gamma, seed=s, steps=toy_steps, batch=toy_batch,
-                            lr=toy_lr, keep_norms=True)
+configs = [toy.sweep_config(**toy_shared, m=m, alpha=a, gamma=toy_gamma, seed=s, keep_norms=True)
            for m in toy_ms for a in toy_alphas for s in toy_seeds]
 tdf = toy.run_sweep(configs, cache=cache, desc="toy (strong)")
 tdf = tdf[["m", "alpha", "seed", "mean_sq_overlap"]].assign(source="toy", one_over_m=lambda d: 1.0 / d["m"])
@@ -99,7 +102,8 @@ hdf = pd.DataFrame([{"source": "stand-in (random)" if r["source_kind"] == "npy" 
 if len(hdf):
     hdf["m_times_overlap"] = hdf["mean_sq_overlap"] * hdf["m"]
     hdf["m_times_var"] = hdf["var_cos"] * hdf["m"]
-hdf
+tables.show(hdf.drop(columns=["one_over_m"]),
+            digits={"mean_sq_overlap": ".3g", "var_cos": ".3g", "m_times_overlap": ".1f", "m_times_var": ".1f"})
 
 # %% [markdown]
 # ## Side by side
@@ -131,7 +135,7 @@ ax.set_xscale("log")
 ax.set_yscale("log")
 ax.set_xlabel("1 / m  (m = width)")
 ax.set_ylabel("mean square overlap E[cos²]")
-ax.legend(fontsize=7, loc="lower right")
+figures.legend_below(ax, ncol=2)
 fig.tight_layout()
 plot_df = pd.concat([tdf.assign(model="toy"), hdf], ignore_index=True)
 lm = hdf[hdf["source"] == "LM head"] if len(hdf) else hdf
@@ -157,8 +161,8 @@ _ = figures.save("fig-toyllm-overlap", fig, plot_df,
 # %%
 ref = pd.DataFrame([{"family": e.family, "hub id": e.hub_id, "m": e.width_m, "tied": e.tied}
                     for e in catalog.liu_models()]).sort_values(["family", "m"], ignore_index=True)
-ref["1/m"] = (1.0 / ref["m"]).round(5)
-ref
+ref["1/m"] = 1.0 / ref["m"]
+tables.show(ref, digits={"1/m": ".5f"})
 
 # %%
 def span(col):
@@ -192,7 +196,7 @@ glue("toyllm_A_reported", reference.value("liu2025.llm_A"))
 findings.record("liu-llm-exponent", None)
 if tmp is not None:
     tmp.cleanup()
-reported
+tables.show(reported)
 
 # %% [markdown]
 # The toy's strong-regime models have a median $m\,E[\cos^2]$ of {glue:text}`toyllm_toy_ratio:.2f`: their

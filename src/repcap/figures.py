@@ -92,6 +92,19 @@ def size(height: float = 3.4) -> tuple[float, float]:
     return (WIDTH, height)
 
 
+def legend_below(ax, ncol: int = 2, pad: float = 4.0, **kw: Any):
+    """A legend centred under ``ax``, below its tick labels and axis label whatever their size: the
+    offset is measured in points, so a later ``tight_layout`` (which makes room for the legend)
+    keeps it clear of the label."""
+    from matplotlib.transforms import offset_copy
+
+    fig = ax.figure
+    renderer = fig.canvas.get_renderer()
+    below = ax.bbox.y0 - ax.get_tightbbox(renderer).y0  # pixels taken by tick labels and the label
+    anchor = offset_copy(ax.transAxes, fig=fig, y=-(below * 72.0 / fig.dpi + pad), units="points")
+    return ax.legend(loc="upper center", bbox_to_anchor=(0.5, 0.0), bbox_transform=anchor, ncol=ncol, **kw)
+
+
 def log_tick_label(v: float, _pos: Any = None) -> str:
     """The book's log-axis tick label: plain numbers from 0.001 to 99,999 (0.2, 1000), powers of
     ten outside (10⁻⁵, 10⁸)."""
@@ -108,12 +121,16 @@ def log_tick_label(v: float, _pos: Any = None) -> str:
 
 def plain_log_ticks(ax, axis: str = "both") -> None:
     """On log axes whose labels were not set by hand, label ticks with :func:`log_tick_label`."""
-    from matplotlib.ticker import FuncFormatter, LogFormatter, LogLocator, NullFormatter
+    from matplotlib.ticker import FixedLocator, FuncFormatter, LogFormatter, LogLocator, NullFormatter
 
     fmt = FuncFormatter(log_tick_label)
     for name in ("x", "y") if axis == "both" else (axis,):
         a = getattr(ax, f"{name}axis")
         if a.get_scale() != "log" or not isinstance(a.get_major_formatter(), (LogFormatter, FuncFormatter)):
+            continue
+        if isinstance(a.get_major_locator(), FixedLocator):  # ticks placed by hand: label them, add none
+            if isinstance(a.get_major_formatter(), LogFormatter):  # (hand-set labels are a FuncFormatter)
+                a.set_major_formatter(fmt)
             continue
         a.set_major_formatter(fmt)
         lo, hi = (ax.get_xlim() if name == "x" else ax.get_ylim())
@@ -283,7 +300,7 @@ def figure_directive(fig_id: str, caption: str, side: Mapping[str, Any] | None =
     cmd = reproduce_command(side)
     rebuild = f"\n\nRebuild: `{cmd}`" if cmd else ""
     return (f"```{{figure}} {rel_dir}/{fig_id}.svg\n:name: {fig_id}\n:width: {width}\n:alt: {alt_text(caption)}\n"
-            f":target: ../../_images/{fig_id}.svg\n:class: repcap-figure\n\n"
+            f":target: ../../_images/{fig_id}.svg\n:class: repcap-figure\n:figclass: repcap-figure\n\n"
             f"{caption}\n\n{files}{source}, profile `{side.get('profile', '?')}`.{rebuild}\n```\n")
 
 

@@ -115,3 +115,32 @@ def test_alt_text_and_reproduce_command_come_from_the_sidecar():
                                                         "git_revision": "abc", "parameters": {}})
     assert ":alt: Caption here." in md and "{download}`source <../../notebooks/01_x.py>`" in md
     assert "Rebuild: `repcap run notebooks/01_x.py --profile smoke" in md
+
+
+def _labels(axis):
+    return [t.get_text() for t in axis.get_ticklabels() if t.get_text()]
+
+
+def test_log_ticks_keep_hand_set_labels_and_label_hand_set_ticks():
+    """finish_axes gives log axes the book's labels, but ticks placed by hand get no extra minor
+    labels, and labels set by hand stay as set."""
+    fig, ax = plt.subplots()
+    ax.plot([4, 32], [0.1, 2])
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xticks([4, 8, 16, 32])
+    ax.set_xticklabels(["four", "8", "16", "32"])
+    ax.minorticks_off()
+    figures.finish_axes(fig)
+    fig.canvas.draw()
+    assert _labels(ax.xaxis) == ["four", "8", "16", "32"]
+    assert ax.xaxis.get_minorticklocs().size == 0
+    assert "0.5" in _labels(ax.yaxis) + [t.get_text() for t in ax.yaxis.get_minorticklabels()]
+    fig2, ax2 = plt.subplots()
+    ax2.plot([4, 32], [1, 2])
+    ax2.set_xscale("log")
+    ax2.set_xticks([4, 8, 16, 32])
+    figures.finish_axes(fig2)
+    fig2.canvas.draw()
+    assert _labels(ax2.xaxis) == ["4", "8", "16", "32"]
+    plt.close("all")
