@@ -58,6 +58,13 @@ class SparseBatch:
     B: int
     n: int
 
+    @classmethod
+    def from_dense(cls, x: torch.Tensor) -> SparseBatch:
+        """The non-zero entries of ``x: (M, B, n)`` (e.g. a dense sampler's batch)."""
+        M, B, n = x.shape
+        k, b, i = torch.nonzero(x, as_tuple=True)
+        return cls(rows=k * B + b, cols=i, vals=x[k, b, i].float(), wrows=k * n + i, M=M, B=B, n=n)
+
     def to_dense(self) -> torch.Tensor:
         """``x: (M, B, n)`` float32 (for tests and references)."""
         x = torch.zeros(self.M * self.B * self.n, dtype=torch.float32, device=self.vals.device)
@@ -86,7 +93,7 @@ class SparseSampler:
         dev = p.device
         self.M, self.n, self.B = int(M), int(n), int(batch)
         K = gap_budget(p, self.B).cpu()
-        self.per_model = K.sum(dim=1).tolist()  # gap (and value) uniforms per model and step
+        self.per_model = K.sum(dim=1).tolist()  # gap uniforms per model and step
         self.seg_len = K.flatten().to(dev)  # (M n,)
         seg = torch.repeat_interleave(torch.arange(M * n, device=dev), self.seg_len)
         self.seg = seg
@@ -96,24 +103,30 @@ class SparseSampler:
         self.logq = self.logq_all[seg]
         total = int(sum(self.per_model))
         self.u_gap = torch.empty(total, dtype=torch.float32, device=dev)
-        self.u_val = torch.empty(total, dtype=torch.float32, device=dev)
         self.start = torch.full((M * n,), -1, dtype=torch.int64, device=dev)  # a walk starts before sample 0
         self.row_base = torch.div(seg, n, rounding_mode="floor").mul_(self.B)  # k B per element
         self.feature = torch.arange(M * n, device=dev) % n  # i per segment
         self.offsets = [0]
         for t in self.per_model:
             self.offsets.append(self.offsets[-1] + int(t))
+        self.offsets_t = torch.tensor(self.offsets, dtype=torch.int64, device=dev)
 
     def sample(self, generators: Sequence[torch.Generator]) -> SparseBatch:
-        """One fresh batch per model (model ``k`` from ``generators[k]``)."""
+        """One fresh batch per model (model ``k`` from ``generators[k]``: its gap uniforms, then
+        one value uniform per active entry, then the continuations' uniforms)."""
         for k, g in enumerate(generators):
             a, e = self.offsets[k], self.offsets[k + 1]
             torch.rand((e - a,), generator=g, out=self.u_gap[a:e])
-            torch.rand((e - a,), generator=g, out=self.u_val[a:e])
         pos, last = _walk(self.u_gap, self.logq, self.seg, self.seg_start, self.seg_len, self.start, self.B)
-        idx = torch.nonzero(pos < self.B).squeeze(1)
-        seg, pos, vals = self.seg.index_select(0, idx), pos.index_select(0, idx), self.u_val.index_select(0, idx)
+        idx = torch.nonzero(pos < self.B).squeeze(1)  # sorted: model-major
+        seg, pos = self.seg.index_select(0, idx), pos.index_select(0, idx)
         rows = self.row_base.index_select(0, idx).add_(pos)
+        vals = torch.empty(idx.numel(), dtype=torch.float32, device=idx.device)
+        ends = [idx.numel()] if self.M == 1 else torch.searchsorted(idx, self.offsets_t[1:]).tolist()
+        a = 0
+        for g, e in zip(generators, ends):
+            torch.rand((e - a,), generator=g, out=vals[a:e])
+            a = e
         deficient = (self.seg_len > 0) & (last < self.B)
         if bool(deficient.any()):
             seg, rows, vals = _continue(self, generators, deficient, last, seg, rows, vals)
@@ -129,7 +142,7 @@ def _walk(u: torch.Tensor, logq: torch.Tensor, seg: torch.Tensor, seg_start: tor
     segment) and ``last: (S,)`` the position of each segment's last event (``start`` if empty)."""
     if u.numel() == 0:
         return torch.empty(0, dtype=torch.int64, device=u.device), start.clone()
-    gap = torch.floor(torch.log1p(-u) / logq).clamp_(max=float(B))  # log U', U' = 1 - u in (0, 1]
+    gap = torch.div(torch.log1p(-u), logq, rounding_mode="floor").clamp_(max=float(B))  # log U', U' = 1 - u
     step = gap.to(torch.int64).add_(1)  # a clamped gap still lands past the batch's end
     cum = torch.cumsum(step, 0)
     first = seg_start.clamp(max=u.numel() - 1)
@@ -153,7 +166,7 @@ def _continue(s: SparseSampler, generators: Sequence[torch.Generator], deficient
                                                             lens.cpu()).tolist()
         total = int(sum(per))
         dev = s.u_gap.device
-        ug = torch.empty(total, dtype=torch.float32, device=dev)
+        ug = torch.empty(total, dtype=torch.float32, device=dev)  # gaps, then values, per model
         uv = torch.empty(total, dtype=torch.float32, device=dev)
         a = 0
         for k, cnt in enumerate(per):

@@ -1,0 +1,145 @@
+"""The toy-model trainer at the paper's main-sweep size, side by side in one process: today's dense
+path, the sparse path, and a plain autograd + ``torch.optim.AdamW`` loop, against the GEMM floor.
+
+Paths (Liu, Liu & Gore 2025 toy model, ``y = ReLU(x W Wᵀ + b)``, ``n`` features, width ``m``):
+
+* ``dense``    - :func:`repcap.toy.train` with ``sampler="dense"``: ``B x n`` uniforms a step and
+                 dense batched products (the trainer before the sparse path);
+* ``sparse``   - :func:`repcap.toy.train` with ``sampler="sparse"``: the active entries only
+                 (geometric gaps), ``h = x W`` and ``xᵀ (g W)`` as gathers/scatters, three dense
+                 products (``z = [h, 1] [W, b]ᵀ``, ``(g W)ᵀ``, ``[h, 1]ᵀ g``);
+* ``autograd`` - a plain loop as a PyTorch user writes it: dense data, ``relu(x W Wᵀ + b)``,
+                 ``mse_loss``, ``backward()``, ``torch.optim.AdamW`` (models batched with ``bmm``).
+
+Each is timed as ms per model step (best of ``--repeat``) and as a multiple of the GEMM floor:
+``6 B n m`` FLOPs per model step (``z = h Wᵀ``, ``g W``, ``gᵀ h``, once the sparse input is
+exploited) at the float32 matmul throughput measured in the same run (``_ceiling.py``) on the
+trainers' thread count (one: :class:`repcap.devices.cpu_threads`).  ``--profile`` prints the
+sparse path's top operators (``torch.profiler``) at the first width.
+
+    python benchmarks/toy_trainer.py                  # n = 1000, batch 2048, m = 10, 25, 100, 1 and 12 models
+    python benchmarks/toy_trainer.py --quick          # small sizes, a few steps (make bench)
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import torch
+import torch.nn.functional as F
+
+from _ceiling import describe as describe_ceiling, matmul_ceiling
+from repcap import toy
+from repcap.devices import device_name, resolve_device
+
+
+def sync(dev: torch.device) -> None:
+    if dev.type == "cuda":
+        torch.cuda.synchronize(dev)
+
+
+def specs(k: int) -> list[toy.ModelSpec]:
+    return [toy.ModelSpec(alpha=1.0, gamma=(-1.0, 0.5)[i % 2], seed=i) for i in range(k)]
+
+
+def trainer_ms(sampler: str, n: int, m: int, batch: int, steps: int, k: int, dev: torch.device, repeat: int) -> float:
+    """ms per model step of :func:`repcap.toy.train` (its own loop timer; the loss is computed on
+    a few steps, as in a long run)."""
+    cfg = toy.TrainConfig(n=n, m=m, batch=batch, steps=steps, loss_window=1, sampler=sampler, device=str(dev))
+    ss = specs(k)
+    toy.train(ss, toy.TrainConfig(n=n, m=m, batch=batch, steps=2, sampler=sampler, device=str(dev)))  # warm-up
+    best = min(toy.train(ss, cfg, n_curve=1).seconds for _ in range(repeat))
+    return 1e3 * best / (steps * k)
+
+
+def autograd_ms(n: int, m: int, batch: int, steps: int, k: int, dev: torch.device, repeat: int) -> float:
+    """ms per model step of a plain autograd + AdamW loop over ``k`` models (``W: (k, n, m)``)."""
+    p = toy.frequencies(n, "power", 1.0).to(dev, torch.float32)
+    g = torch.Generator(device=dev).manual_seed(0)
+    W = (torch.randn(k, n, m, generator=g, device=dev) / m**0.5).requires_grad_()
+    b = torch.randn(k, n, generator=g, device=dev).requires_grad_()
+    opt = torch.optim.AdamW([W, b], lr=1e-2, weight_decay=0.1)
+
+    def run(t: int) -> None:
+        for _ in range(t):
+            x = (torch.rand(k, batch, n, generator=g, device=dev) < p) * torch.rand(k, batch, n, generator=g, device=dev)
+            x = 2 * x
+            y = torch.relu(torch.baddbmm(b[:, None, :], torch.bmm(x, W), W.transpose(1, 2)))
+            loss = F.mse_loss(y, x, reduction="none").mean(dim=(1, 2)).sum()  # each model its own mean
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+        sync(dev)
+
+    run(2)  # warm-up
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        run(steps)
+        best = min(best, time.perf_counter() - t0)
+    return 1e3 * best / (steps * k)
+
+
+def floor_ms(n: int, m: int, batch: int, flops: float) -> float:
+    return 1e3 * 6.0 * batch * n * m / flops
+
+
+def profile_sparse(n: int, m: int, batch: int, dev: torch.device) -> None:
+    from torch.profiler import ProfilerActivity, profile
+
+    cfg = toy.TrainConfig(n=n, m=m, batch=batch, steps=40, loss_window=1, sampler="sparse", device=str(dev))
+    toy.train(specs(1), cfg, n_curve=1)
+    acts = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if dev.type == "cuda" else [])
+    with profile(activities=acts, record_shapes=True) as prof:
+        res = toy.train(specs(1), cfg, n_curve=1)
+    print(f"\nprofile of the sparse trainer, n={n} m={m} batch={batch}, 40 steps, one model "
+          f"({1e3 * res.seconds / 40:.2f} ms/step under the profiler):")
+    print(prof.key_averages(group_by_input_shape=True).table(sort_by="self_cpu_time_total", row_limit=14,
+                                                             max_name_column_width=24, max_shapes_column_width=60))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="small sizes, a few steps (seconds)")
+    ap.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
+    ap.add_argument("--repeat", type=int, default=2, help="runs per path; the best is reported")
+    ap.add_argument("--profile", action="store_true", help="print the sparse path's top operators")
+    args = ap.parse_args()
+    dev = resolve_device(args.device)
+    if args.quick:
+        n, batch, ms, ks, steps = 256, 256, (8, 16), (1, 4), {"dense": 4, "sparse": 10, "autograd": 4}
+    else:
+        n, batch, ms, ks, steps = 1000, 2048, (10, 25, 100), (1, 12), {"dense": 12, "sparse": 120, "autograd": 12}
+    threads = torch.get_num_threads()
+    if dev.type == "cpu":
+        torch.set_num_threads(1)  # the trainers' count (repcap.devices.cpu_threads); the loop and ceiling too
+    print(f"toy trainer benchmark on {device_name(dev)} (torch {torch.__version__}), n={n} batch={batch}, "
+          f"best of {args.repeat}")
+    ceil = matmul_ceiling(dev)
+    print(describe_ceiling(dev, ceil))
+    if dev.type == "cpu" and threads > 1:
+        torch.set_num_threads(threads)
+        print(f"  (with {threads} threads: {matmul_ceiling(dev) / 1e12:.3f} TFLOP/s; the runs below use 1)")
+        torch.set_num_threads(1)
+    head = (f"{'m':>4} {'models':>6} {'floor ms':>8} | {'dense ms':>8} {'x floor':>7} | {'sparse ms':>9} {'x floor':>7} | "
+            f"{'autograd ms':>11} {'x floor':>7} | {'sparse vs dense':>15} {'vs autograd':>11}")
+    print(head)
+    print("-" * len(head))
+    for m in ms:
+        for k in ks:
+            scale = max(1, 12 // k) if not args.quick else 1
+            t_d = trainer_ms("dense", n, m, batch, max(2, steps["dense"] // k), k, dev, args.repeat)
+            t_s = trainer_ms("sparse", n, m, batch, max(4, steps["sparse"] * scale // 12), k, dev, args.repeat)
+            t_a = autograd_ms(n, m, batch, max(2, steps["autograd"] // k), k, dev, args.repeat)
+            fl = floor_ms(n, m, batch, ceil)
+            print(f"{m:>4} {k:>6} {fl:>8.2f} | {t_d:>8.2f} {t_d / fl:>6.1f}x | {t_s:>9.2f} {t_s / fl:>6.2f}x | "
+                  f"{t_a:>11.2f} {t_a / fl:>6.1f}x | {t_d / t_s:>14.1f}x {t_a / t_s:>10.1f}x", flush=True)
+    print("(ms per model step; x floor: time over the GEMM floor, 6 batch n m FLOPs at the measured matmul "
+          "throughput; sparse vs dense / vs autograd: speed-up of the sparse trainer)")
+    if args.profile:
+        profile_sparse(n, ms[0], batch, dev)
+
+
+if __name__ == "__main__":
+    main()
