@@ -16,9 +16,10 @@ import argparse
 import time
 
 import torch
+from _ceiling import describe as describe_ceiling
+from _ceiling import matmul_ceiling
 
 from repcap import toy
-from _ceiling import describe as describe_ceiling, matmul_ceiling
 from repcap.devices import device_name, resolve_device
 
 

@@ -28,8 +28,9 @@ import time
 
 import torch
 import torch.nn.functional as F
+from _ceiling import describe as describe_ceiling
+from _ceiling import matmul_ceiling
 
-from _ceiling import describe as describe_ceiling, matmul_ceiling
 from repcap import toy
 from repcap.devices import device_name, resolve_device
 
@@ -63,7 +64,9 @@ def autograd_ms(n: int, m: int, batch: int, steps: int, k: int, dev: torch.devic
 
     def run(t: int) -> None:
         for _ in range(t):
-            x = (torch.rand(k, batch, n, generator=g, device=dev) < p) * torch.rand(k, batch, n, generator=g, device=dev)
+            x = (torch.rand(k, batch, n, generator=g, device=dev) < p) * torch.rand(
+                k, batch, n, generator=g, device=dev
+            )
             x = 2 * x
             y = torch.relu(torch.baddbmm(b[:, None, :], torch.bmm(x, W), W.transpose(1, 2)))
             loss = F.mse_loss(y, x, reduction="none").mean(dim=(1, 2)).sum()  # each model its own mean
@@ -93,10 +96,15 @@ def profile_sparse(n: int, m: int, batch: int, dev: torch.device) -> None:
     acts = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if dev.type == "cuda" else [])
     with profile(activities=acts, record_shapes=True) as prof:
         res = toy.train(specs(1), cfg, n_curve=1)
-    print(f"\nprofile of the sparse trainer, n={n} m={m} batch={batch}, 40 steps, one model "
-          f"({1e3 * res.seconds / 40:.2f} ms/step under the profiler):")
-    print(prof.key_averages(group_by_input_shape=True).table(sort_by="self_cpu_time_total", row_limit=14,
-                                                             max_name_column_width=24, max_shapes_column_width=60))
+    print(
+        f"\nprofile of the sparse trainer, n={n} m={m} batch={batch}, 40 steps, one model "
+        f"({1e3 * res.seconds / 40:.2f} ms/step under the profiler):"
+    )
+    print(
+        prof.key_averages(group_by_input_shape=True).table(
+            sort_by="self_cpu_time_total", row_limit=14, max_name_column_width=24, max_shapes_column_width=60
+        )
+    )
 
 
 def main() -> None:
@@ -114,16 +122,20 @@ def main() -> None:
     threads = torch.get_num_threads()
     if dev.type == "cpu":
         torch.set_num_threads(1)  # the trainers' count (repcap.devices.cpu_threads); the loop and ceiling too
-    print(f"toy trainer benchmark on {device_name(dev)} (torch {torch.__version__}), n={n} batch={batch}, "
-          f"best of {args.repeat}")
+    print(
+        f"toy trainer benchmark on {device_name(dev)} (torch {torch.__version__}), n={n} batch={batch}, "
+        f"best of {args.repeat}"
+    )
     ceil = matmul_ceiling(dev)
     print(describe_ceiling(dev, ceil))
     if dev.type == "cpu" and threads > 1:
         torch.set_num_threads(threads)
         print(f"  (with {threads} threads: {matmul_ceiling(dev) / 1e12:.3f} TFLOP/s; the runs below use 1)")
         torch.set_num_threads(1)
-    head = (f"{'m':>4} {'models':>6} {'floor ms':>8} | {'dense ms':>8} {'x floor':>7} | {'sparse ms':>9} {'x floor':>7} | "
-            f"{'autograd ms':>11} {'x floor':>7} | {'sparse vs dense':>15} {'vs autograd':>11}")
+    head = (
+        f"{'m':>4} {'models':>6} {'floor ms':>8} | {'dense ms':>8} {'x floor':>7} | {'sparse ms':>9} {'x floor':>7} | "
+        f"{'autograd ms':>11} {'x floor':>7} | {'sparse vs dense':>15} {'vs autograd':>11}"
+    )
     print(head)
     print("-" * len(head))
     for m in ms:
@@ -133,10 +145,15 @@ def main() -> None:
             t_s = trainer_ms("sparse", n, m, batch, max(4, steps["sparse"] * scale // 12), k, dev, args.repeat)
             t_a = autograd_ms(n, m, batch, max(2, steps["autograd"] // k), k, dev, args.repeat)
             fl = floor_ms(n, m, batch, ceil)
-            print(f"{m:>4} {k:>6} {fl:>8.2f} | {t_d:>8.2f} {t_d / fl:>6.1f}x | {t_s:>9.2f} {t_s / fl:>6.2f}x | "
-                  f"{t_a:>11.2f} {t_a / fl:>6.1f}x | {t_d / t_s:>14.1f}x {t_a / t_s:>10.1f}x", flush=True)
-    print("(ms per model step; x floor: time over the GEMM floor, 6 batch n m FLOPs at the measured matmul "
-          "throughput; sparse vs dense / vs autograd: speed-up of the sparse trainer)")
+            print(
+                f"{m:>4} {k:>6} {fl:>8.2f} | {t_d:>8.2f} {t_d / fl:>6.1f}x | {t_s:>9.2f} {t_s / fl:>6.2f}x | "
+                f"{t_a:>11.2f} {t_a / fl:>6.1f}x | {t_d / t_s:>14.1f}x {t_a / t_s:>10.1f}x",
+                flush=True,
+            )
+    print(
+        "(ms per model step; x floor: time over the GEMM floor, 6 batch n m FLOPs at the measured matmul "
+        "throughput; sparse vs dense / vs autograd: speed-up of the sparse trainer)"
+    )
     if args.profile:
         profile_sparse(n, ms[0], batch, dev)
 

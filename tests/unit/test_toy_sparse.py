@@ -36,8 +36,11 @@ def _freq_and_values(batches, n):
 
 # ---------------------------------------------------------------- the distribution
 
-@pytest.mark.parametrize("dist, kw", [("power", dict(alpha=1.0)), ("power", dict(alpha=0.3)),
-                                      ("linear", {}), ("density", dict(alpha=2.0, density=5.0))])
+
+@pytest.mark.parametrize(
+    "dist, kw",
+    [("power", dict(alpha=1.0)), ("power", dict(alpha=0.3)), ("linear", {}), ("density", dict(alpha=2.0, density=5.0))],
+)
 def test_sparse_sampler_frequencies_and_values_match_spec(dist, kw):
     n, B, steps = 40, 256, 300
     p = toy.frequencies(n, dist, **kw)
@@ -136,12 +139,14 @@ def test_a_models_sparse_stream_does_not_depend_on_its_neighbours():
     p = toy.frequencies(n, "power", alpha=1.0)
     q = toy.frequencies(n, "power", alpha=2.0)
     two = SparseSampler(torch.stack([q, p]).float(), B).sample(
-        [torch.Generator().manual_seed(9), torch.Generator().manual_seed(3)])
+        [torch.Generator().manual_seed(9), torch.Generator().manual_seed(3)]
+    )
     one = SparseSampler(p[None].float(), B).sample([torch.Generator().manual_seed(3)])
     torch.testing.assert_close(two.to_dense()[1], one.to_dense()[0], rtol=0, atol=0)
 
 
 # ---------------------------------------------------------------- the model
+
 
 def _batch(M, B, n, seed=0):
     p = torch.stack([toy.frequencies(n, "density", alpha=a, density=2.0) for a in np.linspace(0.5, 1.5, M)])
@@ -175,7 +180,9 @@ def test_sparse_loss_and_grad_match_float64_autograd(case):
     torch.testing.assert_close(dW, W.grad, rtol=1e-10, atol=1e-12)
     torch.testing.assert_close(db, b.grad, rtol=1e-10, atol=1e-12)
     torch.testing.assert_close(loss_sum, objective.detach() * n, rtol=1e-10, atol=0)
-    torch.testing.assert_close(x.to_dense(), sparse_data.SparseBatch.from_dense(x.to_dense()).to_dense(), rtol=0, atol=0)
+    torch.testing.assert_close(
+        x.to_dense(), sparse_data.SparseBatch.from_dense(x.to_dense()).to_dense(), rtol=0, atol=0
+    )
 
 
 def test_sparse_and_dense_model_paths_agree_in_float32():
@@ -194,6 +201,7 @@ def test_sparse_and_dense_model_paths_agree_in_float32():
 
 # ---------------------------------------------------------------- the trainer
 
+
 def test_auto_sampler_rule():
     cpu, p = CPU, toy.frequencies
     assert choose_sampler("auto", p(256)[None], cpu) == "dense"  # the golden and book sizes stay dense
@@ -210,8 +218,10 @@ def test_auto_sampler_rule():
 
 def test_sparse_batched_training_equals_single_models():
     cfg = toy.TrainConfig(n=24, m=4, steps=60, batch=32, device="cpu", sampler="sparse")
-    specs = [toy.ModelSpec(alpha=a, gamma=g, seed=s, lr=lr)
-             for a, g, s, lr in [(0.5, -1.0, 1, 1e-2), (1.5, 0.3, 2, 5e-3), (1.0, 0.0, 3, 2e-2)]]
+    specs = [
+        toy.ModelSpec(alpha=a, gamma=g, seed=s, lr=lr)
+        for a, g, s, lr in [(0.5, -1.0, 1, 1e-2), (1.5, 0.3, 2, 5e-3), (1.0, 0.0, 3, 2e-2)]
+    ]
     batched = toy.train(specs, cfg)
     for chunk in (1, None):
         other = toy.train(specs, replace(cfg, cpu_chunk_elems=chunk))
@@ -232,8 +242,8 @@ def test_sparse_trainer_agrees_with_dense_within_seed_noise():
     k = len(seeds)
     for j, regime in enumerate(("strong", "weak")):
         for key in ("loss", "phi_half", "mean_sq_overlap"):
-            a = np.array([d[key] for d in meas["dense"][j * k:(j + 1) * k]])
-            b = np.array([d[key] for d in meas["sparse"][j * k:(j + 1) * k]])
+            a = np.array([d[key] for d in meas["dense"][j * k : (j + 1) * k]])
+            b = np.array([d[key] for d in meas["sparse"][j * k : (j + 1) * k]])
             se = math.sqrt(a.var(ddof=1) / k + b.var(ddof=1) / k)
             assert abs(a.mean() - b.mean()) <= 4 * se + 0.02 * abs(a.mean()) + 1e-9, (regime, key, a, b)
     strong = meas["sparse"][:k]

@@ -79,7 +79,8 @@ def train_points(configs: Sequence[dict], device: str = "auto", progress: bool =
     """Batched sweep function: train every config (all with one :func:`group_key`) as one batch
     and return one result dict per config: ``loss``, ``phi_half``, ``n_represented``,
     ``mean_sq_overlap``, ``mean_sq_overlap_represented``, ``seconds`` (the batch's wall time
-    divided by its size), ``device``, and ``norms`` when ``keep_norms``."""
+    divided by its size), ``device``, ``sampler`` (the data sampler used: ``"auto"`` resolved), and
+    ``norms`` when ``keep_norms``."""
     cs = [sweep_config(**c) for c in configs]
     keys = {group_key(c) for c in cs}
     if len(keys) != 1:
@@ -94,6 +95,7 @@ def train_points(configs: Sequence[dict], device: str = "auto", progress: bool =
                 d[key] = None
         d["seconds"] = res.seconds / len(cs)
         d["device"] = res.device
+        d["sampler"] = res.sampler
         out.append(d)
     return out
 

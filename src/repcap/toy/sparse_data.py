@@ -130,12 +130,26 @@ class SparseSampler:
         deficient = (self.seg_len > 0) & (last < self.B)
         if bool(deficient.any()):
             seg, rows, vals = _continue(self, generators, deficient, last, seg, rows, vals)
-        return SparseBatch(rows=rows, cols=self.feature[seg], vals=vals.neg_().add_(1.0).mul_(2.0), wrows=seg,
-                           M=self.M, B=self.B, n=self.n)
+        return SparseBatch(
+            rows=rows,
+            cols=self.feature[seg],
+            vals=vals.neg_().add_(1.0).mul_(2.0),
+            wrows=seg,
+            M=self.M,
+            B=self.B,
+            n=self.n,
+        )
 
 
-def _walk(u: torch.Tensor, logq: torch.Tensor, seg: torch.Tensor, seg_start: torch.Tensor,
-          seg_len: torch.Tensor, start: torch.Tensor, B: int) -> tuple[torch.Tensor, torch.Tensor]:
+def _walk(
+    u: torch.Tensor,
+    logq: torch.Tensor,
+    seg: torch.Tensor,
+    seg_start: torch.Tensor,
+    seg_len: torch.Tensor,
+    start: torch.Tensor,
+    B: int,
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Positions of a flat gap walk.  ``u, logq, seg: (L,)`` (the segment of each element;
     segments contiguous), ``seg_start, seg_len, start: (S,)`` (each segment's first element, its
     length and the position it starts after).  Returns ``pos: (L,)`` (strictly increasing within a
@@ -152,9 +166,15 @@ def _walk(u: torch.Tensor, logq: torch.Tensor, seg: torch.Tensor, seg_start: tor
     return pos, last
 
 
-def _continue(s: SparseSampler, generators: Sequence[torch.Generator], deficient: torch.Tensor,
-              last: torch.Tensor, seg: torch.Tensor, rows: torch.Tensor, vals: torch.Tensor
-              ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+def _continue(
+    s: SparseSampler,
+    generators: Sequence[torch.Generator],
+    deficient: torch.Tensor,
+    last: torch.Tensor,
+    seg: torch.Tensor,
+    rows: torch.Tensor,
+    vals: torch.Tensor,
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Walk on from ``last`` for the segments whose budget ran out inside the batch, until each
     has passed the batch's end.  Model ``k``'s extra uniforms come from ``generators[k]``."""
     segs, rowss, valss = [seg], [rows], [vals]
@@ -162,8 +182,11 @@ def _continue(s: SparseSampler, generators: Sequence[torch.Generator], deficient
         ids = torch.nonzero(deficient).flatten()  # model-major
         lens = s.seg_len[ids]
         models = (ids // s.n).tolist()
-        per = torch.zeros(s.M, dtype=torch.int64).index_add_(0, torch.tensor(models, dtype=torch.int64),
-                                                            lens.cpu()).tolist()
+        per = (
+            torch.zeros(s.M, dtype=torch.int64)
+            .index_add_(0, torch.tensor(models, dtype=torch.int64), lens.cpu())
+            .tolist()
+        )
         total = int(sum(per))
         dev = s.u_gap.device
         ug = torch.empty(total, dtype=torch.float32, device=dev)  # gaps, then values, per model
@@ -171,8 +194,8 @@ def _continue(s: SparseSampler, generators: Sequence[torch.Generator], deficient
         a = 0
         for k, cnt in enumerate(per):
             if cnt:
-                torch.rand((cnt,), generator=generators[k], out=ug[a:a + cnt])
-                torch.rand((cnt,), generator=generators[k], out=uv[a:a + cnt])
+                torch.rand((cnt,), generator=generators[k], out=ug[a : a + cnt])
+                torch.rand((cnt,), generator=generators[k], out=uv[a : a + cnt])
                 a += cnt
         local = torch.repeat_interleave(torch.arange(ids.numel(), device=dev), lens)
         starts = torch.cumsum(lens, 0) - lens
@@ -208,5 +231,3 @@ def sparse_fraction(p: torch.Tensor) -> float:
 def expected_gaps(p: torch.Tensor, batch: int) -> int:
     """Uniforms per step of the sparse walk for frequencies ``p: (M, n)`` (twice this with values)."""
     return int(gap_budget(p, batch).sum())
-
-

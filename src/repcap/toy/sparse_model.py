@@ -49,9 +49,9 @@ def compact_rows(x: SparseBatch) -> tuple[torch.Tensor, torch.Tensor, int]:
     return rows, counts, Bc
 
 
-def sparse_loss_and_grad(x: SparseBatch, W: torch.Tensor, b: torch.Tensor, need_loss: bool = True,
-                         ws: SparseWorkspace | None = None
-                         ) -> tuple[torch.Tensor | None, torch.Tensor, torch.Tensor]:
+def sparse_loss_and_grad(
+    x: SparseBatch, W: torch.Tensor, b: torch.Tensor, need_loss: bool = True, ws: SparseWorkspace | None = None
+) -> tuple[torch.Tensor | None, torch.Tensor, torch.Tensor]:
     """Per-model loss and gradients for sparse data, as :func:`repcap.toy.model.loss_and_grad`.
 
     ``x``: a batch of ``M`` models (``x.M``), ``W: (M, n, m)``, ``b: (M, n)``.  Returns
@@ -69,8 +69,8 @@ def sparse_loss_and_grad(x: SparseBatch, W: torch.Tensor, b: torch.Tensor, need_
     if ws is None:
         ws = SparseWorkspace(M, B, n, m, W.device, W.dtype)
     rows, counts, Bc = compact_rows(x)
-    hb = ws.hb[:M * Bc * (m + 1)].view(M, Bc, m + 1)
-    z = ws.z[:M * Bc * n].view(M, Bc, n)
+    hb = ws.hb[: M * Bc * (m + 1)].view(M, Bc, m + 1)
+    z = ws.z[: M * Bc * n].view(M, Bc, n)
     Wb = ws.Wb[:M]
     v = x.vals.to(W.dtype)
     widx = x.wrows  # row of W: k n + i
@@ -101,8 +101,15 @@ def sparse_loss_and_grad(x: SparseBatch, W: torch.Tensor, b: torch.Tensor, need_
     return loss_sum, dW, db
 
 
-def _loss(z: torch.Tensor, za: torch.Tensor, v: torch.Tensor, rb: torch.Tensor, empty: torch.Tensor,
-          model: torch.Tensor, B: int) -> torch.Tensor:
+def _loss(
+    z: torch.Tensor,
+    za: torch.Tensor,
+    v: torch.Tensor,
+    rb: torch.Tensor,
+    empty: torch.Tensor,
+    model: torch.Tensor,
+    B: int,
+) -> torch.Tensor:
     """Per-sample squared error summed over features, ``(M,)`` float64: ``|relu(z)|²`` over the
     packed rows ``z: (M, B', n)`` (after the ReLU), the active entries' ``(relu(z) - x)² - relu(z)²``
     (``za, v``: ``z`` before the ReLU and ``x``; ``model``: their model) and the empty samples'

@@ -141,11 +141,12 @@ class _Workspace:
         self.db = torch.empty_like(models.b)
         self.loss_sum = torch.zeros(M, dtype=torch.float64, device=dev)
 
-    def _group(self, models: _Models, j: int, need_loss: bool):
+    def _group(self, models: _Models, j: int, need_loss: bool
+               ) -> tuple[torch.Tensor | None, torch.Tensor, torch.Tensor]:
         a, e = self.groups[j]
         if self.sparse:
-            x = self.samplers[j].sample(models.gens[a:e])
-            return sparse_loss_and_grad(x, models.W[a:e], models.b[a:e], need_loss=need_loss, ws=self.sparse_ws)
+            xs = self.samplers[j].sample(models.gens[a:e])
+            return sparse_loss_and_grad(xs, models.W[a:e], models.b[a:e], need_loss=need_loss, ws=self.sparse_ws)
         k = e - a
         x = sample_batch(models.p[a:e], self.B, models.gens[a:e], out=self.scratch[:k], mask=self.bool_buf[:k])
         return loss_and_grad(x, models.W[a:e], models.b[a:e], need_loss=need_loss,
