@@ -41,7 +41,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from repcap import catalog, figures, findings, laws, reference, tables
+from repcap import calculator, catalog, figures, findings, laws, reference, tables
 from repcap.config import given
 from repcap.chapter import glue, start
 
@@ -115,7 +115,20 @@ findings.record("guha-table1-law", float(t1["relative gap"].abs().max()))
 # %% [markdown]
 # All {glue:text}`capacity_table1_n` finite capacities of Table 1 agree with the law to within
 # {glue:text}`capacity_table1_gap:.2%`, the rounding of three printed significant figures.
+
+# %% [markdown]
+# ### Try it: a capacity calculator
 #
+# Enter a width $d$ and a tolerance $\varepsilon$ (or the angle of the closest pair; $\varepsilon$ is
+# its cosine). The calculator gives the capacity under each law next to the Welch and Levenshtein
+# bounds, which no arrangement of vectors can beat: a law above them claims more vectors than fit.
+# It runs in the browser, offline, with the formulas and published constants of `repcap.laws` and
+# `repcap.bounds` (a test compares the two on a grid); it starts at the paper's worked example.
+
+# %% tags=["remove-input"]
+calculator.widget()
+
+# %% [markdown]
 # ## Our models under every law
 #
 # Guha reports capacity only for Class 2 ($\varepsilon <$ {glue:text}`capacity_class2_boundary`): for

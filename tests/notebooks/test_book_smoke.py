@@ -97,3 +97,45 @@ def test_book_builds_offline(book_root):
         page = (out / "book" / "generated" / f"{stem}.html").read_text()
         assert "Built with the" in page and "smoke" in page
         assert "caption-number" in page or stem not in {f.split("-")[1] for f in figs}
+    _check_pages_read_well(book_root, out)
+
+
+def _check_pages_read_well(book_root, out):
+    """What a reader sees: tables without a pandas index column or NaN/None cells; every figure with
+    alt text from its caption and the command that rebuilds it; the capacity calculator's element
+    with its constants, and its script, on the capacity page."""
+    import html as html_lib
+
+    from repcap import calculator, figures
+
+    problems = []
+    sidecars = {p.stem: json.loads(p.read_text()) for p in (book_root / "book" / "generated" / "figures").glob("fig-*.json")}
+    for page in sorted((out / "book").rglob("*.html")):
+        text = page.read_text(errors="replace")
+        name = page.relative_to(out)
+        if 'class="dataframe' in text:
+            problems.append(f"{name}: a raw pandas table (use repcap.tables.show)")
+        for table in re.findall(r"<table.*?</table>", text, flags=re.S):
+            if re.search(r"<tbody>\s*<tr>\s*<th", table):
+                problems.append(f"{name}: a table with an index column")
+            cells = [html_lib.unescape(re.sub(r"<[^>]+>", "", c)).strip() for c in re.findall(r"<td[^>]*>(.*?)</td>", table, flags=re.S)]
+            bad = sorted({c for c in cells if c in ("NaN", "nan", "None", "NaT", "<NA>")})
+            if bad:
+                problems.append(f"{name}: cells {bad}")
+        for fid, body in re.findall(r'<figure[^>]*id="(fig-[a-z0-9-]+)"[^>]*>(.*?)</figure>', text, flags=re.S):
+            side = sidecars.get(fid)
+            if side is None:
+                problems.append(f"{name}: {fid} has no sidecar")
+                continue
+            alt = re.search(r'<img alt="([^"]*)"', body)
+            if not alt or html_lib.unescape(alt.group(1)) != figures.alt_text(side["caption"]):
+                problems.append(f"{name}: {fid} alt text is not its caption")
+            if "Rebuild:" not in body or "repcap run notebooks/" not in body:
+                problems.append(f"{name}: {fid} has no rebuild command")
+    assert not problems, "\n".join(problems[:40])
+    cap = (out / "book" / "generated" / "03_capacity.html").read_text()
+    m = re.search(r'<div class="repcap-capcalc" data-config="([^"]+)"', cap)
+    assert m, "the capacity calculator is missing from the capacity chapter"
+    assert json.loads(html_lib.unescape(m.group(1))) == json.loads(json.dumps(calculator.config()))
+    assert re.search(r'<script[^>]+src="[^"]*_static/capacity\.js', cap)
+    assert (out / "_static" / "capacity.js").exists()

@@ -1,0 +1,61 @@
+"""The book's capacity calculator: the constants it computes with, and the element a chapter puts
+on its page.
+
+The calculator itself is plain JavaScript shipped with the book (``book/static/capacity.js``, loaded
+on every page by ``_config.yml``); it implements the formulas of :mod:`repcap.laws` and
+:mod:`repcap.bounds`.  Its constants are not typed into the script: :func:`config` takes them from
+the published values (``data/reference/``) and :func:`widget` writes them into the page, so the
+script and the Python functions always use the same numbers (``tests/unit/test_capacity_calculator.py``
+checks that they agree).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from typing import Any
+
+from . import laws
+from .reference import value
+
+#: The laws the calculator shows, in order (keys of :data:`repcap.laws.PUBLISHED`).
+LAWS = ("jl8", "jl", "adjusted", "four")
+#: Largest dimension the calculator accepts.
+MAX_D = 10_000_000
+
+
+def config(default_d: int | None = None, default_eps: float | None = None) -> dict[str, Any]:
+    """Everything the script computes with: each law's form and constants, Yoder's divisor, Guha's
+    class boundaries, and the starting values (default: the paper's worked example, Llama 2 7B)."""
+    return {
+        "laws": [{"name": k, "label": laws.PUBLISHED[k].label, "form": laws.PUBLISHED[k].form,
+                  "constants": dict(laws.PUBLISHED[k].constants)} for k in LAWS],
+        "yoder": {"label": f"Yoder's rule 10^(d F²/{laws.YODER_DIVISOR:g})", "divisor": laws.YODER_DIVISOR},
+        "classes": {"class1_above": value("guha2026.class1_eps_above"),
+                    "class2_below": value("guha2026.class2_eps_below")},
+        "default_d": int(default_d if default_d is not None else value("guha2026.llama2_7b_d")),
+        "default_eps": float(default_eps if default_eps is not None else value("guha2026.llama2_7b_eps")),
+        "limits": {"max_d": MAX_D},
+    }
+
+
+class Widget:
+    """The calculator's element: renders as HTML in the book, as one line in a terminal."""
+
+    def __init__(self, cfg: dict[str, Any]):
+        self.config = cfg
+
+    def _repr_html_(self) -> str:
+        data = html.escape(json.dumps(self.config, allow_nan=False), quote=True)
+        return (f'<div class="repcap-capcalc" data-config="{data}">'
+                "<noscript><p>The capacity calculator needs JavaScript; in Python, "
+                "<code>repcap.laws.capacity(eps, d, law)</code> and <code>repcap.bounds</code> compute "
+                "the same numbers.</p></noscript></div>")
+
+    def __repr__(self) -> str:
+        return f"capacity calculator (d = {self.config['default_d']}, ε = {self.config['default_eps']})"
+
+
+def widget(default_d: int | None = None, default_eps: float | None = None) -> Widget:
+    """The calculator for a chapter's page (``display(widget())`` or as a cell's last value)."""
+    return Widget(config(default_d, default_eps))

@@ -1,0 +1,94 @@
+"""The book's capacity calculator (book/static/capacity.js, run under node) against repcap.laws and
+repcap.bounds on a grid of (d, eps), with the constants the chapter writes into the page."""
+
+import json
+import math
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from repcap import bounds, calculator, laws
+
+SCRIPT = Path(__file__).resolve().parents[2] / "book" / "static" / "capacity.js"
+NODE = shutil.which("node") or shutil.which("nodejs")
+pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed (apt install nodejs)")
+
+DS = [1, 2, 3, 16, 100, 768, 4096, 12288]
+EPS = [0.001, 0.01, 0.05, 0.0645, 0.1, 0.2, 0.35, 0.5, 0.9, 0.999]
+
+HARNESS = """
+const api = require(process.argv[1]);
+const input = JSON.parse(require("fs").readFileSync(0, "utf8"));
+const out = input.points.map(([d, eps]) => api.evaluate(input.config, d, eps).map(r => [r.key, r.log10]));
+const fmt = input.counts.map(x => api.formatCount(x));
+const parsed = input.inputs.map(([a, b]) => api.parseInputs(a, b, input.config.limits));
+process.stdout.write(JSON.stringify({out, fmt, parsed}, (k, v) => v === Infinity ? "inf" : v));
+"""
+
+
+def _run(payload):
+    res = subprocess.run([NODE, "-e", HARNESS, str(SCRIPT)], input=json.dumps(payload, allow_nan=False), capture_output=True,
+                         text=True, timeout=60, check=True)
+    return json.loads(res.stdout)
+
+
+def _expected(d, eps):
+    row = {k: float(laws.PUBLISHED[k].log10_capacity(eps, d)) for k in calculator.LAWS}
+    row["yoder"] = float(laws.yoder_log10_capacity(d, math.degrees(math.asin(eps))))
+    row["welch"] = float(bounds.welch_log_capacity(d, eps)) / math.log(10)
+    row["levenshtein"] = float(bounds.levenshtein_log_capacity(d, eps)) / math.log(10)
+    return row
+
+
+@pytest.fixture(scope="module")
+def result():
+    cfg = calculator.config()
+    return _run({"config": cfg, "points": [[d, e] for d in DS for e in EPS],
+                 "counts": [0.0, math.log10(4096), 5.99, 6.0, 45.4321, 8.9999, None],
+                 "inputs": [["4096", "0.0645"], ["0", "0.1"], ["12.5", "0.1"], ["100", "1"], ["100", "abc"],
+                            [" 768 ", " 0.2 "]]})
+
+
+def test_every_row_matches_the_python_laws_and_bounds(result):
+    points = [(d, e) for d in DS for e in EPS]
+    assert len(result["out"]) == len(points)
+    for (d, eps), rows in zip(points, result["out"]):
+        want = _expected(d, eps)
+        got = dict(rows)
+        assert list(got) == [*calculator.LAWS, "yoder", "welch", "levenshtein"]
+        for key, v in got.items():
+            if v == "inf":
+                assert want[key] == math.inf, (d, eps, key)
+            else:
+                assert v == pytest.approx(want[key], rel=1e-9, abs=1e-9), (d, eps, key)
+
+
+def test_the_worked_example_is_the_papers(result):
+    """Llama 2 7B (d 4096, eps 0.0645): the page's defaults, and the law values the chapter quotes."""
+    cfg = calculator.config()
+    assert (cfg["default_d"], cfg["default_eps"]) == (4096, 0.0645)
+    i = DS.index(4096) * len(EPS) + EPS.index(0.0645)
+    got = dict(result["out"][i])
+    assert 10 ** got["four"] == pytest.approx(laws.capacity(0.0645, 4096, "four"), rel=1e-9)
+    assert 10 ** got["jl8"] == pytest.approx(math.exp(4096 * 0.0645**2 / 8), rel=1e-12)
+
+
+def test_counts_and_inputs_read_as_a_reader_expects(result):
+    assert result["fmt"][:4] == ["1", "4,096", "977,237", "1.00 × 10^6"]
+    assert result["fmt"][4] == "2.70 × 10^45" and result["fmt"][5] == "1.00 × 10^9" and result["fmt"][6] == "—"
+    ok, *bad, spaced = result["parsed"]
+    assert ok == {"d": 4096, "eps": 0.0645} and spaced == {"d": 768, "eps": 0.2}
+    assert all("error" in p for p in bad)
+
+
+def test_the_config_holds_the_published_constants():
+    cfg = calculator.config()
+    for law in cfg["laws"]:
+        assert law["constants"] == dict(laws.PUBLISHED[law["name"]].constants)
+    assert cfg["yoder"]["divisor"] == laws.YODER_DIVISOR
+    html = calculator.widget()._repr_html_()
+    assert html.startswith('<div class="repcap-capcalc" data-config="') and "<noscript>" in html
+    assert np.isfinite(json.loads(json.dumps(cfg))["default_eps"])
