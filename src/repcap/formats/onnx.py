@@ -68,10 +68,21 @@ def _storage(init) -> str:
     return READABLE[name][0] if name in READABLE else name
 
 
+def _initialisers(path: Path) -> list:
+    """The graph's initialisers; refused if a name is not text (protobuf hands invalid UTF-8 back as
+    bytes)."""
+    inits = list(_open(path).graph.initializer)
+    for i in inits:
+        if not isinstance(i.name, str):
+            raise RepcapError(f"{path}: an initialiser's name is not valid UTF-8 text ({bytes(i.name)[:60]!r}); "
+                              f"the file is corrupt; {_HINT}")
+    return inits
+
+
 def list_tensors(path: str | os.PathLike) -> list[TensorInfo]:
     """Every initialiser ``(name, dims, element type)`` (no data converted)."""
     path = Path(path)
-    return [TensorInfo(i.name, tuple(int(x) for x in i.dims), _storage(i)) for i in _open(path).graph.initializer]
+    return [TensorInfo(i.name, tuple(int(x) for x in i.dims), _storage(i)) for i in _initialisers(path)]
 
 
 def _checked_numel(path: Path, init) -> tuple[int, str, int]:
@@ -134,7 +145,7 @@ def load_onnx(path: str | os.PathLike, *, head: bool = False, tensor: str | None
     not real numbers, and data shorter or longer than the dims say, are refused before conversion."""
     onnx, _ = _onnx()
     path = Path(path)
-    inits = {i.name: i for i in _open(path).graph.initializer}
+    inits = {i.name: i for i in _initialisers(path)}
     name, tied = choose_tensor(path, {k: tuple(v.dims) for k, v in inits.items()}, head, tensor,
                                kind="initialiser")
     init = inits[name]
