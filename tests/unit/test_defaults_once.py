@@ -17,14 +17,14 @@ from repcap.toy import TrainConfig
 KNOBS = {
     "02_embedding_eps": {"bins": (TiledConfig, "bins"), "top_k": (TiledConfig, "top_k"), "seed": (TiledConfig, "seed")},
     "03_capacity": {"bins": (TiledConfig, "bins"), "top_k": (TiledConfig, "top_k"), "seed": (TiledConfig, "seed")},
-    "05_packing": {"beta": (PackConfig, "beta"), "steps": (PackConfig, "steps"), "seed": (PackConfig, "seed"),
+    "06_packing": {"beta": (PackConfig, "beta"), "steps": (PackConfig, "steps"), "seed": (PackConfig, "seed"),
                    "n_bins": (PackConfig, "n_bins"), "lr": (PackConfig, "lr")},
-    "06_capacity_laws": {"steps": (PackConfig, "steps"), "lr": (PackConfig, "lr")},
-    "07_two_regimes": {k: (TrainConfig, k) for k in ("n", "steps", "batch", "lr")},
-    "08_width_scaling": {**{k: (TrainConfig, k) for k in ("n", "steps", "batch", "lr")},
+    "07_capacity_laws": {"steps": (PackConfig, "steps"), "lr": (PackConfig, "lr")},
+    "08_two_regimes": {k: (TrainConfig, k) for k in ("n", "steps", "batch", "lr")},
+    "09_width_scaling": {**{k: (TrainConfig, k) for k in ("n", "steps", "batch", "lr")},
                          **{f"other_{k}": (TrainConfig, k) for k in
                             ("steps", "batch", "lr_rule", "warmup_fraction", "loss_window")}},
-    "09_toys_to_llms": {f"toy_{k}": (TrainConfig, k) for k in ("n", "steps", "batch", "lr")},
+    "10_toys_to_llms": {f"toy_{k}": (TrainConfig, k) for k in ("n", "steps", "batch", "lr")},
 }
 PROFILES = ("smoke", "quick", "paper")
 

@@ -48,10 +48,10 @@ def test_bad_rows_are_clear_errors():
 
 def test_the_profile_that_checks_a_claim_decides():
     c = reference.claim("yoder-76-degrees")  # checked by reference and paper only
-    quick = {"claim": c.id, "value": 70.0, "profile": "quick", "chapter": "05_packing"}
+    quick = {"claim": c.id, "value": 70.0, "profile": "quick", "chapter": "06_packing"}
     row = scorecard.evaluate(c, [quick])
     assert row.verdict.kind == "not checked in this profile" and row.ours_text == "70.00"
-    ref = {"claim": c.id, "value": 76.2, "profile": "reference", "chapter": "05_packing"}
+    ref = {"claim": c.id, "value": 76.2, "profile": "reference", "chapter": "06_packing"}
     row = scorecard.evaluate(c, [quick, ref])
     assert row.verdict.text == "reproduced within 0.3" and row.finding is ref
     far = dict(ref, value=72.0)
