@@ -14,7 +14,7 @@ import torch
 from repcap import RepcapError, toy
 from repcap.toy import sparse_data
 from repcap.toy.sparse_data import SparseSampler, choose_sampler, gap_budget
-from repcap.toy.sparse_model import sparse_loss_and_grad
+from repcap.toy.sparse_model import SparseWorkspace, sparse_loss_and_grad
 
 CPU = torch.device("cpu")
 
@@ -163,8 +163,8 @@ def _empty_rows_batch():
     return sparse_data.SparseBatch.from_dense(xd)
 
 
-@pytest.mark.parametrize("case", ["sampled", "empty rows"])
-def test_sparse_loss_and_grad_match_float64_autograd(case):
+@pytest.mark.parametrize("case, tile_rows", [("sampled", None), ("empty rows", None), ("sampled", 3), ("sampled", 1)])
+def test_sparse_loss_and_grad_match_float64_autograd(case, tile_rows):
     M, B, n, m = 3, 17, 9, 4
     x = _batch(M, B, n) if case == "sampled" else _empty_rows_batch()
     counts = torch.bincount(torch.unique(x.rows) // B, minlength=M)
@@ -176,7 +176,11 @@ def test_sparse_loss_and_grad_match_float64_autograd(case):
     y = torch.relu(torch.einsum("kbi,kij,klj->kbl", xd, W, W) + b[:, None, :])
     objective = ((y - xd) ** 2).mean(dim=(1, 2))
     objective.sum().backward()
-    loss_sum, dW, db = sparse_loss_and_grad(x, W.detach().clone(), b.detach().clone())
+    ws = None
+    if tile_rows:  # the rows in tiles of tile_rows samples (GEMM 3 summed over tiles)
+        ws = SparseWorkspace(M, B, n, m, CPU, torch.float64, tile_elems=tile_rows * M * n)
+        assert ws.rows == tile_rows
+    loss_sum, dW, db = sparse_loss_and_grad(x, W.detach().clone(), b.detach().clone(), ws=ws)
     torch.testing.assert_close(dW, W.grad, rtol=1e-10, atol=1e-12)
     torch.testing.assert_close(db, b.grad, rtol=1e-10, atol=1e-12)
     torch.testing.assert_close(loss_sum, objective.detach() * n, rtol=1e-10, atol=0)

@@ -113,7 +113,7 @@ class TrainConfig:
     device: str = config.setting("auto", "auto | cpu | cuda[:N]")
     cpu_chunk_elems: int | None = config.setting(
         1 << 17, "on the CPU, the forward/backward runs over groups of models with at most this many "
-        "batch x n entries (cache-sized); None: all at once", check=_count, cli=False)
+        "batch x n entries (cache-sized; the sparse sampler's path 8x as many); None: all at once", check=_count, cli=False)
 
     def __post_init__(self) -> None:
         if isinstance(self.betas, list):
