@@ -227,7 +227,3 @@ def sparse_fraction(p: torch.Tensor) -> float:
     """The largest expected fraction of active entries among the models, ``max_k sum_i p_ki / n``."""
     return float(p.double().sum(dim=-1).max()) / p.shape[-1] if p.numel() else 0.0
 
-
-def expected_gaps(p: torch.Tensor, batch: int) -> int:
-    """Uniforms per step of the sparse walk for frequencies ``p: (M, n)`` (twice this with values)."""
-    return int(gap_budget(p, batch).sum())
