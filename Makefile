@@ -3,11 +3,12 @@
 PYTHON  ?= python3
 VENV    ?= .venv
 PROFILE ?= quick
+SCALE   ?= full
 BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.repcap-installed
 MATHJAX := django-static-mathjax==3.2.2.1
 
-.PHONY: all install book html test test-unit lint bench clean distclean
+.PHONY: all install book html test test-unit lint bench clean distclean paper-gpu
 
 all: book
 
@@ -23,7 +24,15 @@ install: $(STAMP)
 ## book: run every chapter under PROFILE (default quick) and build _build/html/index.html
 book: $(STAMP)
 	$(BIN)/repcap models install --profile $(PROFILE)
+	@for d in data/runs/*/; do test -f "$$d/bundle.json" || continue; \
+	  echo "$(BIN)/repcap bundle import $$d"; $(BIN)/repcap bundle import "$$d" || exit 1; done
 	$(BIN)/repcap book --profile $(PROFILE)
+
+## paper-gpu: the GPU-feasible parts of the paper profile (minutes on one H200) as a bundle in OUT
+## (resumable; SCALE=smoke runs it in seconds on a CPU; BUDGET=seconds starts no batch after that)
+paper-gpu: $(STAMP)
+	@test -n "$(OUT)" || { echo "make paper-gpu: give OUT=<bundle folder>, e.g. OUT=data/runs/paper-gpu" >&2; exit 2; }
+	$(BIN)/repcap bundle compute paper-gpu --out $(OUT) --scale $(SCALE)$(if $(BUDGET), --budget $(BUDGET))
 
 ## html: rebuild the HTML from the chapters already executed
 html: $(STAMP)

@@ -1,0 +1,47 @@
+"""The import index: one record per point a bundle brought, ``<cache root>/imported/<id[:2]>/<id>.json``
+(id: the point's function and config, whatever the code), holding its provenance, whether its key
+was fresh, and for a summary its result; checksummed like a cache entry, written atomically."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ..sweep import Cache, atomic_write_text, canonical
+from .schema import _sha
+
+
+def point_id(name: str, config: dict) -> str:
+    """The id of a point regardless of the code: its function's name and its config."""
+    return _sha(canonical({"fn": name, "config": config}))
+
+
+def _record_path(cache: Cache, pid: str) -> Path:
+    return cache.root / "imported" / pid[:2] / f"{pid}.json"
+
+
+def _read_record(cache: Cache, pid: str) -> dict | None:
+    """The index record of a point (None if absent or damaged)."""
+    try:
+        rec = json.loads(_record_path(cache, pid).read_text())
+        body = {k: v for k, v in rec.items() if k != "sha256"}
+        return rec if isinstance(rec, dict) and rec.get("sha256") == _sha(canonical(body)) else None
+    except (OSError, ValueError, TypeError, AttributeError):
+        return None
+
+
+def _write_record(cache: Cache, pid: str, body: dict) -> None:
+    atomic_write_text(_record_path(cache, pid), json.dumps({**body, "sha256": _sha(canonical(body))},
+                                                          sort_keys=True) + "\n")
+
+
+
+def _stored(cache: Cache, key: str) -> tuple[dict, float] | None:
+    """A cache entry's result and its file's modification time (None if absent or damaged)."""
+    res = cache.get(key)
+    if res is None:
+        return None
+    try:
+        return res, cache.path(key).stat().st_mtime
+    except OSError:
+        return None

@@ -1,0 +1,233 @@
+"""The bundle format and its checks: the manifest ``bundle.json`` and one ``<experiment>.json`` per
+experiment (see :mod:`repcap.bundle`).  Every field is type-checked, configs and results must be
+plain finite JSON, a function outside :data:`repcap.runs.POINT_FUNCTIONS` is refused, and any damage
+refuses the whole bundle: :func:`read` checks everything and writes nothing."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .. import RepcapError
+from .. import runs as _runs
+from ..sweep import Cache, canonical, code_digest, point_key
+
+FORMAT, VERSION, MANIFEST = "repcap-bundle", 1, "bundle.json"
+#: Result fields a bundle leaves out unless the experiment keeps them (:attr:`Experiment.keep_large`).
+LARGE_FIELDS = ("norms",)
+MAX_FILE_BYTES = 128 << 20
+MAX_DEPTH = 64
+_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
+_HEX = re.compile(r"^[0-9a-f]{64}$")
+_PROV_TYPES: dict[str, tuple] = {"device": (str,), "seconds": (int, float, type(None)), "computed": (str,),
+                                 "commit": (str,), "versions": (dict,), "set": (str,), "experiment": (str,)}
+_MANIFEST_PROV: dict[str, Any] = {"commit": str, "exported": str, "versions": dict, "devices": list,
+                                  "wall_s": (int, float)}
+_ENTRY_KEYS = {"fn", "config", "key", "code", "result", "sha256", "omitted", "provenance"}
+
+
+def _sha(text: str | bytes) -> str:
+    return hashlib.sha256(text.encode() if isinstance(text, str) else text).hexdigest()
+
+
+def _plain(obj: Any, where: str, depth: int = 0) -> None:
+    """Refuse anything that is not plain finite JSON (str keys; no NaN; bounded depth)."""
+    if depth > MAX_DEPTH:
+        raise RepcapError(f"{where}: nested deeper than {MAX_DEPTH} levels")
+    if obj is None or isinstance(obj, (bool, int, str)):
+        return
+    if isinstance(obj, float):
+        if obj != obj or obj in (float("inf"), float("-inf")):
+            raise RepcapError(f"{where}: {obj!r} is not a finite number")
+        return
+    if isinstance(obj, list):
+        for i, v in enumerate(obj):
+            _plain(v, f"{where}[{i}]", depth + 1)
+        return
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            if not isinstance(k, str):
+                raise RepcapError(f"{where}: key {k!r} is not a string")
+            _plain(v, f"{where}.{k}", depth + 1)
+        return
+    raise RepcapError(f"{where}: a {type(obj).__name__} is not plain JSON")
+
+
+def _want(obj: Any, kind: type | tuple, where: str) -> Any:
+    if isinstance(obj, bool) and bool not in (kind if isinstance(kind, tuple) else (kind,)):
+        raise RepcapError(f"{where} must be {getattr(kind, '__name__', kind)}, not a boolean")
+    if not isinstance(obj, kind):
+        raise RepcapError(f"{where} must be {getattr(kind, '__name__', kind)}, not {type(obj).__name__}")
+    return obj
+
+
+def _keys(obj: dict, want: set, where: str) -> None:
+    if set(obj) != want:
+        extra, lack = sorted(set(obj) - want), sorted(want - set(obj))
+        raise RepcapError(f"{where}: unexpected fields {extra} / missing fields {lack}")
+
+
+def _no_dupes(pairs: list) -> dict:
+    keys = [k for k, _ in pairs]
+    if len(set(keys)) != len(keys):
+        raise ValueError(f"duplicate field {next(k for k in keys if keys.count(k) > 1)!r}")
+    return dict(pairs)
+
+
+def _refuse_constant(name: str) -> None:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _load(path: Path) -> Any:
+    """One JSON file of a bundle: a regular file (no link), bounded size, strict JSON."""
+    if path.is_symlink() or not path.is_file():
+        raise RepcapError(f"{path}: not a regular file of the bundle")
+    size = path.stat().st_size
+    if size > MAX_FILE_BYTES:
+        raise RepcapError(f"{path}: {size} bytes, more than a bundle file may hold ({MAX_FILE_BYTES})")
+    try:
+        data = path.read_bytes()
+        return data, json.loads(data.decode("utf-8"), object_pairs_hook=_no_dupes, parse_constant=_refuse_constant)
+    except (ValueError, UnicodeDecodeError, RecursionError, OSError) as exc:
+        raise RepcapError(f"{path}: not a valid bundle file ({type(exc).__name__}: {str(exc)[:120]})") from None
+
+
+def _check_provenance(p: Any, where: str) -> dict:
+    _want(p, dict, where)
+    if not set(p) <= set(_PROV_TYPES):
+        raise RepcapError(f"{where}: unexpected fields {sorted(set(p) - set(_PROV_TYPES))}")
+    for k, v in p.items():
+        _want(v, _PROV_TYPES[k], f"{where}.{k}")
+        if isinstance(v, str) and len(v) > 400:
+            raise RepcapError(f"{where}.{k}: longer than 400 characters")
+    for k, v in p.get("versions", {}).items():
+        _want(v, str, f"{where}.versions.{k}")
+    _plain(p, where)
+    return p
+
+
+@dataclass
+class BundleEntry:
+    """One checked entry: its function, whether its key is the current code's, and where it goes."""
+
+    experiment: str
+    cache: str
+    fn: Callable
+    data: dict
+    fresh: bool
+
+    @property
+    def complete(self) -> bool:
+        return not self.data["omitted"]
+
+
+def _check_entry(e: Any, where: str, fn_expected: str, digests: dict[str, str]) -> tuple[Callable, bool]:
+    _want(e, dict, where)
+    _keys(e, _ENTRY_KEYS, where)
+    if e["fn"] != fn_expected:
+        raise RepcapError(f"{where}: function {str(e['fn'])[:80]!r} differs from its experiment's {fn_expected}")
+    fn = _runs.point_function(e["fn"])
+    _want(e["config"], dict, f"{where}.config")
+    _plain(e["config"], f"{where}.config")
+    _want(e["result"], dict, f"{where}.result")
+    _plain(e["result"], f"{where}.result")
+    for k in ("key", "sha256"):
+        if not (isinstance(e[k], str) and _HEX.match(e[k])):
+            raise RepcapError(f"{where}.{k} must be 64 lower-case hex digits")
+    if not (isinstance(e["code"], str) and (e["code"] == "" or _HEX.match(e["code"]))):
+        raise RepcapError(f"{where}.code must be a code digest (64 hex digits)")
+    _want(e["omitted"], list, f"{where}.omitted")
+    if any(f not in LARGE_FIELDS for f in e["omitted"]):
+        raise RepcapError(f"{where}.omitted may only name {list(LARGE_FIELDS)}")
+    _check_provenance(e["provenance"], f"{where}.provenance")
+    if _sha(canonical(e["result"])) != e["sha256"]:
+        raise RepcapError(f"{where}: the result does not match its checksum (the bundle is damaged)")
+    if point_key(fn, e["config"], code=e["code"]) != e["key"]:
+        raise RepcapError(f"{where}: its key does not match its function, config and code digest "
+                          "(the bundle is damaged)")
+    if e["fn"] not in digests:
+        digests[e["fn"]] = code_digest(fn)
+    return fn, point_key(fn, e["config"], code=digests[e["fn"]]) == e["key"]
+
+
+@dataclass
+class Bundle:
+    """A checked bundle folder (nothing written)."""
+
+    path: Path
+    manifest: dict
+    entries: list[BundleEntry]
+    missing: dict[str, list[dict]]
+
+
+def _check_manifest(m: Any, where: str) -> dict:
+    _want(m, dict, where)
+    _keys(m, {"format", "version", "set", "scale", "provenance", "experiments", "sha256"}, where)
+    if m["format"] != FORMAT or m["version"] != VERSION:
+        raise RepcapError(f"{where}: not a {FORMAT} version {VERSION} manifest")
+    body = {k: v for k, v in m.items() if k != "sha256"}
+    if m["sha256"] != _sha(canonical(body)):
+        raise RepcapError(f"{where}: the manifest does not match its checksum (the bundle is damaged)")
+    for k in ("set", "scale"):
+        if not (isinstance(m[k], str) and _NAME.match(m[k])):
+            raise RepcapError(f"{where}.{k} must be a short lower-case name")
+    prov = _want(m["provenance"], dict, f"{where}.provenance")
+    _keys(prov, set(_MANIFEST_PROV), f"{where}.provenance")
+    for k, kind in _MANIFEST_PROV.items():
+        _want(prov[k], kind, f"{where}.provenance.{k}")
+    for i, d in enumerate(prov["devices"]):
+        _want(d, str, f"{where}.provenance.devices[{i}]")
+    _plain(prov, f"{where}.provenance")
+    exps = _want(m["experiments"], list, f"{where}.experiments")
+    if len(exps) > 64:
+        raise RepcapError(f"{where}: more than 64 experiments")
+    names = set()
+    for i, x in enumerate(exps):
+        w = f"{where}.experiments[{i}]"
+        _want(x, dict, w)
+        _keys(x, {"name", "fn", "cache", "file", "sha256", "n_entries", "n_missing", "wall_s"}, w)
+        for k in ("name", "cache"):
+            if not (isinstance(x[k], str) and _NAME.match(x[k])):
+                raise RepcapError(f"{w}.{k} must be a short lower-case name")
+        if x["file"] != f"{x['name']}.json" or x["name"] in names:
+            raise RepcapError(f"{w}.file must be '<name>.json', one per experiment")
+        names.add(x["name"])
+        for k, kind in (("sha256", str), ("n_entries", int), ("n_missing", int), ("wall_s", (int, float))):
+            _want(x[k], kind, f"{w}.{k}")
+        _runs.point_function(x["fn"])
+        Cache.named(x["cache"])
+    return m
+
+
+def read(path: str | Path) -> Bundle:
+    """Read and check a bundle folder (every file, every entry), computing and writing nothing."""
+    root = Path(path)
+    if not root.is_dir():
+        raise RepcapError(f"bundle {root}: not a folder")
+    _, m = _load(root / MANIFEST)
+    _check_manifest(m, f"{root / MANIFEST}")
+    entries: list[BundleEntry] = []
+    missing: dict[str, list[dict]] = {}
+    digests: dict[str, str] = {}
+    for x in m["experiments"]:
+        f = root / x["file"]
+        raw, doc = _load(f)
+        if _sha(raw) != x["sha256"]:
+            raise RepcapError(f"{f}: does not match the checksum in {MANIFEST} (the bundle is damaged)")
+        _want(doc, dict, str(f))
+        _keys(doc, {"experiment", "fn", "cache", "missing", "entries"}, str(f))
+        if (doc["experiment"], doc["fn"], doc["cache"]) != (x["name"], x["fn"], x["cache"]):
+            raise RepcapError(f"{f}: its experiment, function or cache differs from {MANIFEST}")
+        for i, c in enumerate(_want(doc["missing"], list, f"{f}.missing")):
+            _want(c, dict, f"{f}.missing[{i}]")
+            _plain(c, f"{f}.missing[{i}]")
+        missing[x["name"]] = doc["missing"]
+        for i, e in enumerate(_want(doc["entries"], list, f"{f}.entries")):
+            fn, fresh = _check_entry(e, f"{f} entry {i}", x["fn"], digests)
+            entries.append(BundleEntry(x["name"], x["cache"], fn, e, fresh))
+    return Bundle(root, m, entries, missing)

@@ -1,0 +1,168 @@
+"""Import, lookup and status: seed the sweep caches with a bundle's fresh entries, read points back
+with their provenance without computing anything, and count a bundle's fresh, stale and missing
+points."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .. import RepcapError
+from .. import runs as _runs
+from ..sweep import Cache, canonical, code_digest, fn_name, point_key
+from .index import _read_record, _stored, _write_record, point_id
+from .schema import _sha, read
+
+
+@dataclass
+class ImportReport:
+    path: Path
+    imported: int = 0
+    already: int = 0       # the cache held the same key already (its own result is kept)
+    summaries: int = 0     # fresh entries without their large fields: index records only
+    stale: list[tuple[str, dict]] = field(default_factory=list)  # (experiment, config)
+
+    def describe(self) -> str:
+        return (f"{self.path}: {self.imported} points imported, {self.already} already in the cache, "
+                f"{self.summaries} summaries (no cache entry), {len(self.stale)} stale (code changed; not imported)")
+
+
+def import_(path: str | Path) -> ImportReport:
+    """Seed the sweep caches with the fresh entries of the bundle at ``path`` (see the module
+    docstring); the whole bundle is checked before anything is written."""
+    b = read(path)
+    rep = ImportReport(b.path)
+    where = {"path": str(b.path.resolve()), "set": b.manifest["set"], "scale": b.manifest["scale"],
+             "exported": b.manifest["provenance"]["exported"]}
+    for be in sorted(b.entries, key=lambda x: not x.complete):  # complete entries first
+        e, cache = be.data, Cache.named(be.cache)
+        pid = point_id(e["fn"], e["config"])
+        rec = {"fn": e["fn"], "config": e["config"], "key": e["key"], "code": e["code"],
+               "result_sha256": e["sha256"], "omitted": e["omitted"], "provenance": e["provenance"],
+               "bundle": where, "status": "fresh" if be.fresh else "stale", "summary": None}
+        if not be.fresh:
+            rep.stale.append((be.experiment, e["config"]))
+            old = _read_record(cache, pid)
+            if not (old and old.get("status") == "fresh"):
+                _write_record(cache, pid, rec)
+            continue
+        have = cache.get(e["key"])
+        if not be.complete:
+            if have is None:
+                _write_record(cache, pid, {**rec, "summary": e["result"]})
+                rep.summaries += 1
+            continue
+        if have is None:
+            cache.put(e["key"], e["config"], e["result"])
+            rep.imported += 1
+        elif _sha(canonical(have)) == e["sha256"]:
+            rep.already += 1
+        else:
+            rep.already += 1
+            continue  # a result computed here is kept, with its own provenance
+        _write_record(cache, pid, rec)
+    return rep
+
+
+@dataclass
+class Found:
+    config: dict
+    key: str
+    result: dict
+    provenance: dict  # "source": "bundle" (with "bundle": where it came from) or "cache" (computed here)
+    complete: bool = True  # False: a bundle summary without its large fields
+
+
+@dataclass
+class Lookup:
+    experiment: str
+    found: list[Found]
+    missing: list[dict]
+    stale: list[dict]  # {"config", "provenance"}: computed elsewhere by code that has changed since
+
+    @property
+    def results(self) -> list[dict]:
+        return [f.result for f in self.found]
+
+    def describe(self) -> str:
+        n_b = sum(f.provenance.get("source") == "bundle" for f in self.found)
+        return (f"{self.experiment}: {len(self.found)} points found ({n_b} from a bundle), "
+                f"{len(self.missing)} missing, {len(self.stale)} stale")
+
+
+def lookup_configs(fn: Callable, configs: list[dict], cache: str, experiment: str = "") -> Lookup:
+    """The cached results of ``fn`` at ``configs`` with their provenance, computing nothing."""
+    store, name, code = Cache.named(cache), fn_name(fn), code_digest(fn)
+    found, missing, stale = [], [], []
+    for c in configs:
+        key = point_key(fn, c, code)
+        rec = _read_record(store, point_id(name, c))
+        got = _stored(store, key)
+        if got is not None:
+            result, mtime = got
+            if rec and rec.get("key") == key and rec.get("result_sha256") == _sha(canonical(result)):
+                prov = {**rec["provenance"], "source": "bundle", "bundle": rec["bundle"]}
+            else:
+                dev = result.get("device")
+                prov = {"source": "cache", "device": dev if isinstance(dev, str) else None,
+                        "seconds": result.get("seconds"),
+                        "computed": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(mtime))}
+            found.append(Found(c, key, result, prov))
+        elif rec and rec.get("key") == key and rec.get("status") == "fresh" and isinstance(rec.get("summary"), dict):
+            prov = {**rec["provenance"], "source": "bundle", "bundle": rec["bundle"], "omitted": rec["omitted"]}
+            found.append(Found(c, key, rec["summary"], prov, complete=False))
+        elif rec and rec.get("key") != key:
+            stale.append({"config": c, "provenance": {**rec["provenance"], "bundle": rec["bundle"]}})
+        else:
+            missing.append(c)
+    return Lookup(experiment, found, missing, stale)
+
+
+def lookup(set_name: str, experiment: str, scale: str = "full") -> Lookup:
+    """For the book: the results in the cache for experiment ``experiment`` of set ``set_name``,
+    each with its provenance, and the configs missing or stale; nothing is computed."""
+    e = _runs.point_set(set_name, scale).experiment(experiment)
+    return lookup_configs(e.fn, list(e.configs), e.cache, e.name)
+
+
+@dataclass
+class Status:
+    path: Path
+    set: str
+    scale: str
+    counts: dict[str, dict[str, int]]  # experiment -> {"fresh", "stale", "summaries", "missing"}
+    provenance: dict
+
+    def total(self, what: str) -> int:
+        return sum(c[what] for c in self.counts.values())
+
+    def describe(self) -> str:
+        p = self.provenance
+        lines = [f"{self.path}: set {self.set} ({self.scale}), exported {p['exported']} at {p['commit']} on "
+                 f"{', '.join(p['devices']) or 'no device'}; {p['wall_s']:.0f} s of computing"]
+        for name, c in self.counts.items():
+            lines.append(f"  {name:14s} {c['fresh']:6d} fresh {c['stale']:6d} stale {c['summaries']:6d} summaries "
+                         f"{c['missing']:6d} missing")
+        return "\n".join(lines)
+
+
+def status(path: str | Path) -> Status:
+    """Fresh, stale and missing counts of a bundle, per experiment (nothing written).  Missing: the
+    configs of the set as defined now that the bundle lacks (the bundle's own list if the set or
+    experiment no longer exists)."""
+    b = read(path)
+    counts: dict[str, dict[str, int]] = {}
+    for x in b.manifest["experiments"]:
+        mine = [be for be in b.entries if be.experiment == x["name"]]
+        have = {point_id(x["fn"], be.data["config"]) for be in mine}
+        try:
+            e = _runs.point_set(b.manifest["set"], b.manifest["scale"]).experiment(x["name"])
+            missing = sum(point_id(x["fn"], c) not in have for c in e.configs)
+        except RepcapError:
+            missing = len(b.missing[x["name"]])
+        counts[x["name"]] = {"fresh": sum(be.fresh and be.complete for be in mine),
+                             "stale": sum(not be.fresh for be in mine),
+                             "summaries": sum(be.fresh and not be.complete for be in mine), "missing": missing}
+    return Status(b.path, b.manifest["set"], b.manifest["scale"], counts, b.manifest["provenance"])

@@ -1,0 +1,122 @@
+"""``repcap bundle``: compute a named point set, and ship its finished points as a results bundle.
+
+    repcap bundle compute paper-gpu --out data/runs/paper-gpu     # run the set, then export it
+    repcap bundle compute reference --only yoder --budget 1800    # part of a set, within a time
+    repcap bundle export reference data/runs/reference
+    repcap bundle import data/runs/reference                      # seed the sweep caches
+    repcap bundle status data/runs/reference                      # fresh / stale / missing
+
+The sets are :mod:`repcap.runs`'; the bundle format, its checks and provenance are
+:mod:`repcap.bundle`'s.  ``compute`` is resumable: finished points are cached as they finish.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    from ..runs import SCALES, SETS
+    from ..sweep.dask import add_arguments
+
+    p = subparsers.add_parser("bundle", help="compute a named point set; export, import and check results bundles",
+                              description="Named point sets (repcap.runs) and results bundles (repcap.bundle).")
+    sub = p.add_subparsers(dest="action", metavar="ACTION", required=True)
+    sets = ", ".join(f"{k} ({v})" for k, v in SETS.items())
+
+    c = sub.add_parser("compute", help="run a set's points (resumable), then optionally export them",
+                       description=f"Run the points of a set through the sweep cache. Sets: {sets}.")
+    c.add_argument("set", choices=list(SETS), metavar="SET", help=f"one of {', '.join(SETS)}")
+    c.add_argument("--out", metavar="DIR", help="export the set's finished points to this bundle folder at the end")
+    c.add_argument("--scale", choices=list(SCALES), default="full", help="smoke: every size shrunk (seconds on a CPU)")
+    c.add_argument("--only", nargs="+", metavar="EXPERIMENT", help="run only these experiments of the set")
+    c.add_argument("--budget", type=float, metavar="SECONDS",
+                   help="start no new batch after this many seconds (the rest is left for the next run)")
+    c.add_argument("--no-progress", action="store_true", help="hide the progress bars")
+    add_arguments(c)
+    c.set_defaults(func=run_compute)
+
+    e = sub.add_parser("export", help="write a set's finished points and their provenance to a folder")
+    e.add_argument("set", choices=list(SETS), metavar="SET", help=f"one of {', '.join(SETS)}")
+    e.add_argument("dir", metavar="DIR", help="the bundle folder (created)")
+    e.add_argument("--scale", choices=list(SCALES), default="full")
+    e.add_argument("--keep-large", action="store_true", help="keep the toy models' norms in every entry")
+    e.set_defaults(func=run_export)
+
+    i = sub.add_parser("import", help="seed the sweep caches with a bundle's entries that match the current code")
+    i.add_argument("dir", metavar="DIR", help="the bundle folder")
+    i.set_defaults(func=run_import)
+
+    s = sub.add_parser("status", help="count a bundle's fresh, stale and missing points")
+    s.add_argument("dir", metavar="DIR", help="the bundle folder")
+    s.set_defaults(func=run_status)
+
+
+def _check_budget(budget: float | None) -> None:
+    import math
+
+    from .. import RepcapError
+
+    if budget is not None and not (math.isfinite(budget) and budget >= 0):
+        raise RepcapError(f"--budget {budget!r} must be a number of seconds >= 0")
+
+
+def run_compute(args: argparse.Namespace) -> int:
+    from .. import bundle, runs
+    from ..sweep.dask import from_args
+
+    _check_budget(args.budget)
+    pset = runs.point_set(args.set, args.scale)
+    pset.only(args.only)  # an unknown experiment is refused before anything runs
+    executor = from_args(args)
+    t0 = time.perf_counter()
+    try:
+        done = runs.compute(pset, only=args.only, executor=executor, budget_s=args.budget,
+                            progress=not args.no_progress, log=lambda s: print(s, flush=True))
+    finally:
+        if executor is not None:
+            executor.close()
+    left = sum(r.n_left for r in done)
+    print(f"set {args.set} ({args.scale}): {sum(r.n_computed for r in done)} points computed, "
+          f"{sum(r.n_cached for r in done)} cached, {left} left; wall time {time.perf_counter() - t0:.1f} s", flush=True)
+    if args.out:
+        m = bundle.export(args.set, args.out, scale=args.scale)
+        print(f"bundle {args.out}: {sum(x['n_entries'] for x in m['experiments'])} points, "
+              f"{sum(x['n_missing'] for x in m['experiments'])} missing")
+    return 0
+
+
+def run_export(args: argparse.Namespace) -> int:
+    from .. import bundle
+
+    m = bundle.export(args.set, args.dir, scale=args.scale, keep_large=True if args.keep_large else None)
+    for x in m["experiments"]:
+        print(f"{x['name']:14s} {x['n_entries']:6d} points {x['n_missing']:6d} missing  {x['wall_s']:9.1f} s")
+    print(f"bundle {args.dir}: set {m['set']} ({m['scale']}), commit {m['provenance']['commit']}")
+    return 0
+
+
+def run_import(args: argparse.Namespace) -> int:
+    from .. import bundle
+
+    rep = bundle.import_(args.dir)
+    print(rep.describe())
+    for exp, cfg in rep.stale[:20]:
+        print(f"  stale: {exp} {_short(cfg)}", file=sys.stderr)
+    if len(rep.stale) > 20:
+        print(f"  ... and {len(rep.stale) - 20} more stale points", file=sys.stderr)
+    return 0
+
+
+def run_status(args: argparse.Namespace) -> int:
+    from .. import bundle
+
+    print(bundle.status(args.dir).describe())
+    return 0
+
+
+def _short(cfg: dict) -> str:
+    keys = ("k", "d", "loss", "n", "m", "alpha", "gamma", "seed")
+    return " ".join(f"{k}={cfg[k]}" for k in keys if k in cfg) or str(cfg)[:100]

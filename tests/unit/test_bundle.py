@@ -1,0 +1,321 @@
+"""Results bundles (repcap.bundle): export -> import round trip with provenance, stale entries refused
+after the code changes, hostile bundles refused before anything is written, and the CLI
+(``repcap bundle compute paper-gpu --scale smoke``, what ``make paper-gpu`` runs) end to end."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from repcap import RepcapError, bundle, cli, runs, sweep
+from repcap.sweep import canonical
+
+SRC = Path(runs.__file__).resolve().parent.parent  # src/
+
+
+@pytest.fixture
+def env(tmp_path, monkeypatch):
+    """A private cache, a fixed commit; returns a function that switches to a fresh cache."""
+    monkeypatch.setenv("REPCAP_GIT_REV", "abc123")
+    monkeypatch.setenv("TQDM_DISABLE", "1")
+
+    def use(name: str) -> Path:
+        monkeypatch.setenv("REPCAP_CACHE", str(tmp_path / name))
+        return tmp_path / name
+
+    use("computed")
+    return use
+
+
+@pytest.fixture
+def made(env, tmp_path):
+    """The reference set at smoke size, computed here and exported to ``tmp_path / "b"``."""
+    runs.compute(runs.point_set("reference", "smoke"), progress=False, log=lambda s: None)
+    manifest = bundle.export("reference", tmp_path / "b", scale="smoke")
+    return tmp_path / "b", manifest
+
+
+def _sha(b: bytes | str) -> str:
+    import hashlib
+
+    return hashlib.sha256(b.encode() if isinstance(b, str) else b).hexdigest()
+
+
+def _resign(d: Path) -> None:
+    """Recompute the file checksums of the manifest and its own checksum (a forger's bundle)."""
+    m = json.loads((d / "bundle.json").read_text())
+    for x in m["experiments"]:
+        x["sha256"] = _sha((d / x["file"]).read_bytes())
+    m.pop("sha256")
+    m["sha256"] = _sha(canonical(m))
+    (d / "bundle.json").write_text(json.dumps(m))
+
+
+def _edit_entry(d: Path, exp: str, edit) -> None:
+    doc = json.loads((d / f"{exp}.json").read_text())
+    edit(doc["entries"][0])
+    (d / f"{exp}.json").write_text(json.dumps(doc))
+    _resign(d)
+
+
+def _cache_files(root: Path) -> list[Path]:
+    return sorted(p for p in root.rglob("*") if p.is_file()) if root.exists() else []
+
+
+def test_export_writes_summaries_with_provenance(made):
+    d, m = made
+    assert m["set"] == "reference" and m["scale"] == "smoke" and m["provenance"]["commit"] == "abc123"
+    assert set(m["provenance"]["versions"]) == {"repcap", "torch", "numpy"}
+    assert [x["name"] for x in m["experiments"]] == ["yoder", "guha-small", "liu-main"]
+    assert all(x["n_missing"] == 0 for x in m["experiments"])
+    doc = json.loads((d / "guha-small.json").read_text())
+    e = doc["entries"][0]
+    assert e["fn"] == "repcap.packing.points:sweep_packed" and e["code"] == sweep.code_digest(runs.point_function(e["fn"]))
+    assert e["key"] == sweep.point_key(runs.point_function(e["fn"]), e["config"])
+    assert e["provenance"]["device"].startswith("cpu") and e["provenance"]["seconds"] == e["result"]["seconds"]
+    assert m["provenance"]["wall_s"] == pytest.approx(sum(
+        en["result"]["seconds"] for x in m["experiments"] for en in json.loads((d / x["file"]).read_text())["entries"]))
+    toy = json.loads((d / "liu-main.json").read_text())["entries"]
+    assert all(len(t["result"]["norms"]) == t["config"]["n"] and t["omitted"] == [] for t in toy)  # keep_large
+    assert sum(p.stat().st_size for p in d.iterdir()) < 200_000
+
+
+def test_round_trip_seeds_the_cache_and_lookup_shows_provenance(made, env):
+    d, _ = made
+    before = {e: bundle.lookup("reference", e, "smoke") for e in ("yoder", "guha-small", "liu-main")}
+    assert all(not lk.missing and not lk.stale for lk in before.values())
+    assert all(f.provenance["source"] == "cache" for lk in before.values() for f in lk.found)
+
+    env("fresh")
+    empty = bundle.lookup("reference", "guha-small", "smoke")
+    assert (len(empty.found), len(empty.missing), len(empty.stale)) == (0, 4, 0)
+    rep = bundle.import_(d)
+    assert (rep.imported, rep.already, rep.summaries, rep.stale) == (9, 0, 0, [])
+    for exp, lk0 in before.items():
+        lk = bundle.lookup("reference", exp, "smoke")
+        assert not lk.missing and not lk.stale
+        assert [f.result for f in lk.found] == [f.result for f in lk0.found]  # the same numbers
+        for f in lk.found:
+            p = f.provenance
+            assert p["source"] == "bundle" and p["commit"] == "abc123" and p["device"].startswith("cpu")
+            assert p["bundle"]["path"] == str(d.resolve()) and p["experiment"] == exp and p["set"] == "reference"
+    e = runs.point_set("reference", "smoke").experiment("guha-small")
+
+    hits = sweep.run(e.fn, list(e.configs), cache=e.cache, batched=True, group_by=e.group_by, progress=False)
+    assert hits.n_cached == 4 and hits.n_computed == 0
+    again = bundle.import_(d)  # importing twice changes nothing
+    assert (again.imported, again.already) == (0, 9)
+    # re-exported from the importing cache, the provenance is where it was computed, not here
+    m2 = bundle.export("reference", d.parent / "b2", scale="smoke")
+    e2 = json.loads((d.parent / "b2" / "yoder.json").read_text())["entries"][0]
+    assert e2["provenance"]["computed"] == json.loads((d / "yoder.json").read_text())["entries"][0]["provenance"]["computed"]
+    assert m2["provenance"]["devices"]
+
+
+def test_summaries_without_large_fields_are_not_cache_entries(env, tmp_path):
+    s = runs.point_set("paper-gpu", "smoke")
+    runs.compute(s, only=["liu-main"], progress=False, log=lambda x: None)
+    bundle.export("paper-gpu", tmp_path / "p", scale="smoke")
+    toy = json.loads((tmp_path / "p" / "liu-main.json").read_text())["entries"]
+    assert toy and all(t["omitted"] == ["norms"] and "norms" not in t["result"] for t in toy)
+    st = bundle.status(tmp_path / "p")
+    assert st.counts["liu-main"] == {"fresh": 0, "stale": 0, "summaries": len(toy), "missing": 0}
+    assert st.counts["yoder"]["missing"] == 4 and st.counts["guha-grid"]["missing"] == 4
+    root = env("other")
+    fig3 = json.loads((tmp_path / "p" / "liu-fig3.json").read_text())["entries"]  # the m of Fig. 3: norms kept
+    assert len(fig3) == 4 and all(t["omitted"] == [] and "norms" in t["result"] for t in fig3)
+    rep = bundle.import_(tmp_path / "p")
+    assert (rep.imported, rep.summaries) == (len(fig3), len(toy) - len(fig3))
+    toy_cache = sweep.Cache.named("toy")
+    assert len(toy_cache) == len(fig3)  # summaries are no entries a chapter asking for norms would trip on
+    assert all("norms" in json.loads(p.read_text())["result"] for p in toy_cache.entries())
+    lk = bundle.lookup("paper-gpu", "liu-main", "smoke")
+    assert len(lk.found) == len(toy) and sum(f.complete for f in lk.found) == len(fig3)
+    assert all(f.provenance["omitted"] == ["norms"] and "norms" not in f.result and "loss" in f.result
+               for f in lk.found if not f.complete)
+    assert all(f.provenance["source"] == "bundle" for f in lk.found) and root.exists()
+
+
+def test_stale_entries_are_refused_and_reported(made, env, monkeypatch):
+    d, _ = made
+    env("later")
+    from repcap.sweep import keys
+
+    real = keys.function_digest
+    monkeypatch.setattr(keys, "function_digest", lambda fn: _sha("changed " + real(fn)))  # the code changed
+    st = bundle.status(d)
+    assert st.total("stale") == 9 and st.total("fresh") == 0
+    rep = bundle.import_(d)
+    assert rep.imported == 0 and len(rep.stale) == 9 and "9 stale" in rep.describe()
+    assert len(sweep.Cache.named("packing-grid")) == 0
+    lk = bundle.lookup("reference", "guha-small", "smoke")
+    assert not lk.found and not lk.missing and len(lk.stale) == 4
+    assert lk.stale[0]["provenance"]["commit"] == "abc123" and "4 stale" in lk.describe()
+
+
+def test_a_tampered_code_digest_is_stale_or_damaged(made, env):
+    d, _ = made
+
+    def old_code(e):  # consistent: computed by other code -> stale
+        e["code"] = "0" * 64
+        e["key"] = sweep.point_key(runs.point_function(e["fn"]), e["config"], code=e["code"])
+
+    _edit_entry(d, "guha-small", old_code)
+    env("t1")
+    rep = bundle.import_(d)
+    assert len(rep.stale) == 1 and rep.imported == 8
+
+    def digest_only(e):  # inconsistent: damaged
+        e["code"] = "1" * 64
+
+    _edit_entry(d, "guha-small", digest_only)
+    root = env("t2")
+    with pytest.raises(RepcapError, match="key does not match"):
+        bundle.import_(d)
+    assert _cache_files(root) == []
+
+
+def test_stale_after_a_real_code_change(made, tmp_path):
+    """Import from an edited copy of the package (as test_codehash does): the packing points are
+    stale, the toy points (whose code did not change) are imported."""
+    d, _ = made
+    root = tmp_path / "src"
+    shutil.copytree(SRC / "repcap", root / "repcap", ignore=shutil.ignore_patterns("__pycache__"))
+    opt = root / "repcap" / "packing" / "optimiser.py"
+    opt.write_text(opt.read_text().replace("def optimise(", "def _changed():\n    return 1\n\n\ndef optimise(", 1))
+    code = (f"import json, sys; from repcap import bundle; r = bundle.import_({str(d)!r}); "
+            "print(json.dumps([r.imported, len(r.stale)]))")
+    env = {**os.environ, "PYTHONPATH": str(root), "REPCAP_CACHE": str(tmp_path / "edited")}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == [4, 5]  # 4 toy models fresh; 1 + 4 packings stale
+
+
+@pytest.mark.parametrize("damage, message", [
+    (lambda d: (d / "bundle.json").write_text("{"), "not a valid bundle file"),
+    (lambda d: (d / "bundle.json").write_text('{"a": 1, "a": 2}'), "duplicate field"),
+    (lambda d: (d / "bundle.json").write_text("[1, 2]"), "must be dict"),
+    (lambda d: (d / "yoder.json").write_text((d / "yoder.json").read_text() + " "), "checksum"),
+    (lambda d: _edit_manifest(d, lambda m: m.update(version=2)), "version 1"),
+    (lambda d: _edit_manifest(d, lambda m: m["experiments"][0].update(fn="os:system")), "not one of repcap"),
+    (lambda d: _edit_manifest(d, lambda m: m["experiments"][0].update(cache="../../etc")), "short lower-case"),
+    (lambda d: _edit_manifest(d, lambda m: m["experiments"][0].update(file="../x.json")), "file must be"),
+    (lambda d: _edit_manifest(d, lambda m: m["experiments"][0].update(n_entries="3")), "must be int"),
+    (lambda d: _edit_manifest(d, lambda m: m["provenance"].update(wall_s=True)), "boolean"),
+    (lambda d: _edit_manifest(d, lambda m: m.update(extra=1)), "unexpected fields"),
+    (lambda d: _edit_entry(d, "yoder", lambda e: e.update(fn="builtins:eval")), "differs from its experiment"),
+    (lambda d: _edit_entry(d, "yoder", lambda e: e["result"].update(eps_star=[[[[]]]])), "checksum"),
+    (lambda d: _edit_entry(d, "yoder", lambda e: e.update(config=[1, 2])), "config must be dict"),
+    (lambda d: _edit_entry(d, "yoder", lambda e: e["config"].update(k={"$date": 1e999})), "not JSON"),
+    (lambda d: _inf(d), "not a finite number"),
+    (lambda d: _edit_entry(d, "yoder", lambda e: e.update(omitted=["eps_star"])), "omitted may only"),
+    (lambda d: _edit_entry(d, "yoder", lambda e: e["provenance"].update(shell="rm -rf /")), "unexpected fields"),
+    (lambda d: _edit_entry(d, "yoder", lambda e: e["provenance"].update(device="x" * 1000)), "400 characters"),
+    (lambda d: _edit_entry(d, "yoder", lambda e: e.update(key="../../x")), "64 lower-case hex"),
+    (lambda d: _nest(d), "deeper than"),
+    (lambda d: _nan(d), "not JSON"),
+    (lambda d: _symlink(d), "not a regular file"),
+])
+def test_hostile_bundles_are_refused_before_anything_is_written(made, env, damage, message):
+    d, _ = made
+    damage(d)
+    root = env("hostile")
+    with pytest.raises(RepcapError, match=message):
+        bundle.import_(d)
+    with pytest.raises(RepcapError, match=message):
+        bundle.status(d)
+    assert _cache_files(root) == []
+    assert cli.main(["bundle", "import", str(d)]) == 2
+
+
+def _edit_manifest(d: Path, edit) -> None:
+    m = json.loads((d / "bundle.json").read_text())
+    edit(m)
+    m.pop("sha256")
+    m["sha256"] = _sha(canonical(m))
+    (d / "bundle.json").write_text(json.dumps(m))
+
+
+def _nest(d: Path) -> None:
+    def deep(e):
+        v: list = []
+        for _ in range(100):
+            v = [v]
+        e["result"]["deep"] = v
+        e["sha256"] = _sha(canonical(e["result"]))
+
+    doc = json.loads((d / "yoder.json").read_text())
+    deep(doc["entries"][0])
+    (d / "yoder.json").write_text(json.dumps(doc))
+    _resign(d)
+
+
+def _nan(d: Path) -> None:
+    text = (d / "yoder.json").read_text()
+    (d / "yoder.json").write_text(text.replace('"eps_star":', '"eps_star":NaN,"x":', 1))
+    _resign(d)
+
+
+def _inf(d: Path) -> None:
+    text = (d / "yoder.json").read_text()
+    assert '"k":300,' in text
+    (d / "yoder.json").write_text(text.replace('"k":300,', '"k":1e999,', 1))
+    _resign(d)
+
+
+def _symlink(d: Path) -> None:
+    target = d.parent / "elsewhere.json"
+    (d / "yoder.json").rename(target)
+    (d / "yoder.json").symlink_to(target)
+
+
+def test_cli_compute_paper_gpu_smoke_end_to_end_and_resumes(env, tmp_path, capsys):
+    out = tmp_path / "gpu"
+    assert cli.main(["bundle", "compute", "paper-gpu", "--scale", "smoke", "--out", str(out), "--no-progress"]) == 0
+    first = capsys.readouterr().out
+    for name in runs.point_set("paper-gpu", "smoke").names:
+        assert f"== {name}" in first and f"   {name}:" in first
+    assert "wall time" in first and "bundle " in first and (out / "bundle.json").is_file()
+    assert cli.main(["bundle", "compute", "paper-gpu", "--scale", "smoke", "--no-progress"]) == 0
+    second = capsys.readouterr().out
+    assert "set paper-gpu (smoke): 0 points computed" in second  # resumed: nothing recomputed
+    assert cli.main(["bundle", "status", str(out)]) == 0
+    assert "guha-grid" in capsys.readouterr().out
+    env("elsewhere")
+    assert cli.main(["bundle", "import", str(out)]) == 0
+    assert "points imported" in capsys.readouterr().out
+    assert cli.main(["bundle", "export", "paper-gpu", str(tmp_path / "again"), "--scale", "smoke"]) == 0
+
+
+def test_cli_bad_inputs_are_one_line_and_exit_2(env, tmp_path, capsys):
+    assert cli.main(["bundle", "compute", "reference", "--scale", "smoke", "--only", "nope"]) == 2
+    assert "no experiment 'nope'" in capsys.readouterr().err
+    assert cli.main(["bundle", "compute", "reference", "--budget", "-1"]) == 2
+    assert cli.main(["bundle", "import", str(tmp_path / "absent")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith("repcap bundle: error:") and "not a folder" in err[-1]
+    assert cli.main(["bundle", "status", str(tmp_path)]) == 2
+    (tmp_path / "file").write_text("x")
+    assert cli.main(["bundle", "export", "reference", str(tmp_path / "file"), "--scale", "smoke"]) == 2
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["bundle", "compute", "nope"])
+    assert exc.value.code == 2
+
+
+def test_make_paper_gpu_runs_the_bundle_command():
+    make = shutil.which("make")
+    if make is None:
+        pytest.skip("no make")
+    root = SRC.parent
+    out = subprocess.run([make, "-n", "-s", "paper-gpu", "OUT=/tmp/x", "SCALE=smoke"], cwd=root,
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert "repcap bundle compute paper-gpu --out /tmp/x --scale smoke" in out.stdout
+    book = subprocess.run([make, "-n", "book"], cwd=root, capture_output=True, text=True, timeout=60).stdout
+    assert "bundle import" in book and book.index("bundle import") < book.index("repcap book")
