@@ -101,7 +101,7 @@ tables.show(ex, digits={"log10 k (ours)": ".2f"})
 # smallest to the largest the laws span {glue:text}`capacity_llama_spread:.1f` orders of magnitude for one
 # number ({glue:text}`capacity_llama_four_minus_jl8:.1f` between textbook JL and the law of Table 1).
 #
-# Table 1's capacities are that four-constant law at each model's $d_{\text{model}}$ and $\varepsilon$:
+# Table 1's capacities are that four-constant law at each model's $d_{\text{model}}$ and $\varepsilon$.
 
 # %%
 t1 = pd.DataFrame([{"model": e.name, "d": e.d_model, "ε": e.eps_reported, "capacity (reported)": e.capacity_reported,

@@ -72,8 +72,11 @@
     if (log10 < 6) return Math.round(Math.pow(10, log10)).toLocaleString("en-US");
     var e = Math.floor(log10), m = Math.pow(10, log10 - e);
     if (m >= 9.995) { m = 1; e += 1; }
-    return m.toFixed(2) + " × 10^" + e;
+    return m.toFixed(2) + " × 10" + superscript(e);
   }
+
+  var SUP = {"0": "⁰", "1": "¹", "2": "²", "3": "³", "4": "⁴", "5": "⁵", "6": "⁶", "7": "⁷", "8": "⁸", "9": "⁹", "-": "⁻"};
+  function superscript(n) { return String(n).split("").map(function (c) { return SUP[c]; }).join(""); }
 
   /* Parse the two inputs; returns {d, eps} or {error}. */
   function parseInputs(dText, epsText, limits) {
@@ -127,7 +130,8 @@
       var body = el("tbody");
       rows.forEach(function (r) {
         var tr = el("tr");
-        var verdict = r.kind === "bound" ? "proven: no packing holds more" :
+        var verdict = r.kind === "bound" ?
+          (isFinite(r.log10) ? "proven: no packing holds more" : "gives no bound at this ε") :
           (r.log10 > bound ? "more than any packing can hold" : "within the bounds");
         [r.label, formatCount(r.log10), isFinite(r.log10) ? r.log10.toFixed(2) : "—", verdict].forEach(function (v) {
           tr.appendChild(el("td", {}, v));

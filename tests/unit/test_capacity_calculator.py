@@ -77,8 +77,8 @@ def test_the_worked_example_is_the_papers(result):
 
 
 def test_counts_and_inputs_read_as_a_reader_expects(result):
-    assert result["fmt"][:4] == ["1", "4,096", "977,237", "1.00 × 10^6"]
-    assert result["fmt"][4] == "2.70 × 10^45" and result["fmt"][5] == "1.00 × 10^9" and result["fmt"][6] == "—"
+    assert result["fmt"][:4] == ["1", "4,096", "977,237", "1.00 × 10⁶"]
+    assert result["fmt"][4] == "2.70 × 10⁴⁵" and result["fmt"][5] == "1.00 × 10⁹" and result["fmt"][6] == "—"
     ok, *bad, spaced = result["parsed"]
     assert ok == {"d": 4096, "eps": 0.0645} and spaced == {"d": 768, "eps": 0.2}
     assert all("error" in p for p in bad)
