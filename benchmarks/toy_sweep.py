@@ -4,7 +4,8 @@ total steps, same process).
 Both paths run :func:`repcap.toy.train` on identical model specs (Liu, Liu & Gore 2025 toy model:
 different alpha, gamma and seed per model); the batched path trains them as one
 ``W: (n_models, n, m)`` batch, the loop trains them one at a time.  The results are identical up to
-float round-off (checked here), so the ratio is pure batching gain.
+float round-off (checked here), so the ratio is pure batching gain.  Both use the default sampler
+(``sampler="auto"``: dense below n = 512, the sparse path from there on a CPU); the table says which.
 
     python benchmarks/toy_sweep.py            # 16 and 64 small models, and one paper-sized shape
     python benchmarks/toy_sweep.py --quick    # 16 and 32 small models, fewer steps
@@ -52,13 +53,15 @@ def bench(n: int, m: int, batch: int, steps: int, k: int, device: str, repeat: i
     W_loop = torch.cat([r.W for r in rl])
     err = (W_loop - rb.W).abs().max().item()
     return {"n": n, "m": m, "batch": batch, "steps": steps, "models": k, "batched_s": t_batched,
-            "loop_s": t_loop, "ratio": t_loop / t_batched, "max_abs_dW": err}
+            "loop_s": t_loop, "ratio": t_loop / t_batched, "max_abs_dW": err, "sampler": rb.sampler}
 
 
 def toy_flops(r: dict) -> float:
-    """Matmul FLOPs of a toy run: per step and model, forward x W^T and h W (2 x 2 batch n m) and
-    about twice that backward."""
-    return 12.0 * r["batch"] * r["n"] * r["m"] * r["steps"] * r["models"]
+    """Matmul FLOPs of a toy run per step and model: dense, forward x W and h W^T (2 x 2 batch n m)
+    and about twice that backward; sparse, the three dense products (6 batch n m, the GEMM floor of
+    benchmarks/toy_trainer.py)."""
+    per = 6.0 if r["sampler"] == "sparse" else 12.0
+    return per * r["batch"] * r["n"] * r["m"] * r["steps"] * r["models"]
 
 
 def main() -> None:
@@ -77,16 +80,16 @@ def main() -> None:
     ceil = matmul_ceiling(dev)
     print(describe_ceiling(dev, ceil))
     head = (f"{'n':>5} {'m':>3} {'batch':>5} {'steps':>5} {'models':>6} {'batched s':>10} {'loop s':>8} {'ratio':>6} "
-            f"{'max|ΔW|':>9} {'batched %ceil':>13}")
+            f"{'max|ΔW|':>9} {'batched %ceil':>13} {'sampler':>7}")
     print(head)
     print("-" * len(head))
     for case in cases:
         r = bench(*case, device=str(dev), repeat=args.repeat)
         print(f"{r['n']:>5} {r['m']:>3} {r['batch']:>5} {r['steps']:>5} {r['models']:>6} {r['batched_s']:>10.2f} "
               f"{r['loop_s']:>8.2f} {r['ratio']:>5.1f}x {r['max_abs_dW']:>9.1e} "
-              f"{100 * toy_flops(r) / r['batched_s'] / ceil:>12.2f}%")
-    print("(batched %ceil: approximate matmul FLOP/s of the batched run, 12 batch n m per step and model"
-          " -- forward, backward and weight gradient -- over the matmul ceiling)")
+              f"{100 * toy_flops(r) / r['batched_s'] / ceil:>12.2f}% {r['sampler']:>7}")
+    print("(batched %ceil: approximate matmul FLOP/s of the batched run -- 12 batch n m per step and model"
+          " for the dense path, 6 batch n m for the sparse one -- over the matmul ceiling)")
 
 
 if __name__ == "__main__":

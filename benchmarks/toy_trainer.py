@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from dataclasses import replace
 
 import torch
 import torch.nn.functional as F
@@ -88,23 +89,51 @@ def floor_ms(n: int, m: int, batch: int, flops: float) -> float:
     return 1e3 * 6.0 * batch * n * m / flops
 
 
-def profile_sparse(n: int, m: int, batch: int, dev: torch.device) -> None:
-    from torch.profiler import ProfilerActivity, profile
+def profile_sparse(n: int, m: int, batch: int, dev: torch.device, steps: int = 100) -> None:
+    """Where a sparse step's time goes: the stages (sampler, forward/backward, optimiser) labelled
+    with ``record_function`` and the top operators, from ``torch.profiler``."""
+    from torch.profiler import ProfilerActivity, profile, record_function
 
-    cfg = toy.TrainConfig(n=n, m=m, batch=batch, steps=40, loss_window=1, sampler="sparse", device=str(dev))
-    toy.train(specs(1), cfg, n_curve=1)
-    acts = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if dev.type == "cuda" else [])
-    with profile(activities=acts, record_shapes=True) as prof:
-        res = toy.train(specs(1), cfg, n_curve=1)
+    from repcap.toy import training
+
+    def labelled(name, fn):
+        def wrapped(*a, **k):
+            with record_function(name):
+                return fn(*a, **k)
+
+        return wrapped
+
+    patches = [(training.SparseSampler, "sample"), (training, "sparse_loss_and_grad"), (training._Models, "step_")]
+    saved = [getattr(obj, attr) for obj, attr in patches]
+    for (obj, attr), fn in zip(patches, saved):
+        setattr(obj, attr, labelled(f"stage: {attr}", fn))
+    cfg = toy.TrainConfig(n=n, m=m, batch=batch, steps=steps, loss_window=1, sampler="sparse", device=str(dev))
+    try:
+        toy.train(specs(1), replace(cfg, steps=3))
+        acts = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if dev.type == "cuda" else [])
+        with profile(activities=acts) as prof:
+            res = toy.train(specs(1), cfg, n_curve=1)
+    finally:
+        for (obj, attr), fn in zip(patches, saved):
+            setattr(obj, attr, fn)
+    ev = prof.key_averages()
+    per = 1e3 * res.seconds / steps
     print(
-        f"\nprofile of the sparse trainer, n={n} m={m} batch={batch}, 40 steps, one model "
-        f"({1e3 * res.seconds / 40:.2f} ms/step under the profiler):"
+        f"\nprofile of the sparse trainer, n={n} m={m} batch={batch}, {steps} steps, one model "
+        f"({per:.2f} ms/step under the profiler):"
     )
+    stages = {e.key: e.cpu_time_total / steps / 1e3 for e in ev if e.key.startswith("stage: ")}
+    for key, ms in stages.items():
+        print(f"  {key[7:]:>22}: {ms:6.3f} ms/step ({100 * ms / per:4.1f}%)")
+    print(f"  {'rest of the loop':>22}: {per - sum(stages.values()):6.3f} ms/step")
+    gemm = sum(e.self_cpu_time_total for e in ev if e.key in ("aten::bmm", "aten::mm")) / steps / 1e3
     print(
-        prof.key_averages(group_by_input_shape=True).table(
-            sort_by="self_cpu_time_total", row_limit=14, max_name_column_width=24, max_shapes_column_width=60
-        )
+        f"  {'of which the GEMMs':>22}: {gemm:6.3f} ms/step ({100 * gemm / per:4.1f}%), "
+        f"floor {floor_ms(n, m, batch, matmul_ceiling(dev)):.3f} ms"
     )
+    top = sorted((e for e in ev if not e.key.startswith("stage: ")), key=lambda e: -e.self_cpu_time_total)[:10]
+    for e in top:
+        print(f"  {e.key:>22}: {e.self_cpu_time_total / steps / 1e3:6.3f} ms/step, {e.count / steps:5.1f} calls")
 
 
 def main() -> None:
