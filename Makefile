@@ -28,8 +28,10 @@ book: $(STAMP)
 	  echo "$(BIN)/repcap bundle import $$d"; $(BIN)/repcap bundle import "$$d" || exit 1; done
 	$(BIN)/repcap book --profile $(PROFILE)
 
-## paper-gpu: the GPU-feasible parts of the paper profile (minutes on one H200) as a bundle in OUT
-## (resumable; SCALE=smoke runs it in seconds on a CPU; BUDGET=seconds starts no batch after that)
+## paper-gpu: the GPU-feasible parts of the paper profile as a bundle in OUT, about 8 minutes on one
+## H200: no new batch starts after BUDGET seconds (default 420; BUDGET= for no limit); a re-run
+## resumes where it stopped (finished points are cached); SCALE=smoke runs it in seconds on a CPU
+paper-gpu: BUDGET ?= 420
 paper-gpu: $(STAMP)
 	@test -n "$(OUT)" || { echo "make paper-gpu: give OUT=<bundle folder>, e.g. OUT=data/runs/paper-gpu" >&2; exit 2; }
 	$(BIN)/repcap bundle compute paper-gpu --out $(OUT) --scale $(SCALE)$(if $(BUDGET), --budget $(BUDGET))

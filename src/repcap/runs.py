@@ -8,15 +8,20 @@ with their provenance, and the book reads them back with :func:`repcap.bundle.lo
 Sets (sources' settings: ``../shared/reference/README.md``; published numbers are read from
 ``data/reference`` through :mod:`repcap.reference`, never retyped):
 
-* ``reference`` -- what 2 CPU cores afford in about one to two hours: Yoder 2025's 10,000 vectors
-  in R^100 under ``exp(20 cos^2)`` at full size; Guha 2026's small cells (d in {32, 64, 128} x
-  k in {2000, 4000, 8000}, 5000 Adam steps, his exponent and learning-rate rules); and the Liu,
-  Liu & Gore 2025 toy models at the main-sweep settings that fit a time budget
-  (:func:`liu_reference_points`).
-* ``paper-gpu`` -- one H200, minutes: Liu's n = 1000 main sweep (m in {10..100}, gamma in
-  linspace(-1, 1, 10), alpha in 0..2 step 0.125), the alpha x gamma grid of their Fig. 3 at m = 25,
-  Yoder's run (chapter 05's three losses at full size, and the long exp run), Guha's grid for
-  d <= 512 (k in 2000..32000 step 2000), cheapest cells first.
+* ``reference`` -- what 2 CPU cores afford, computed once and shipped as a bundle: Yoder 2025's
+  10,000 vectors in R^100 under ``exp(20 cos^2)`` at full size (4000 Adam steps, about 30 min);
+  Guha 2026's small cells (d in {32, 64, 128} x k in {2000, 4000, 8000}, 5000 Adam steps, his
+  exponent and learning-rate rules; about 95 min, 60% of it the three k = 8000 cells); and the
+  Liu, Liu & Gore 2025 toy models at the main-sweep settings that fit a time budget
+  (:func:`liu_reference_points`; one model at today's trainer speed).  About 2.5 hours in all on
+  the development machine: Guha's 5000 steps are his, so the set cannot be cut to one hour
+  without leaving his settings.
+* ``paper-gpu`` -- one H200: Yoder's run (chapter 05's three losses at full size, and the long exp
+  run), the alpha x gamma grid of Liu's Fig. 3 at m = 25, their n = 1000 main sweep (m in
+  {10..100}, gamma in linspace(-1, 1, 10), alpha in 0..2 step 0.125), and Guha's grid for d <= 512
+  (k in 2000..32000 step 2000), cheapest cells first.  The first three take minutes; the grid is
+  hours even on an H200 by :mod:`repcap.packing.cost` (``6 k^2 d`` flops per step, k up to 32000),
+  so ``make paper-gpu`` runs under a time budget and a re-run resumes.
 
 Every set has a ``scale="smoke"`` variant that shrinks every size so it runs in seconds on a CPU.
 
@@ -57,10 +62,14 @@ GUHA_SMALL_KS = (2000, 4000, 8000)
 GUHA_GPU_DIMS = (32, 64, 128, 256, 512)
 
 #: Seconds per Adam step of Yoder's problem (k = 10,000, d = 100, exp loss), measured on the 2-core
-#: development machine (0.40-0.52 s/step, 2 threads); and the steps of the reference run.
+#: development machine (0.40-0.52 s/step with 2 threads, unloaded); the reference run's steps fill
+#: about 30 minutes.
 YODER_CPU_SECONDS_PER_STEP = 0.45
 YODER_REFERENCE_STEPS = 4000
-#: The long exp run's learning rate (Adam) and chapter 05's (Guha's rule at d = 100: 0.005).
+#: The learning rate of the long exp runs.  Measured here: at chapter 05's 0.005 (Guha's rule) the
+#: worst-pair angle reaches 73.4 degrees by step 200 and then only jitters (73.1-73.6 up to step
+#: 1000: Adam's noise at a fixed rate); at 0.001 it is 73.3 at step 800 and still rising, with less
+#: jitter, so the long runs use the lower rate for more steps.
 YODER_LONG_LR = 0.001
 
 #: Seconds per model and step of the toy trainer at n = 1000, batch 2048 (measured on the 2-core

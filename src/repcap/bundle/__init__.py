@@ -26,12 +26,16 @@ A bundle is data: every file is type-checked field by field, configs and results
 finite JSON, a function outside :data:`repcap.runs.POINT_FUNCTIONS` is refused, and any damage
 refuses the whole bundle before anything is written.  (Checksums catch damage, not a forger: trust a
 bundle as you trust whoever made it.)
+
+Modules, in the direction data flows: :mod:`.schema` (the format and its checks, :func:`read`),
+:mod:`.index` (the import records beside the caches), :mod:`.writer` (:func:`export`),
+:mod:`.store` (:func:`import_`, :func:`lookup`, :func:`status`).
 """
 
-from .export import export
 from .index import point_id
 from .schema import LARGE_FIELDS, Bundle, BundleEntry, read
 from .store import Found, ImportReport, Lookup, Status, import_, lookup, lookup_configs, status
+from .writer import export
 
 __all__ = ["LARGE_FIELDS", "Bundle", "BundleEntry", "Found", "ImportReport", "Lookup", "Status", "export",
            "import_", "lookup", "lookup_configs", "point_id", "read", "status"]

@@ -99,8 +99,7 @@ def _load(path: Path) -> Any:
 
 def _check_provenance(p: Any, where: str) -> dict:
     _want(p, dict, where)
-    if not set(p) <= set(_PROV_TYPES):
-        raise RepcapError(f"{where}: unexpected fields {sorted(set(p) - set(_PROV_TYPES))}")
+    _keys(p, set(_PROV_TYPES), where)
     for k, v in p.items():
         _want(v, _PROV_TYPES[k], f"{where}.{k}")
         if isinstance(v, str) and len(v) > 400:

@@ -1,4 +1,4 @@
-"""Export: the finished points of a named set, read from the sweep caches, written as a bundle
+"""Writing a bundle: the finished points of a named set, read from the sweep caches, written as a
 folder with their provenance (device, commit, date, wall time, package versions)."""
 
 from __future__ import annotations
