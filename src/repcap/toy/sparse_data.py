@@ -226,4 +226,3 @@ def choose_sampler(sampler: str, p: torch.Tensor, device: torch.device) -> str:
 def sparse_fraction(p: torch.Tensor) -> float:
     """The largest expected fraction of active entries among the models, ``max_k sum_i p_ki / n``."""
     return float(p.double().sum(dim=-1).max()) / p.shape[-1] if p.numel() else 0.0
-

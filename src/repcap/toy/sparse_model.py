@@ -3,13 +3,13 @@ arXiv:2505.10465) for sparse data (:class:`~repcap.toy.sparse_data.SparseBatch`)
 quantities as :func:`repcap.toy.model.loss_and_grad`, at the cost of three dense matrix products.
 
 With ``h = x W`` (a gather and a sum over the few active entries of each sample, ``O(nnz m)``),
-over the samples with at least one active feature (the others are added in closed form),
+over the ``B'`` samples with at least one active feature (the others are added in closed form),
 ``h' = [h, 1]`` and ``W' = [W, b]`` (the bias rides in the product):
 
-* ``z = h' W'ᵀ``                               ``(B, n)``, GEMM 1;
+* ``z = h' W'ᵀ``                               ``(B', n)``, GEMM 1;
 * ``g = relu(z) - x 1[z > 0]``                 in place: one pass, then ``nnz`` corrections;
 * ``loss_sum = (|relu(z)|² + sum_active ((relu(z) - x)² - relu(z)²)) / B``;
-* ``(g W)ᵀ = Wᵀ gᵀ``                            ``(m, B)``, GEMM 2;
+* ``(g W)ᵀ = Wᵀ gᵀ``                            ``(m, B')``, GEMM 2;
 * ``[dW_dense | db]ᵀ = h'ᵀ g``                  ``(m + 1, n)``, GEMM 3 (``db`` its last row);
 * ``dW = c ((gᵀ h) + xᵀ (g W))``, the second term a scatter over the active entries.
 
@@ -17,9 +17,10 @@ Where ``B' x n`` is large (the paper's large run: ``n = 10240``, batch 8192) the
 (:data:`TILE_ELEMS`) so that ``z`` is written, rectified, corrected and read by both backward
 products while it is in cache; GEMM 3 sums over the tiles.
 
-The products are written with the long ``B`` / ``n`` axis as the output's rows of length ``B`` or
-``n`` (``m x B``, ``m+1 x n``): on this machine's MKL those shapes ran 2-6x faster than ``B x m``
-and ``n x m`` at ``m <= 12`` (see ``benchmarks/toy_trainer.py``).
+The products are written with the long ``B`` / ``n`` axis as the output's rows (``m x B``,
+``m+1 x n``): measured with MKL on a 2-core EPYC, one thread, at n = 1000, B = 2048, m = 10,
+``g W`` took 3.0 ms as ``B x m`` and 0.77 ms as ``(Wᵀ gᵀ): m x B``, ``gᵀ h`` 4.7 ms as ``n x m`` and
+0.7-0.9 ms as ``hᵀ g: m x n`` (at m >= 25 the layouts are within 20%).
 """
 
 from __future__ import annotations
