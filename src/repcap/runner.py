@@ -232,19 +232,24 @@ def _fail(staging: Path, name: str, rel: str, what: str) -> RepcapError:
 @contextlib.contextmanager
 def _kernel() -> Iterator[Any]:
     """A kernel manager on IPC sockets in a private temporary folder (no TCP ports, so no
-    "running over TCP without encryption" warning in every build log), shut down afterwards."""
+    "running over TCP without encryption" warning in every build log), shut down afterwards.
+
+    It is the asynchronous manager nbclient expects: with a blocking one, nbclient's wait for
+    output blocks its event loop, so a kernel that dies mid-cell (the OOM killer) is never noticed
+    and the run hangs instead of failing."""
     import tempfile
 
-    from jupyter_client.manager import KernelManager
+    from jupyter_client.manager import AsyncKernelManager
+    from jupyter_core.utils import run_sync
 
     sockets = tempfile.mkdtemp(prefix="repcap-k")  # short: Unix socket paths are limited to ~100 bytes
-    km = KernelManager(kernel_name="python3", transport="ipc", ip=os.path.join(sockets, "k"))
+    km = AsyncKernelManager(kernel_name="python3", transport="ipc", ip=os.path.join(sockets, "k"))
     try:
         yield km
     finally:
         with contextlib.suppress(Exception):
             if km.has_kernel:
-                km.shutdown_kernel(now=False)
+                run_sync(km.shutdown_kernel)(now=False)
         shutil.rmtree(sockets, ignore_errors=True)
 
 
