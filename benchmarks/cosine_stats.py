@@ -27,10 +27,10 @@ import argparse
 import math
 import time
 
-import numpy as np
 import torch
+from _ceiling import describe as describe_ceiling
+from _ceiling import matmul_ceiling
 
-from _ceiling import describe as describe_ceiling, matmul_ceiling
 from repcap.cosine import moments, tiled_stats
 from repcap.devices import device_name, resolve_device
 
@@ -96,12 +96,12 @@ def main(argv=None) -> int:
         g = torch.Generator().manual_seed(V + d)
         X = (torch.randn(V, d, generator=g) + 0.3 * torch.randn(1, d, generator=g)).to(dev)
         U = torch.nn.functional.normalize(X, dim=1)
-        tm, m = timed(lambda: moments(X, device=dev), dev, repeat=2)
-        tt, t = timed(lambda: tiled_stats(X, device=dev, progress=False), dev)
-        tp, _ = timed(lambda: plain_matmul(U), dev)
+        tm, m = timed(lambda X=X: moments(X, device=dev), dev, repeat=2)
+        tt, t = timed(lambda X=X: tiled_stats(X, device=dev, progress=False), dev)
+        tp, _ = timed(lambda U=U: plain_matmul(U), dev)
         tn = float("nan")
-        if V * V * 4 / 2**30 <= args.naive_gb:
-            tn, (h, mean_n, std_n) = timed(lambda: naive(U), dev)
+        if args.naive_gb >= V * V * 4 / 2**30:
+            tn, (_h, mean_n, _std_n) = timed(lambda U=U: naive(U), dev)
             assert abs(mean_n - m.mean) < 1e-4, (mean_n, m.mean)
         thr = tp / (2 * tt)
         print(f"{V:>6} {d:>4} | {tm:>9.3f} {tt:>8.2f} {tp:>8.2f} {tn:>8.2f} | {thr:>16.2f} {tt / tm:>16.1f} "

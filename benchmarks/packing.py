@@ -105,7 +105,8 @@ def main() -> int:
     dev = resolve_device(args.device)
     print(f"repcap.packing benchmark: d={args.d}, loss={args.loss}, device={dev}, cpu threads={args.threads}")
     import torch
-    from _ceiling import describe as describe_ceiling, matmul_ceiling
+    from _ceiling import describe as describe_ceiling
+    from _ceiling import matmul_ceiling
 
     if dev.type == "cpu":
         torch.set_num_threads(args.threads)  # the ceiling with the children's thread count

@@ -35,11 +35,12 @@ seed = 0  # base random seed
 device = "auto"  # "auto", "cpu" or "cuda"
 
 # %% tags=["remove-input"]
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-import matplotlib.pyplot as plt
 
-from repcap import figures, random_geometry as rg
+from repcap import figures
+from repcap import random_geometry as rg
 from repcap.chapter import glue, start
 from repcap.laws import PUBLISHED
 

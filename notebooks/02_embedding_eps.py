@@ -48,10 +48,9 @@ import numpy as np
 import pandas as pd
 
 from repcap import catalog, figures, findings, offline, reference, tables
+from repcap.chapter import glue, start
 from repcap.config import given
 from repcap.figdata import survey as figdata
-from repcap.chapter import glue, start
-
 from repcap.survey import scan
 from repcap.synthetic import stand_in
 
@@ -104,7 +103,7 @@ if failures:  # one line per model that could not be read; the others go on
 rec_by_label = {r["label"]: r for r in records}
 emb_only = [r for r in records if variant_of[r["label"]] == "embedding"]
 tables.show(figdata.model_table(records, variant_of),
-            digits={c: ".5f" for c in ("ε", "μ", "σ", "μ + 3σ", "E[cos²]", "max |cos| (sampled)")}
+            digits=dict.fromkeys(("ε", "μ", "σ", "μ + 3σ", "E[cos²]", "max |cos| (sampled)"), ".5f")
             | {"se(ε) of the sampled pass": ".1e"},
             missing="the sampled pass was not run for this matrix")
 

@@ -42,9 +42,8 @@ import numpy as np
 import pandas as pd
 
 from repcap import calculator, catalog, figures, findings, laws, reference, tables
-from repcap.config import given
 from repcap.chapter import glue, start
-
+from repcap.config import given
 from repcap.cosine import Histogram
 from repcap.survey import scan
 from repcap.synthetic import stand_in
@@ -153,7 +152,7 @@ glue("capacity_class2_boundary", reference.value("guha2026.class2_eps_below"))
 logcols = [c for c in cap.columns if c.startswith("log10")]
 glue("capacity_ours_log10_min", float(cap[logcols].min().min()) if len(cap) else float("nan"))
 glue("capacity_ours_log10_max", float(cap[logcols].max().max()) if len(cap) else float("nan"))
-tables.show(cap, digits={"ε": ".4f"} | {c: ".1f" for c in logcols})
+tables.show(cap, digits={"ε": ".4f"} | dict.fromkeys(logcols, ".1f"))
 
 # %% [markdown]
 # Over our models and the four laws, $\log_{10} k$ runs from {glue:text}`capacity_ours_log10_min:.1f` to
@@ -259,7 +258,7 @@ glue("capacity_eps_quantile_min", float(at.min()))
 glue("capacity_eps_quantile_max", float(at.max()))
 glue("capacity_threshold_spread_max", float(spread.max()))
 glue("capacity_threshold_spread_min", float(spread.min()))
-tables.show(thr.pivot(index="model", columns="threshold", values="eps").reset_index(), digits={n: ".4f" for n in names})
+tables.show(thr.pivot(index="model", columns="threshold", values="eps").reset_index(), digits=dict.fromkeys(names, ".4f"))
 
 # %% [markdown]
 # Depending on the rule, the implied capacity of one model moves by between

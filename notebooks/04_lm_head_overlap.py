@@ -42,9 +42,8 @@ import numpy as np
 import pandas as pd
 
 from repcap import catalog, figures, findings, reference, tables
-from repcap.figdata import survey as figdata
 from repcap.chapter import glue, start
-
+from repcap.figdata import survey as figdata
 from repcap.survey import scan
 from repcap.synthetic import stand_in
 

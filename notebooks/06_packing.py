@@ -41,10 +41,9 @@ import numpy as np
 import pandas as pd
 
 from repcap import figures, findings, laws, packing, reference, sweep, tables
+from repcap.chapter import glue, start
 from repcap.config import given
 from repcap.figdata import packing as figdata
-from repcap.chapter import glue, start
-
 
 cfg = packing.PackConfig(k=k, d=d, **given(beta=beta, p=p, steps=steps, lr=lr, seed=seed, n_bins=n_bins))
 beta, steps, lr, seed, n_bins = cfg.beta, cfg.steps, cfg.learning_rate, cfg.seed, cfg.n_bins

@@ -47,9 +47,8 @@ import pandas as pd
 from IPython.display import Markdown
 
 from repcap import bounds, figures, findings, fits, laws, packing, reference, sweep, tables
-from repcap.config import given
 from repcap.chapter import glue, start
-
+from repcap.config import given
 
 run_record = start("Guha's grid spans d = 32 to 4096 and k = 2000 to 32000 with 5000 Adam steps per point; "
                "the `quick` profile uses small d and k and a few hundred steps at a higher learning rate, "

@@ -52,11 +52,11 @@ executor = "local"  # where sweep points run: local (this process) or dask
 scheduler = ""  # with the dask executor: a tcp address, local or local:N, or a jobqueue YAML file
 
 # %% tags=["remove-input"]
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-import matplotlib.pyplot as plt
 
-from repcap import figures, findings, reference, tables, toy
+from repcap import figures, findings, reference, toy
 from repcap.chapter import glue, start
 from repcap.config import given
 

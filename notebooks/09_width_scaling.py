@@ -56,15 +56,14 @@ executor = "local"  # where sweep points run: local (this process) or dask
 scheduler = ""  # with the dask executor: a tcp address, local or local:N, or a jobqueue YAML file
 
 # %% tags=["remove-input"]
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-import matplotlib.pyplot as plt
 
 from repcap import figures, findings, reference, tables, toy
 from repcap.chapter import glue, start
 from repcap.config import given
 from repcap.figdata import toy as figdata
-from repcap.fits import fit_exponent
 
 tc = toy.TrainConfig(**given(n=n, steps=steps, batch=batch, lr=lr))
 n, steps, batch = tc.n, tc.steps, tc.batch
@@ -188,7 +187,7 @@ _ = figures.save("fig-scaling-exponents", fig, fits.merge(pred_fits, on="alpha",
 # positive $\gamma$ near $\alpha - 1$.
 
 # %%
-gammas = sorted(set(float(g) for g in gamma_grid) | set(regimes.values()))
+gammas = sorted({float(g) for g in gamma_grid} | set(regimes.values()))
 gconf = [toy.sweep_config(**shared, m=m, alpha=a, gamma=g, seed=s, keep_norms=True)
          for m in ms for a in alphas for g in gammas for s in seeds]
 gdf = toy.run_sweep(gconf, cache=cache, desc="gamma grid")

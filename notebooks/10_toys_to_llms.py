@@ -42,9 +42,9 @@ scheduler = ""  # with the dask executor: a tcp address, local or local:N, or a 
 import tempfile
 from pathlib import Path
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-import matplotlib.pyplot as plt
 
 from repcap import catalog, figures, findings, reference, tables, toy
 from repcap.chapter import glue, start

@@ -16,8 +16,6 @@ from . import RepcapError
 from .laws import Law, get_law
 
 
-
-
 def _log_binom(n, r):
     from scipy.special import gammaln
 

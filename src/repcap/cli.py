@@ -15,7 +15,6 @@ import sys
 from . import RepcapError, __version__
 from . import commands as _commands
 
-
 #: What argparse takes for a negative number, not an option: ``-3``, ``-0.5`` and also ``-1e-3``.
 NEGATIVE_NUMBER = re.compile(r"^-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$")
 

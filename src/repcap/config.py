@@ -21,7 +21,8 @@ import argparse
 import dataclasses
 import math
 import typing
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from . import RepcapError
 
@@ -99,8 +100,8 @@ def defaults(cls: type) -> dict[str, Any]:
     for f in dataclasses.fields(cls):
         if f.default is not _MISSING:
             out[f.name] = f.default
-        elif f.default_factory is not _MISSING:  # type: ignore[misc]
-            out[f.name] = f.default_factory()  # type: ignore[misc]
+        elif f.default_factory is not _MISSING:
+            out[f.name] = f.default_factory()
     return out
 
 

@@ -75,7 +75,7 @@ class cpu_threads:
     def __enter__(self):
         if self.on:
             self.old = torch.get_num_threads()
-            torch.set_num_threads(int(self.n))
+            torch.set_num_threads(int(self.n))  # type: ignore[arg-type]  # self.on implies a count
         return self
 
     def __exit__(self, *exc):

@@ -22,7 +22,8 @@ from pathlib import Path
 import torch
 
 from . import RepcapError, catalog, hub, offline
-from .formats import PICKLE_SUFFIXES, SUFFIXES, list_tensors as list_file_tensors, load_file
+from .formats import PICKLE_SUFFIXES, SUFFIXES, load_file
+from .formats import list_tensors as list_file_tensors
 from .formats.common import check_name_lengths, os_error
 from .matrix import Embedding, TensorInfo
 

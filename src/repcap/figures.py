@@ -21,8 +21,9 @@ import re
 import shlex
 import subprocess
 import time
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import matplotlib
 import matplotlib.pyplot as plt
@@ -74,7 +75,6 @@ class Sidecar(dict):
 def use_style() -> None:
     """Apply the book's style; called on import."""
     import seaborn as sns
-
     from cycler import cycler
 
     sns.set_theme(context="paper", style="whitegrid", palette=list(COLORS))

@@ -4,16 +4,13 @@ their error metrics and confidence intervals."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import Mapping, Sequence
 
 import numpy as np
 
 from . import RepcapError
 from .laws import Law, get_law
-
-
-
 
 #: Starting points of the fits: Guha's published constants.
 _P0 = {"jl": {"C": 3.029}, "adjusted": {"C": 1.293},

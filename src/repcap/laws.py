@@ -17,8 +17,8 @@ Capacities overflow float64 quickly (Yoder's 10^200), so every law is computed a
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping
 
 import numpy as np
 

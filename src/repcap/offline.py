@@ -47,8 +47,19 @@ from .formats.npy import read_array
 from .matrix import Embedding, TensorInfo
 from .paths import cache_dir
 
-__all__ = ["OFFLINE", "models_dir", "is_installed", "is_cached", "install", "model_file", "load", "list_tensors",
-           "status", "spec", "pip_command"]
+__all__ = [
+    "OFFLINE",
+    "install",
+    "is_cached",
+    "is_installed",
+    "list_tensors",
+    "load",
+    "model_file",
+    "models_dir",
+    "pip_command",
+    "spec",
+    "status",
+]
 
 
 #: Bump when what the cache holds changes (2: readable byte-level tokens, F32 for ONNX float;

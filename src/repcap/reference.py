@@ -18,7 +18,7 @@ from __future__ import annotations
 import csv
 import functools
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -167,7 +167,7 @@ def value(qid: str) -> float:
 
 def _read_csv(path: Path) -> list[dict[str, str]]:
     with open(path, newline="", encoding="utf-8") as fh:
-        return [r for r in csv.DictReader(row for row in fh if not row.startswith("#"))]
+        return list(csv.DictReader(row for row in fh if not row.startswith("#")))
 
 
 def laws_table() -> list[dict[str, str]]:
@@ -175,7 +175,7 @@ def laws_table() -> list[dict[str, str]]:
     return _read_csv(reference_dir() / "guha2026_laws.csv")
 
 
-def guha_packings(kind: str = "optimized") -> "Any":
+def guha_packings(kind: str = "optimized") -> Any:
     """Guha's stored packing results as a DataFrame ``k, d, eps_star``: ``"optimized"``
     (optimised packings, Sec. 3.3) or ``"random"`` (best of 1000 random draws, Sec. 3.2)."""
     import pandas as pd
@@ -343,5 +343,19 @@ def _spellings(x: float) -> list[str]:
     return sorted(s for s in out if s not in ("0", "-0"))
 
 
-__all__ = ["BIBKEYS", "COMPARES", "Claim", "Quote", "SOURCES", "claim", "claims", "guarded_literals",
-           "guha_packings", "laws_table", "quote", "quotes", "reference_dir", "value"]
+__all__ = [
+    "BIBKEYS",
+    "COMPARES",
+    "SOURCES",
+    "Claim",
+    "Quote",
+    "claim",
+    "claims",
+    "guarded_literals",
+    "guha_packings",
+    "laws_table",
+    "quote",
+    "quotes",
+    "reference_dir",
+    "value",
+]

@@ -25,10 +25,11 @@ import os
 import shutil
 import time
 import uuid
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from . import RepcapError, __version__
 from . import io as rio
@@ -147,7 +148,7 @@ def chapter_lock(name: str, log: Callable[[str], None] = print) -> Iterator[None
     lock = generated_dir() / ".locks" / f"{name}.lock"
     try:
         lock.parent.mkdir(parents=True, exist_ok=True)
-        fh = open(lock, "a+")
+        fh = open(lock, "a+")  # noqa: SIM115 - closed by the `with fh:` below, once the error case is out
     except OSError as exc:
         raise RepcapError(f"cannot create the run lock {lock}: {exc.strerror or exc}") from None
     with fh:

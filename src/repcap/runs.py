@@ -72,10 +72,11 @@ YODER_REFERENCE_STEPS = 4000
 #: jitter, so the long runs use the lower rate for more steps.
 YODER_LONG_LR = 0.001
 
-#: Seconds per model and step of the toy trainer at n = 1000, batch 2048 (measured on the 2-core
-#: development machine: 0.034 s at m = 25, 0.045 s at m = 63); on a GPU, the estimate of issue 14
-#: (the 1020-model main sweep in about 5 minutes on one H200).
-TOY_SECONDS_PER_MODEL_STEP = {"cpu": 0.035, "cuda": 1.5e-5}
+#: Seconds per model and step of the toy trainer at n = 1000, batch 2048, as ``(a, b)`` of
+#: ``a + b m``: on a CPU the sparse path (benchmarks/toy_trainer.py on the 2-core development
+#: machine, one thread: 2.6 ms at m = 10, 4.4-4.7 ms at m = 25, 11.6-12.1 ms at m = 100); on a GPU,
+#: the estimate of issue 14 (the 1020-model main sweep in about 5 minutes on one H200).
+TOY_SECONDS_PER_MODEL_STEP = {"cpu": (1.6e-3, 1.0e-4), "cuda": (1.5e-5, 0.0)}
 #: The reference set's time for toy models, seconds (the rest of the set is fixed by the sources).
 REFERENCE_TOY_BUDGET_S = 1200.0
 
@@ -181,8 +182,14 @@ def point_seconds(fn: Callable, c: dict, device: str = "cpu") -> float:
         steps = c.get("steps", int(reference.value("guha2026.packing_steps")))
         return estimate_cost(c["k"], c["d"], steps, device=kind).seconds
     if fn is train_points:
-        return toy_model_seconds(c["steps"], c["n"], c["batch"], TOY_SECONDS_PER_MODEL_STEP[kind])
+        return toy_model_seconds(c["steps"], c["n"], c["batch"], toy_step_seconds(c["m"], kind))
     return 0.0
+
+
+def toy_step_seconds(m: int, device: str = "cpu") -> float:
+    """One model step at n = 1000, batch 2048 and width ``m`` (:data:`TOY_SECONDS_PER_MODEL_STEP`)."""
+    a, b = TOY_SECONDS_PER_MODEL_STEP["cuda" if str(device).startswith("cuda") else "cpu"]
+    return a + b * m
 
 
 def toy_model_seconds(steps: int, n: int, batch: int, seconds_per_model_step: float) -> float:
@@ -194,11 +201,12 @@ def liu_reference_points(budget_s: float = REFERENCE_TOY_BUDGET_S,
                          seconds_per_model_step: float | None = None, **settings: Any) -> list[dict]:
     """The longest prefix of the reference candidates (both regimes at each width, alpha = 1 first)
     whose estimated time fits ``budget_s``.  ``seconds_per_model_step``: the trainer's cost at
-    n = 1000, batch 2048 (default: the CPU figure of :data:`TOY_SECONDS_PER_MODEL_STEP`)."""
+    n = 1000, batch 2048 (default: :func:`toy_step_seconds` on a CPU, by width)."""
     if isinstance(budget_s, bool) or not isinstance(budget_s, (int, float)) or not budget_s >= 0:
         raise RepcapError(f"budget_s={budget_s!r} must be a number of seconds >= 0")
-    cost = TOY_SECONDS_PER_MODEL_STEP["cpu"] if seconds_per_model_step is None else seconds_per_model_step
-    if isinstance(cost, bool) or not isinstance(cost, (int, float)) or not (math.isfinite(cost) and cost > 0):
+    cost = seconds_per_model_step
+    if cost is not None and (isinstance(cost, bool) or not isinstance(cost, (int, float))
+                             or not (math.isfinite(cost) and cost > 0)):
         raise RepcapError(f"seconds_per_model_step={cost!r} must be a finite number > 0")
     out: list[dict] = []
     used = 0.0
@@ -206,7 +214,7 @@ def liu_reference_points(budget_s: float = REFERENCE_TOY_BUDGET_S,
         for m in LIU_REFERENCE_MS:
             for g in LIU_REFERENCE_GAMMAS:
                 c = liu_point(m, a, g, **settings)
-                t = toy_model_seconds(c["steps"], c["n"], c["batch"], cost)
+                t = toy_model_seconds(c["steps"], c["n"], c["batch"], toy_step_seconds(m) if cost is None else cost)
                 if used + t > budget_s:
                     return out
                 out.append(c)

@@ -19,9 +19,10 @@ tolerance table into ``book/generated/``.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from . import RepcapError
 from . import io as rio
@@ -142,7 +143,7 @@ def evaluate_all(findings: Sequence[dict[str, Any]]) -> list[Row]:
 
 
 def counts(rows: Sequence[Row]) -> dict[str, int]:
-    out = {k: 0 for k in KINDS}
+    out = dict.fromkeys(KINDS, 0)
     for r in rows:
         out[r.verdict.kind] += 1
     return out

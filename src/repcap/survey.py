@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import math
 import stat
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Optional, Sequence, TypedDict
+from typing import Any, TypedDict
 
 import numpy as np
 import torch
@@ -22,17 +23,16 @@ from . import catalog, laws, sweep
 from .cosine import DEFAULTS, CosineMoments, TiledStats, moments, tiled_stats
 from .embeddings import load
 
-
 #: The keys every record has (functional form: ``"class"`` is a Python keyword).
 _Always = TypedDict("_Always", {
-    "source": str, "source_kind": str, "tensor": Optional[str], "quant": Optional[str], "tied": Optional[bool],
-    "head": bool, "vocab_size": int, "d_model": int, "rows_limit": Optional[int],
+    "source": str, "source_kind": str, "tensor": str | None, "quant": str | None, "tied": bool | None,
+    "head": bool, "vocab_size": int, "d_model": int, "rows_limit": int | None,
     # the exact moments (CosineMoments.to_dict())
     "n_rows": int, "n_zero_rows": int, "d": int, "n_pairs": int, "sum_cos": float, "mean": float,
     "mean_sq": float, "var": float, "std": float, "eps": float, "eps3": float, "inv_d": float,
-    "class": Optional[int],                 # Guha's class: 1 (eps > 0.2), 2 (eps < 0.1), None between
+    "class": int | None,                 # Guha's class: 1 (eps > 0.2), 2 (eps < 0.1), None between
     "capacity": dict, "log10_capacity": dict, "capacity_eps3": dict,   # {law: value or None}
-    "capacity_note": Optional[str],         # why the laws do not apply (eps < 0), else None
+    "capacity_note": str | None,         # why the laws do not apply (eps < 0), else None
 })
 
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import html
 import math
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -22,7 +23,7 @@ def _is_missing(v: Any) -> bool:
     if v is None:
         return True
     try:
-        return isinstance(v, float) and math.isnan(v) or (isinstance(v, np.floating) and bool(np.isnan(v)))
+        return (isinstance(v, float) and math.isnan(v)) or (isinstance(v, np.floating) and bool(np.isnan(v)))
     except TypeError:
         return False
 

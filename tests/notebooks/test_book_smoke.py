@@ -25,7 +25,7 @@ def _chapters() -> list[str]:
 
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
     text = json.dumps(toc)
-    return [s for s in re.findall(r"book/generated/(\d\d_[a-z0-9_]+)", text)]
+    return list(re.findall(r"book/generated/(\d\d_[a-z0-9_]+)", text))
 
 
 @pytest.fixture(scope="module")
@@ -65,7 +65,7 @@ def test_glued_numbers_match_golden(book_root):
     actual = {}
     for stem in _chapters():
         values = {**glued(gen / f"{stem}.ipynb"), **findings(gen / "findings" / f"{stem}.json")}
-        actual[stem] = {k: v for k, v in values.items()}
+        actual[stem] = dict(values.items())
     if os.environ.get("REPCAP_UPDATE_GOLDEN"):
         GOLDEN.parent.mkdir(parents=True, exist_ok=True)
         GOLDEN.write_text(json.dumps(actual, indent=1, sort_keys=True, allow_nan=True) + "\n")

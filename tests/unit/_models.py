@@ -59,7 +59,7 @@ def prefix_language_model(src: Path, out: Path) -> None:
     renamed["vision_tower.embeddings.patch_embedding.weight"] = torch.zeros(4, 3)
     save_file(renamed, str(out / "model-00001-of-00001.safetensors"))
     (out / "model.safetensors.index.json").write_text(json.dumps(
-        {"metadata": {}, "weight_map": {k: "model-00001-of-00001.safetensors" for k in renamed}}))
+        {"metadata": {}, "weight_map": dict.fromkeys(renamed, "model-00001-of-00001.safetensors")}))
     cfg = json.loads((src / "config.json").read_text())
     (out / "config.json").write_text(json.dumps({"model_type": "multi", "text_config": cfg}))
 

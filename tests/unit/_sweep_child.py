@@ -130,7 +130,7 @@ def zygote() -> None:
             code = 0
             try:
                 (_sweep if cmd["op"] == "sweep" else _figure)(cmd)
-            except BaseException as exc:  # noqa: BLE001
+            except BaseException as exc:
                 sys.stderr.write(f"child failed: {exc!r}\n")
                 code = 1
             finally:

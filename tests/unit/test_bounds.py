@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from repcap import bounds, laws
+from repcap import bounds
 from repcap.packing import coherence
 
 

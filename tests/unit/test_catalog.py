@@ -14,8 +14,8 @@ REF = Path(__file__).resolve().parents[2] / "data" / "reference"
 
 
 def test_counts_and_order():
-    g, l, o = catalog.guha_models(), catalog.liu_models(), catalog.offline_models()
-    assert len(g) == 45 and len(l) == 27 and len(o) == 7
+    g, liu, o = catalog.guha_models(), catalog.liu_models(), catalog.offline_models()
+    assert len(g) == 45 and len(liu) == 27 and len(o) == 7
     with open(REF / "guha2026_table1.csv", newline="") as fh:
         rows = list(csv.DictReader(fh))
     assert [e.hub_id for e in g] == [r["hf_repo"] for r in rows]

@@ -4,8 +4,6 @@ errors for NaN rows and empty matrices."""
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pytest
 import torch

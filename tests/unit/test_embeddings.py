@@ -10,13 +10,12 @@ import pickle
 import numpy as np
 import pytest
 import torch
+from _models import D, V, prefix_language_model, save_tiny, write_gguf, write_gguf_raw, write_onnx
 
 from repcap import RepcapError
 from repcap.embeddings import load
 from repcap.formats import pick_tensor
 from repcap.hub import load_hub
-
-from _models import D, V, prefix_language_model, save_tiny, write_gguf, write_gguf_raw, write_onnx
 
 # (arch, tied, expected embedding tensor name, expected head tensor name when untied)
 ARCHS = [

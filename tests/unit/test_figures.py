@@ -6,7 +6,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 import pytest
 
-from repcap import RepcapError, figures, figindex
+from repcap import RepcapError, figindex, figures
 from repcap import io as rio
 
 
@@ -59,10 +59,9 @@ def test_caption_and_data_are_required(figdir):
 def test_atomic_write_leaves_old_file_on_error(tmp_path):
     target = tmp_path / "a.txt"
     rio.write_text(target, "old")
-    with pytest.raises(RuntimeError):
-        with rio.atomic_path(target) as tmp:
-            tmp.write_text("half")
-            raise RuntimeError("killed")
+    with pytest.raises(RuntimeError), rio.atomic_path(target) as tmp:
+        tmp.write_text("half")
+        raise RuntimeError("killed")
     assert target.read_text() == "old"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt"]
 

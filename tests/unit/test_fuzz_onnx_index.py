@@ -19,14 +19,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from _models import save_tiny, write_onnx
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_fuzz_readers import mutated
 
 from repcap import RepcapError
 from repcap.embeddings import list_tensors, load
-
-from _models import save_tiny, write_onnx
-from test_fuzz_readers import mutated
 
 N_CASES = 400
 RUNS: dict[str, int] = {}
@@ -68,7 +67,7 @@ def test_fuzz_onnx_bytes(data):
     _check("onnx bytes", p)
 
 
-_DTYPES = list(range(0, 24))  # every TensorProto.DataType value, and a few that are not
+_DTYPES = list(range(24))  # every TensorProto.DataType value, and a few that are not
 _LOCATIONS = ["data.bin", "../outside.bin", "/etc/passwd", "sub/../data.bin", "x" * 300, "", "data.bin\x00x",
               "missing.bin"]
 

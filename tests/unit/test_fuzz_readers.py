@@ -15,15 +15,13 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
-import pytest
 import torch
+from _models import write_gguf
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from repcap import RepcapError
 from repcap.embeddings import load
-
-from _models import write_gguf
 
 N_BITS = 1000     # cases per mutation test (x 6 tests: 6000 in all, about 25 s)
 RUNS: dict[str, int] = {}

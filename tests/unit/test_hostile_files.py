@@ -16,13 +16,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from _models import V, write_gguf, write_onnx
 
 from repcap import RepcapError
 from repcap.embeddings import load
 from repcap.formats import check_safetensors
 from repcap.hub import load_hub, safe_relative, validate_hub_id
-
-from _models import V, write_gguf, write_onnx
 
 
 @pytest.fixture

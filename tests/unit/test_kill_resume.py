@@ -23,10 +23,10 @@ import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import _sweep_child as child
 import pandas as pd
 import pytest
 
-import _sweep_child as child
 from repcap import sweep
 
 HERE = Path(__file__).resolve().parent

@@ -14,12 +14,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from _models import D, V, save_tiny
 
 from repcap import RepcapError
 from repcap.cli import main
 from repcap.embeddings import list_tensors, load
-
-from _models import D, V, save_tiny
 
 
 def one_line_error(match: str, fn, *args, **kw) -> str:
@@ -98,7 +97,7 @@ def test_hub_config_list_is_refused(untied, monkeypatch):
 @pytest.mark.parametrize("flag,tied", [(False, False), ("false", False), ("False", False), (True, True),
                                        ("true", True), (" TRUE ", True)])
 def test_tie_flag_strings_are_read_for_what_they_say(untied, tmp_path, flag, tied):
-    src, emb, head = untied
+    src, _emb, head = untied
     cfg = {**json.loads((src / "config.json").read_text()), "tie_word_embeddings": flag}
     h = load(copy_model(src, tmp_path / "m", config=cfg), head=True)
     assert h.tied is tied
@@ -107,7 +106,7 @@ def test_tie_flag_strings_are_read_for_what_they_say(untied, tmp_path, flag, tie
 
 
 def test_tie_flag_in_text_config_as_string(untied, tmp_path):
-    src, _, head = untied
+    src, _, _head = untied
     cfg = {"model_type": "multi", "text_config": {"tie_word_embeddings": "false"}}
     h = load(copy_model(src, tmp_path / "m", config=cfg), head=True)
     assert h.tied is False and h.tensor_name == "lm_head.weight"

@@ -10,13 +10,12 @@ import json
 import numpy as np
 import pytest
 import torch
+from _models import save_tiny, write_gguf, write_onnx
 
 from repcap import RepcapError
 from repcap.cli import main
 from repcap.embeddings import list_tensors, load
 from repcap.matrix import TensorInfo
-
-from _models import save_tiny, write_gguf, write_onnx
 
 
 @pytest.fixture
@@ -31,7 +30,7 @@ def st(tmp_path):
 
 
 def test_safetensors_listing(st):
-    p, t = st
+    p, _t = st
     got = {i.name: i for i in list_tensors(p)}
     assert got == {"model.embed_tokens.weight": TensorInfo("model.embed_tokens.weight", (12, 8), "F32"),
                    "lm_head.weight": TensorInfo("lm_head.weight", (12, 8), "F16"),
@@ -97,7 +96,8 @@ def test_folder_listings(tmp_path):
 
 def test_hub_listing_reads_headers_only(monkeypatch):
     import huggingface_hub
-    from huggingface_hub.utils import SafetensorsFileMetadata, SafetensorsRepoMetadata, TensorInfo as HfInfo
+    from huggingface_hub.utils import SafetensorsFileMetadata, SafetensorsRepoMetadata
+    from huggingface_hub.utils import TensorInfo as HfInfo
 
     def fake(repo_id, revision=None, **kw):
         assert repo_id == "org/tiny"

@@ -12,13 +12,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _models import write_gguf
 
 from repcap import RepcapError, catalog, offline
 from repcap.catalog import OfflineSpec
 from repcap.embeddings import load
 from repcap.formats import load_gguf
-
-from _models import write_gguf
 
 
 def fake_dist(root: Path, dist: str, version: str, files: dict[str, bytes]) -> None:
@@ -151,7 +150,7 @@ def test_unknown_offline_key():
 
 # --------------------------------------------------------------------- the real offline models
 
-REAL = [k for k in ("all-minilm-l6-v2", "paraphrase-minilm-l3-v2", "smollm2-135m", "gemma-3-270m")]
+REAL = ["all-minilm-l6-v2", "paraphrase-minilm-l3-v2", "smollm2-135m", "gemma-3-270m"]
 
 
 @pytest.mark.parametrize("key", REAL)
@@ -200,7 +199,7 @@ def flip_data_byte(npy: Path) -> None:
 
 
 def test_corrupt_cache_is_rebuilt_not_trusted(tmp_path, cache, monkeypatch, capsys):
-    spec, ref, _, npy, side = cached_model(tmp_path, cache, monkeypatch)
+    spec, ref, _, npy, _side = cached_model(tmp_path, cache, monkeypatch)
     flip_data_byte(npy)
     e = offline.load(spec.key)
     assert e.meta["cached"] is False  # rebuilt from the verified model file
@@ -227,7 +226,7 @@ def test_cache_with_nan_is_rebuilt(tmp_path, cache, monkeypatch, capsys):
 
 @pytest.mark.parametrize("sidecar", ["[1, 2]", "not json", '{"sha256": 3}', ""])
 def test_malformed_sidecar_is_rebuilt(tmp_path, cache, monkeypatch, sidecar):
-    spec, ref, _, npy, side = cached_model(tmp_path, cache, monkeypatch)
+    spec, ref, _, _npy, side = cached_model(tmp_path, cache, monkeypatch)
     side.write_text(sidecar)
     e = offline.load(spec.key)
     assert e.meta["cached"] is False
@@ -236,7 +235,7 @@ def test_malformed_sidecar_is_rebuilt(tmp_path, cache, monkeypatch, sidecar):
 
 
 def test_malformed_verified_marker_is_rechecked(tmp_path, cache, monkeypatch):
-    spec, src = split_gguf(tmp_path, cache, key="tiny-marker")
+    spec, _src = split_gguf(tmp_path, cache, key="tiny-marker")
     monkeypatch.setitem(catalog.OFFLINE, spec.key, spec)
     path = offline.model_file(spec.key, auto_install=False)
     marker = path.with_name(path.name + ".verified")

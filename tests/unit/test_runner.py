@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import json
 import textwrap
-from pathlib import Path
 
 import pytest
 
-from repcap import RepcapError
-from repcap import runner
+from repcap import RepcapError, runner
 
 NB = textwrap.dedent('''\
     # %% [markdown]

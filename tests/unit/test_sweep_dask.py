@@ -23,6 +23,7 @@ import pytest
 distributed = pytest.importorskip("distributed")
 
 import _sweep_child as child  # noqa: E402
+
 from repcap import RepcapError, sweep  # noqa: E402
 from repcap.sweep.dask import DaskExecutor, JobqueueConfig, make_executor  # noqa: E402
 
@@ -74,7 +75,7 @@ def _logged(log: Path) -> list[int]:
 
 def _finished(cache: Path) -> set[int]:
     store = sweep.Cache(cache)
-    good, bad = store.verify()
+    _good, bad = store.verify()
     assert bad == [], f"corrupt entries {bad}"
     return {json.loads(p.read_text())["config"]["x"] for p in store.entries()}
 
@@ -183,7 +184,7 @@ def test_worker_death_mid_sweep_loses_no_finished_point(client, tmp_path, how):
     def target():
         try:
             box["rep"] = sweep.run(child.slow, configs, cache=sweep.Cache(cache), executor=client, progress=False)
-        except BaseException as exc:  # noqa: BLE001
+        except BaseException as exc:
             box["exc"] = exc
 
     th = threading.Thread(target=target)
@@ -413,7 +414,7 @@ def test_separate_scheduler_process_without_repcap_and_its_death(tmp_path):
         def target():
             try:
                 box["rep"] = sweep.run(child.slow, configs, cache=sweep.Cache(cache), executor=ex, progress=False)
-            except BaseException as exc:  # noqa: BLE001
+            except BaseException as exc:
                 box["exc"] = exc
 
         th = threading.Thread(target=target)

@@ -80,7 +80,7 @@ def run(args) -> int:
             spec = offline.spec(r["offline"])
             state = (("cached" if r["cached"] else "installed") if r["installed"] else "not installed") \
                 + f" ({spec.size_mb} MB, {spec.quant})"
-        print(f"{r['key']:36s} {r['d_model'] or '':>6} {r['vocab'] or '':>7} {str(r['tied']):>5s}  "
+        print(f"{r['key']:36s} {r['d_model'] or '':>6} {r['vocab'] or '':>7} {r['tied']!s:>5s}  "
               f"{','.join(r['sources']):24s} {state}")
     if not args.all:
         print(f"({len(catalog.all_models())} models in the catalog: `repcap models --all`)")

@@ -68,7 +68,7 @@ def _list(args) -> int:
         return 0
     names = [i.name if i.name is not None else "(the array)" for i in infos]
     width = max([len(n) for n in names] + [4])
-    print("\n".join(f"{n:{width}s}  {str(list(i.shape)):>18s}  {i.storage}" for n, i in zip(names, infos)))
+    print("\n".join(f"{n:{width}s}  {list(i.shape)!s:>18s}  {i.storage}" for n, i in zip(names, infos)))
     return 0
 
 

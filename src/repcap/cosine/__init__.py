@@ -18,6 +18,22 @@ from .moments import CosineMoments, mean_sq_offdiag, moments
 from .rows import GRAM_CHUNK_ROWS, as_matrix, normalised, unit_batch
 from .tiled import CPU_MAX_TILE, DEFAULTS, TiledConfig, TiledStats, batched_max_abs, tile_size, tiled_stats
 
-__all__ = ["CPU_MAX_TILE", "CosineMoments", "DEFAULTS", "GRAM_CHUNK_ROWS", "Histogram", "TiledConfig", "TiledStats",
-           "as_matrix", "batched_max_abs", "bin_index", "mean_sq_offdiag", "moments", "normalised", "tile_counts",
-           "tile_size", "tiled_stats", "unit_batch"]
+__all__ = [
+           "CPU_MAX_TILE",
+           "DEFAULTS",
+           "GRAM_CHUNK_ROWS",
+           "CosineMoments",
+           "Histogram",
+           "TiledConfig",
+           "TiledStats",
+           "as_matrix",
+           "batched_max_abs",
+           "bin_index",
+           "mean_sq_offdiag",
+           "moments",
+           "normalised",
+           "tile_counts",
+           "tile_size",
+           "tiled_stats",
+           "unit_batch",
+]

@@ -9,8 +9,8 @@ error is at most one bin width (or one bin's mass).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 import torch
@@ -47,7 +47,7 @@ class Histogram:
             raise RepcapError(f"histogram range [{self.lo}, {self.hi}] is empty")
 
     @classmethod
-    def of(cls, values, bins: int = 40, lo: float = 0.0, hi: float = 2.0, clip: bool = True) -> "Histogram":
+    def of(cls, values, bins: int = 40, lo: float = 0.0, hi: float = 2.0, clip: bool = True) -> Histogram:
         """The histogram of ``values``; with ``clip`` values outside ``[lo, hi]`` go to the end bins."""
         a = np.asarray(values, dtype=np.float64).ravel()
         if clip:
@@ -81,13 +81,13 @@ class Histogram:
         t = self.total
         return self.counts / (t * self.width) if t > 0 else np.full(self.bins, np.nan)
 
-    def rebin(self, factor: int) -> "Histogram":
+    def rebin(self, factor: int) -> Histogram:
         """Merge every ``factor`` neighbouring bins (``factor`` must divide the number of bins)."""
         if factor < 1 or self.bins % factor:
             raise RepcapError(f"cannot merge {self.bins} bins in groups of {factor}")
         return Histogram(self.counts.reshape(-1, factor).sum(axis=1), self.lo, self.hi)
 
-    def folded(self) -> "Histogram":
+    def folded(self) -> Histogram:
         """The histogram of |x| on [0, hi] from a symmetric one on [-hi, hi] (even number of bins)."""
         if self.lo != -self.hi or self.bins % 2:
             raise RepcapError("folding needs a histogram symmetric about 0 with an even number of bins")

@@ -16,8 +16,8 @@ and as the reference the tests hold the kernel to.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 import torch

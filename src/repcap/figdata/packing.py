@@ -4,7 +4,8 @@ the random start they are compared with (:func:`repcap.packing.pair_stats` of ra
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd

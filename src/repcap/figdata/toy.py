@@ -3,7 +3,7 @@ per regime and frequency exponent, and the weak-regime prediction from the unlea
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd

@@ -178,6 +178,6 @@ def _byte_decoder() -> dict[str, int]:
 def bytelevel_decode(token: str) -> str:
     """``'Ġhello'`` -> ``' hello'``; tokens that are not byte-level (special tokens) come back as they are."""
     dec = _byte_decoder()
-    if token.startswith("<") or token.startswith("[") or any(ch not in dec for ch in token):
+    if token.startswith(("<", "[")) or any(ch not in dec for ch in token):
         return token
     return bytes(dec[ch] for ch in token).decode("utf-8", errors="replace")

@@ -8,7 +8,8 @@ Liu, Liu & Gore 2025's LM heads) and of GGUF (``token_embd.weight`` / ``output.w
 from __future__ import annotations
 
 import re
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from .. import RepcapError
 
@@ -73,7 +74,7 @@ def pick_tensor(names: Sequence[str], head: bool, config: dict | None = None,
                               f"is stored; tensors: {short(names)}")
         tied: bool | None = True
     else:
-        tied = True if tie_cfg else False
+        tied = bool(tie_cfg)
     return emb, hd, tied
 
 

@@ -36,9 +36,9 @@ def check_npy(path: str | os.PathLike) -> tuple[tuple[int, ...], np.dtype]:
         with open(path, "rb") as fh:
             major, minor = fmt.read_magic(fh)
             if (major, minor) == (1, 0):
-                shape, fortran, dtype = fmt.read_array_header_1_0(fh, max_header_size=10000)
+                shape, _fortran, dtype = fmt.read_array_header_1_0(fh, max_header_size=10000)
             elif (major, minor) in ((2, 0), (3, 0)):
-                shape, fortran, dtype = fmt.read_array_header_2_0(fh, max_header_size=10000)
+                shape, _fortran, dtype = fmt.read_array_header_2_0(fh, max_header_size=10000)
             else:
                 raise ValueError(f"unsupported .npy version {major}.{minor}")
             offset = fh.tell()

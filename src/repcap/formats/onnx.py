@@ -18,7 +18,7 @@ import torch
 
 from .. import RepcapError
 from ..matrix import Embedding, TensorInfo
-from .common import one_line, os_error, plain_relative, resolves_inside, refuse_storage
+from .common import one_line, os_error, plain_relative, refuse_storage, resolves_inside
 from .names import choose_tensor
 
 #: Element types read as a matrix: ONNX name -> (short name, bytes per element, typed data field).

@@ -7,6 +7,24 @@ from .keys import code_digest, fn_name, point_key
 from .run import SweepReport, grid, run, set_default_executor, using
 from .tasks import LOCAL, Executor, LocalExecutor, PointTask, TaskOutcome, error_message
 
-__all__ = ["Cache", "Executor", "LOCAL", "LocalExecutor", "MARKER", "PointTask", "STALE_TEMP_S", "SweepReport",
-           "TaskOutcome", "atomic_write_text", "canonical", "code_digest", "error_message", "fn_name", "grid",
-           "point_key", "run", "set_default_executor", "using"]
+__all__ = [
+           "LOCAL",
+           "MARKER",
+           "STALE_TEMP_S",
+           "Cache",
+           "Executor",
+           "LocalExecutor",
+           "PointTask",
+           "SweepReport",
+           "TaskOutcome",
+           "atomic_write_text",
+           "canonical",
+           "code_digest",
+           "error_message",
+           "fn_name",
+           "grid",
+           "point_key",
+           "run",
+           "set_default_executor",
+           "using",
+]

@@ -14,14 +14,14 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import math
 import os
 import socket
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from .. import RepcapError
 from .. import io as rio
@@ -87,7 +87,7 @@ class Cache:
         self.root = Path(self.root)  # accept a str too
 
     @classmethod
-    def named(cls, name: str, root: str | os.PathLike | None = None) -> "Cache":
+    def named(cls, name: str, root: str | os.PathLike | None = None) -> Cache:
         if not name or "/" in name or "\\" in name or name.startswith("."):
             raise RepcapError(f"cache name {name!r} must be a plain folder name")
         return cls(Path(root) if root is not None else cache_dir() / "sweeps" / name)

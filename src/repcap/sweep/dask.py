@@ -45,9 +45,10 @@ from __future__ import annotations
 import argparse
 import os
 import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 from .. import RepcapError
 from .tasks import PointTask, TaskOutcome
@@ -107,7 +108,7 @@ class JobqueueConfig:
     options: dict = field(default_factory=dict)  # to the cluster class: cores, memory, walltime, queue, account, ...
 
     @classmethod
-    def from_mapping(cls, m: Mapping[str, Any], source: str = "jobqueue config") -> "JobqueueConfig":
+    def from_mapping(cls, m: Mapping[str, Any], source: str = "jobqueue config") -> JobqueueConfig:
         if not isinstance(m, Mapping):
             raise RepcapError(f"{source} must be a mapping like {{system: slurm, cores: 8, memory: 32GB, jobs: 4}}")
         m = dict(m)
@@ -123,7 +124,7 @@ class JobqueueConfig:
         return cls(system=system, jobs=jobs, adapt=dict(adapt) if adapt else None, options=m)
 
     @classmethod
-    def load(cls, path: str | os.PathLike) -> "JobqueueConfig":
+    def load(cls, path: str | os.PathLike) -> JobqueueConfig:
         import yaml
 
         p = Path(path).expanduser()
@@ -218,9 +219,7 @@ class DaskExecutor:
                 cluster = t.build()
                 self._owned.append(cluster)
                 address = cluster
-            elif isinstance(t, str):
-                address = t
-            elif hasattr(t, "scheduler_address"):
+            elif isinstance(t, str) or hasattr(t, "scheduler_address"):
                 address = t
             else:
                 raise RepcapError(f"cannot make a Dask client from {t!r}")
@@ -234,9 +233,9 @@ class DaskExecutor:
 
     def run_tasks(self, tasks: Sequence[PointTask], on_done: Callable[[int, TaskOutcome], None]) -> None:
         distributed = _import_distributed()
-        from distributed.client import FutureCancelledError
-
         import pickle
+
+        from distributed.client import FutureCancelledError
 
         client = self.client
         futures = [client.submit(pickle.loads, _payload(t), key=t.name, pure=False, retries=self.retries)
@@ -267,7 +266,7 @@ class DaskExecutor:
             if rest and not self.detach:
                 try:
                     client.cancel(rest)
-                except Exception:  # noqa: BLE001 - the client may be gone already
+                except Exception:
                     pass
 
     def close(self) -> None:
@@ -275,13 +274,13 @@ class DaskExecutor:
         for obj in self._owned:
             try:
                 obj.close()
-            except Exception:  # noqa: BLE001
+            except Exception:
                 pass
         if self._owned:
             self._client = None
         self._owned = []
 
-    def __enter__(self) -> "DaskExecutor":
+    def __enter__(self) -> DaskExecutor:
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -323,5 +322,12 @@ def from_args(args: argparse.Namespace) -> DaskExecutor | None:
     return make_executor(getattr(args, "executor", "local"), getattr(args, "scheduler", None))
 
 
-__all__ = ["DaskExecutor", "EXECUTORS", "JOBQUEUE_SYSTEMS", "JobqueueConfig", "add_arguments", "from_args",
-           "make_executor"]
+__all__ = [
+    "EXECUTORS",
+    "JOBQUEUE_SYSTEMS",
+    "DaskExecutor",
+    "JobqueueConfig",
+    "add_arguments",
+    "from_args",
+    "make_executor",
+]

@@ -9,7 +9,7 @@ never served; a comment, a docstring, or an unrelated module changes nothing.
 from __future__ import annotations
 
 import hashlib
-from typing import Callable
+from collections.abc import Callable
 
 from .. import RepcapError
 from ..codehash import function_digest

@@ -20,8 +20,9 @@ from __future__ import annotations
 import contextlib
 import math
 import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any
 
 from tqdm.auto import tqdm
 
@@ -140,7 +141,7 @@ def run(fn: Callable, configs: Sequence[dict], *, cache: str | Cache, batched: b
     by_key: dict[str, dict] = {}
     failed: dict[str, str] = {}
     counts = {"computed": 0, "late": 0}
-    n_dup = {k: 0 for k in first}
+    n_dup = dict.fromkeys(first, 0)
     for i in todo:
         n_dup[keys[i]] += 1
 

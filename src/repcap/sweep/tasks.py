@@ -16,8 +16,9 @@ from __future__ import annotations
 import hashlib
 import json
 import socket
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol, Sequence
+from typing import Any, Protocol
 
 from .. import RepcapError
 from .cache import MARKER, Cache, canonical
@@ -54,8 +55,8 @@ class PointTask:
         h = hashlib.sha256((self.root + "|" + "".join(self.keys)).encode()).hexdigest()[:20]
         return f"repcap-sweep-{fn_name(self.fn).split(':')[-1].replace('.', '-')[:40]}-{h}"
 
-    def __call__(self) -> "TaskOutcome":
-        store = Cache(self.root)
+    def __call__(self) -> TaskOutcome:
+        store = Cache(self.root)  # type: ignore[arg-type]  # Cache takes any path
         if not (store.root / MARKER).exists():
             raise RepcapError(
                 f"this worker ({socket.gethostname()}) cannot see the sweep cache folder {self.root}: put the cache "
@@ -90,7 +91,7 @@ class PointTask:
                     continue
                 results[i] = self._store(store, i, out)
         done = {i for i in todo if errors[i] is None}
-        return TaskOutcome(results=results, computed=[i in done for i in range(len(self.keys))],  # type: ignore[arg-type]
+        return TaskOutcome(results=results, computed=[i in done for i in range(len(self.keys))],
                            errors=errors)
 
     def _store(self, store: Cache, i: int, out: Any) -> dict:
