@@ -35,7 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _accept_negative_numbers(parser: argparse.ArgumentParser) -> None:
     """``repcap toy --gamma -1e-3``: argparse's own pattern misses exponent forms and would read the
     value as an option; widen it on every (sub)parser."""
-    parser._negative_number_matcher = NEGATIVE_NUMBER  # type: ignore[attr-defined]
+    parser._negative_number_matcher = NEGATIVE_NUMBER
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             for child in action.choices.values():

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Literal, NamedTuple, TypeAlias
 
 import torch
 
@@ -27,7 +28,8 @@ from .formats import list_tensors as list_file_tensors
 from .formats.common import check_name_lengths, os_error
 from .matrix import Embedding, TensorInfo
 
-__all__ = ["Embedding", "TensorInfo", "list_tensors", "load", "resolve"]
+__all__ = ["CatalogSource", "Embedding", "HubSource", "OfflineSource", "PathSource", "Source", "TensorInfo",
+           "list_tensors", "load", "resolve"]
 
 
 def _existing(src: str) -> Path | None:
@@ -41,22 +43,55 @@ def _existing(src: str) -> Path | None:
         raise os_error(p, exc, "cannot examine") from None
 
 
-def resolve(source: str | os.PathLike) -> tuple[str, object]:
+class PathSource(NamedTuple):
+    """An existing local file or model folder."""
+
+    kind: Literal["path"]
+    what: Path
+
+
+class OfflineSource(NamedTuple):
+    """An offline model key (:data:`repcap.offline.OFFLINE`)."""
+
+    kind: Literal["offline"]
+    what: str
+
+
+class CatalogSource(NamedTuple):
+    """A catalog entry (:func:`repcap.catalog.find`)."""
+
+    kind: Literal["catalog"]
+    what: catalog.ModelEntry
+
+
+class HubSource(NamedTuple):
+    """A validated model-hub id ``org/name``."""
+
+    kind: Literal["hub"]
+    what: str
+
+
+#: What :func:`resolve` returns: a ``(kind, what)`` pair, one class per kind.
+Source: TypeAlias = PathSource | OfflineSource | CatalogSource | HubSource
+
+
+def resolve(source: str | os.PathLike) -> Source:
     """What ``source`` names: ``("path", Path)``, ``("offline", key)``, ``("catalog", ModelEntry)``
-    or ``("hub", repo_id)``; one clear error for anything else."""
+    or ``("hub", repo_id)`` (a :data:`Source`: a named pair that unpacks as ``kind, what``); one
+    clear error for anything else."""
     src = os.fspath(source)
     if not src:
         raise RepcapError("empty model source; give an offline key, catalog key, hub id, folder or file")
     p = _existing(src)
     if p is not None:
-        return "path", p
+        return PathSource("path", p)
     if src in offline.OFFLINE:
-        return "offline", src
+        return OfflineSource("offline", src)
     entry = catalog.find(src)
     if entry is not None:
-        return "catalog", entry
+        return CatalogSource("catalog", entry)
     if hub.looks_like_hub_id(src) and Path(src).suffix.lower() not in (*SUFFIXES, *PICKLE_SUFFIXES):
-        return "hub", hub.validate_hub_id(src)
+        return HubSource("hub", hub.validate_hub_id(src))
     check_name_lengths(src)
     if "/" in src or "\\" in src or src.startswith((".", "~")):
         raise RepcapError(f"{src[:200]!r}: no such file or folder, and not a hub id owner/name (a model id may "
@@ -90,23 +125,25 @@ def load(source: str | os.PathLike, *, head: bool = False, device: str | torch.d
     from .devices import resolve_device
 
     dev = resolve_device(device)
-    kind, what = resolve(source)
-    if kind == "path":
+    src = resolve(source)
+    if isinstance(src, PathSource):
+        path = src.what
         try:
-            emb = (hub.load_dir if what.is_dir() else load_file)(what, head=head, tensor=tensor)
+            emb = (hub.load_dir if path.is_dir() else load_file)(path, head=head, tensor=tensor)
         except RepcapError as exc:
-            raise _naming(what, exc) from exc.__cause__
-    elif kind == "offline":
-        emb = offline.load(what, head=head, tensor=tensor)
-    elif kind == "catalog":
-        key = _offline_copy(what)
+            raise _naming(path, exc) from exc.__cause__
+    elif isinstance(src, OfflineSource):
+        emb = offline.load(src.what, head=head, tensor=tensor)
+    elif isinstance(src, CatalogSource):
+        entry = src.what
+        key = _offline_copy(entry)
         if key is not None:
             emb = offline.load(key, head=head, tensor=tensor)
         else:
-            emb = hub.load_hub(what.hub_id, head=head, tensor=tensor, revision=revision)
-        emb.meta["catalog_key"] = what.key
+            emb = hub.load_hub(entry.hub_id, head=head, tensor=tensor, revision=revision)
+        emb.meta["catalog_key"] = entry.key
     else:
-        emb = hub.load_hub(what, head=head, tensor=tensor, revision=revision)
+        emb = hub.load_hub(src.what, head=head, tensor=tensor, revision=revision)
     if head and emb.tied:
         emb.meta["head_is_embedding"] = True
     if emb.matrix.ndim != 2 or emb.matrix.shape[0] == 0 or emb.matrix.shape[1] == 0:
@@ -118,15 +155,16 @@ def load(source: str | os.PathLike, *, head: bool = False, device: str | torch.d
 def list_tensors(source: str | os.PathLike, *, revision: str | None = None) -> list[TensorInfo]:
     """Every tensor of ``source`` ``(name, shape, storage type)``, through the same checks as
     :func:`load` and without reading tensor data (a hub model: its safetensors headers only)."""
-    kind, what = resolve(source)
-    if kind == "path":
+    src = resolve(source)
+    if isinstance(src, PathSource):
+        path = src.what
         try:
-            return hub.list_dir(what) if what.is_dir() else list_file_tensors(what)
+            return hub.list_dir(path) if path.is_dir() else list_file_tensors(path)
         except RepcapError as exc:
-            raise _naming(what, exc) from exc.__cause__
-    if kind == "offline":
-        return offline.list_tensors(what)
-    if kind == "catalog":
-        key = _offline_copy(what)
-        return offline.list_tensors(key) if key else hub.list_hub(what.hub_id, revision=revision)
-    return hub.list_hub(what, revision=revision)
+            raise _naming(path, exc) from exc.__cause__
+    if isinstance(src, OfflineSource):
+        return offline.list_tensors(src.what)
+    if isinstance(src, CatalogSource):
+        key = _offline_copy(src.what)
+        return offline.list_tensors(key) if key else hub.list_hub(src.what.hub_id, revision=revision)
+    return hub.list_hub(src.what, revision=revision)

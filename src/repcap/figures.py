@@ -23,7 +23,7 @@ import subprocess
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import matplotlib
 import matplotlib.pyplot as plt
@@ -32,6 +32,9 @@ import pandas as pd
 from . import RepcapError, __version__
 from . import io as rio
 from .paths import figure_dir, project_root
+
+if TYPE_CHECKING:
+    from matplotlib.typing import RcKeyType
 
 FIG_ID = re.compile(r"^fig-[a-z0-9]+(?:-[a-z0-9]+)+$")
 _T0 = time.time()
@@ -46,7 +49,7 @@ WIDTH = 6.4
 COLORS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000", "#999999")
 
 #: One shared style for every figure (seaborn "whitegrid" with the palette above).
-STYLE: dict[str, Any] = {
+STYLE: dict[RcKeyType, Any] = {
     "figure.dpi": 100,
     "savefig.dpi": 200,
     "savefig.bbox": "tight",

@@ -134,17 +134,17 @@ def fit_exponent(m: Sequence[float], loss: Sequence[float], level: float = 0.95)
     """Fit ``loss = A m^-alpha_m`` (points with several seeds per ``m`` are pooled)."""
     from scipy import stats
 
-    m = np.asarray(m, dtype=np.float64).ravel()
-    loss = np.asarray(loss, dtype=np.float64).ravel()
-    if m.shape != loss.shape:
-        raise RepcapError(f"fit_exponent: m has {m.size} values but loss has {loss.size}")
-    ok = np.isfinite(m) & np.isfinite(loss) & (m > 0) & (loss > 0)
-    m, loss = m[ok], loss[ok]
-    if m.size < 3 or np.unique(m).size < 2:
+    ms = np.asarray(m, dtype=np.float64).ravel()
+    losses = np.asarray(loss, dtype=np.float64).ravel()
+    if ms.shape != losses.shape:
+        raise RepcapError(f"fit_exponent: m has {ms.size} values but loss has {losses.size}")
+    ok = np.isfinite(ms) & np.isfinite(losses) & (ms > 0) & (losses > 0)
+    ms, losses = ms[ok], losses[ok]
+    if ms.size < 3 or np.unique(ms).size < 2:
         raise RepcapError("fit_exponent needs at least 3 positive points over at least 2 distinct widths")
-    res = stats.linregress(np.log(m), np.log(loss))
-    t = stats.t.ppf(0.5 + level / 2, m.size - 2)
+    res = stats.linregress(np.log(ms), np.log(losses))
+    t = stats.t.ppf(0.5 + level / 2, ms.size - 2)
     a = -res.slope
     return ExponentFit(alpha_m=float(a), stderr=float(res.stderr), ci_low=float(a - t * res.stderr),
                        ci_high=float(a + t * res.stderr), log_A=float(res.intercept),
-                       r2=float(res.rvalue ** 2), n_points=int(m.size), level=level)
+                       r2=float(res.rvalue ** 2), n_points=int(ms.size), level=level)

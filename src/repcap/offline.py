@@ -113,7 +113,9 @@ def _locate(dist: str, version: str) -> metadata.Distribution | None:
 
 def _part_files(dist: metadata.Distribution, pattern: str) -> list[Path]:
     files = [f for f in (dist.files or []) if fnmatch.fnmatch(str(f), pattern)]
-    return sorted((Path(dist.locate_file(f)) for f in files), key=str)
+    # locate_file is typed as returning a SimplePath (no __fspath__); for the path-based
+    # distributions importlib finds it is a pathlib.Path, whose str is the file's path
+    return sorted((Path(str(dist.locate_file(f))) for f in files), key=str)
 
 
 def is_installed(key: str) -> bool:

@@ -76,9 +76,13 @@ class Quote:
         def f(x: float) -> str:
             return pretty(x, fmt)
         if self.value is not None and self.low is not None:
+            if self.high is None:
+                raise RepcapError(f"quote {self.id} gives a low ({f(self.low)}) but no high")
             return f"{f(self.value)} ({f(self.low)}–{f(self.high)})"
         if self.value is not None:
             return f(self.value)
+        if self.low is None or self.high is None:
+            raise RepcapError(f"quote {self.id} needs a value or a low and a high")
         return f"{f(self.low)}–{f(self.high)}"
 
     def literals(self) -> list[float]:
@@ -224,26 +228,31 @@ class Claim:
         """``(value, low, high)`` the verdict compares with (derived where the row says so)."""
         if self.threshold is not None and not self.quote_ids:
             return self.threshold, None, None
-        qs = self.quotes
         if self.derive is None:
-            q = qs[0]
+            q = self.quotes[0]
             return q.value, q.low, q.high
-        vals = [q.value for q in qs]
+        return self.derived(), None, None
+
+    def derived(self) -> float:
+        """The ratio (``derive: ratio``) or the log-log slope through ``(at_i, value_i)``
+        (``derive: slope``) of the row's quotes, which must be single numbers."""
+        vals = [value(q) for q in self.quote_ids]  # a range quote is a clear error here
         if self.derive == "ratio":
-            return vals[1] / vals[0], None, None
-        # slope through (at_i, vals_i) on log-log axes
+            return vals[1] / vals[0]
+        if self.derive != "slope":
+            raise RepcapError(f"claim {self.id}: derive is {self.derive!r}, not 'ratio' or 'slope'")
         (x0, x1), (y0, y1) = self.at, vals
-        return math.log(y1 / y0) / math.log(x1 / x0), None, None
+        return math.log(y1 / y0) / math.log(x1 / x0)
 
     def source_display(self) -> str:
         if self.source_text:
             return self.source_text
         qs = self.quotes
         if self.derive == "ratio":
-            v, _, _ = self.source_value()
+            v = self.derived()
             return f"{qs[0].text()} → {qs[1].text()} (×{pretty(v, '.3g')})"
         if self.derive == "slope":
-            v, _, _ = self.source_value()
+            v = self.derived()
             return " and ".join(q.text() for q in qs) + f" (slope {v:+.3f})"
         prefix = {"above": "> ", "below": "≤ "}.get(self.compare, "")
         return prefix + qs[0].text()

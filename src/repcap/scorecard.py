@@ -69,33 +69,35 @@ def verdict(ours: float | None, compare: str, *, value: float | None = None, low
     tol = abs(float(tolerance))
     why = reason or "outside the stated tolerance"
 
-    def need(*xs):
-        if any(x is None for x in xs):
-            raise RepcapError(f"compare={compare!r} needs {'value' if len(xs) == 1 else 'low and high'}")
+    def need(x: float | None) -> float:
+        if x is None:
+            raise RepcapError(f"compare={compare!r} needs value")
+        return x
 
     if compare in ("abs", "rel"):
-        need(value)
-        diff = abs(ours - value)
+        v = need(value)
+        diff = abs(ours - v)
         if compare == "rel":
-            if value == 0:
+            if v == 0:
                 raise RepcapError("compare='rel' needs a non-zero source value")
-            rel = diff / abs(value)
+            rel = diff / abs(v)
             ok, shown = rel <= tol, f"{rel:.2%}" if rel >= 1e-4 else f"{rel:.1e}"
         else:
             ok, shown = diff <= tol, (format(diff, ".1%") if fmt.endswith("%") else _fmt(diff, ".2g"))
         return Verdict("reproduced within", f"reproduced within {shown}") if ok else Verdict("differs", f"differs: {why}")
     if compare == "range":
-        need(low, high)
+        if low is None or high is None:
+            raise RepcapError(f"compare={compare!r} needs low and high")
         ok = low - tol <= ours <= high + tol
     elif compare == "above":
-        need(value)
-        ok = ours > value - tol if tol else ours > value
+        v = need(value)
+        ok = ours > v - tol if tol else ours > v
     elif compare == "below":
-        need(value)
-        ok = ours < value + tol if tol else ours <= value
+        v = need(value)
+        ok = ours < v + tol if tol else ours <= v
     elif compare == "equal":
-        need(value)
-        ok = abs(ours - value) <= tol
+        v = need(value)
+        ok = abs(ours - v) <= tol
     else:
         raise RepcapError(f"unknown compare {compare!r}; use one of abs, rel, range, above, below, equal")
     return Verdict("reproduced", "reproduced") if ok else Verdict("differs", f"differs: {why}")

@@ -14,7 +14,7 @@ import math
 import stat
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import Any, TypedDict, cast
 
 import numpy as np
 import torch
@@ -144,7 +144,7 @@ def describe(source: Any, *, head: bool = False, tiled: bool = False, sample: in
     return rec  # type: ignore[return-value]
 
 
-def describe_point(config: dict) -> dict:
+def describe_point(config: dict) -> SurveyRecord:
     """:func:`describe` for one sweep config (``source`` plus :func:`describe`'s keyword options)."""
     cfg = dict(config)
     source = cfg.pop("source")
@@ -170,11 +170,13 @@ def scan(configs: Sequence[dict], *, cache: str = "embedding-stats", progress: b
     # One sweep over all models, so that on a cluster (sweep.set_default_executor) they run in parallel.
     rep = sweep.run(describe_point, configs, cache=cache, progress=progress, desc="models", on_error="collect")
     failed = {e["index"]: e["error"] for e in rep.errors}
-    records, failures = [], []
+    records: list[SurveyRecord] = []
+    failures: list[dict] = []
     for i, (cfg, rec) in enumerate(zip(configs, rep.results)):
         label = cfg.get("label", cfg["source"])
         if i in failed or rec is None:
             failures.append({"source": cfg["source"], "label": label, "error": failed.get(i, "no result")})
         else:
-            records.append({**rec, "label": label})
+            # the sweep hands back describe_point's SurveyRecord as the plain dict it stored
+            records.append(cast(SurveyRecord, {**rec, "label": label}))
     return records, failures

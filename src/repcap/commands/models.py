@@ -63,25 +63,26 @@ def run(args) -> int:
             print(msg, file=sys.stderr)
         return 0
 
-    rows = []
-    for e in (catalog.all_models() if args.all else catalog.offline_models()):
-        st = None
-        if e.offline:
-            st = {"installed": offline.is_installed(e.offline), "cached": offline.is_cached(e.offline)}
-        rows.append({"key": e.key, "hub_id": e.hub_id, "d_model": e.d_model, "vocab": e.vocab, "tied": e.tied,
-                     "sources": e.sources, "offline": e.offline, "eps_reported": e.eps_reported, **(st or {})})
+    entries = catalog.all_models() if args.all else catalog.offline_models()
+    states: dict[str, dict[str, bool]] = {
+        e.key: {"installed": offline.is_installed(e.offline), "cached": offline.is_cached(e.offline)}
+        for e in entries if e.offline}
     if args.json:
+        rows = [{"key": e.key, "hub_id": e.hub_id, "d_model": e.d_model, "vocab": e.vocab, "tied": e.tied,
+                 "sources": e.sources, "offline": e.offline, "eps_reported": e.eps_reported,
+                 **states.get(e.key, {})} for e in entries]
         print(json.dumps(rows, indent=1))
         return 0
     print(f"{'key':36s} {'d':>6s} {'vocab':>7s} {'tied':>5s}  {'sources':24s} offline")
-    for r in rows:
+    for e in entries:
         state = ""
-        if r["offline"]:
-            spec = offline.spec(r["offline"])
-            state = (("cached" if r["cached"] else "installed") if r["installed"] else "not installed") \
+        if e.offline:
+            spec = offline.spec(e.offline)
+            st = states[e.key]
+            state = (("cached" if st["cached"] else "installed") if st["installed"] else "not installed") \
                 + f" ({spec.size_mb} MB, {spec.quant})"
-        print(f"{r['key']:36s} {r['d_model'] or '':>6} {r['vocab'] or '':>7} {r['tied']!s:>5s}  "
-              f"{','.join(r['sources']):24s} {state}")
+        print(f"{e.key:36s} {e.d_model or '':>6} {e.vocab or '':>7} {e.tied!s:>5s}  "
+              f"{','.join(e.sources):24s} {state}")
     if not args.all:
         print(f"({len(catalog.all_models())} models in the catalog: `repcap models --all`)")
     return 0

@@ -9,8 +9,10 @@ shape, storage) without reading them; ``--tensor NAME`` reads any 2-D one.
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import json
+import typing
 
 from .. import config
 from ..cosine import TiledConfig
@@ -55,7 +57,9 @@ def register(sub) -> None:
     p.add_argument("--tensor", default=None, help="read this 2-D tensor (see --list-tensors) instead of guessing")
     p.add_argument("--list-tensors", action="store_true", help="list the tensors (name, shape, storage) and stop")
     p.add_argument("--rows", type=int, default=None, metavar="N", help="keep only the first N rows")
-    config.add_arguments(_Described(p), TiledConfig)
+    # add_arguments only calls add_argument on what it is given; its signature (repcap.config)
+    # says ArgumentParser, so the duck-typed wrapper is cast to that
+    config.add_arguments(typing.cast(argparse.ArgumentParser, _Described(p)), TiledConfig)
     p.set_defaults(func=run)
 
 

@@ -81,7 +81,7 @@ def overlap_table(records: Sequence[Mapping[str, Any]], kinds: Mapping[str, str]
 
 def loglog_slope(x: Sequence[float], y: Sequence[float]) -> float | None:
     """Least-squares slope of log y on log x; None with fewer than three distinct x."""
-    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    if len(np.unique(x)) < 3:
+    xs, ys = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if len(np.unique(xs)) < 3:
         return None
-    return float(np.polyfit(np.log(x), np.log(y), 1)[0])
+    return float(np.polyfit(np.log(xs), np.log(ys), 1)[0])
