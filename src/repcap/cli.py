@@ -2,14 +2,18 @@
 ``register(subparsers)``; the handler it sets with ``set_defaults(func=...)`` returns an exit code.
 
 Errors about the user's input (:class:`repcap.RepcapError`) print one line and exit with status 2.
+A reader that stops early (``repcap models | head -1``) ends the command quietly with status 141
+(128 + SIGPIPE, what a shell reports for a command killed by a broken pipe), no traceback.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import pkgutil
 import re
+import select
 import sys
 
 from . import RepcapError, __version__
@@ -42,7 +46,46 @@ def _accept_negative_numbers(parser: argparse.ArgumentParser) -> None:
                 _accept_negative_numbers(child)
 
 
+#: The exit status after a broken pipe on stdout: 128 + SIGPIPE, as a shell reports ``yes | head``.
+BROKEN_PIPE_STATUS = 141
+
+
+def _stdout_broken() -> bool:
+    """Whether stdout is a pipe whose reader has gone (so a BrokenPipeError came from it, not from a
+    kernel's or worker's connection).  Without ``poll`` (Windows) stdout is assumed."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # replaced by a non-file (pytest's capture)
+        return False
+    if not hasattr(select, "poll"):  # pragma: no cover - Windows
+        return True
+    poller = select.poll()
+    poller.register(fd, select.POLLOUT)
+    return any(ev & (select.POLLERR | select.POLLHUP) for _, ev in poller.poll(0))
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Run one command; its exit status (see the module docstring)."""
+    try:
+        try:
+            status = _main(argv)
+        except SystemExit:  # --help, --version and argparse's usage errors print, then exit
+            sys.stdout.flush()
+            raise
+        sys.stdout.flush()  # inside the try: a flush at interpreter exit would fail outside it
+        return status
+    except BrokenPipeError:
+        if not _stdout_broken():
+            raise
+        # The recipe of Python's documentation (signal module, "Note on SIGPIPE"): point stdout at
+        # devnull, so that the interpreter's last flush of what is still buffered cannot fail again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return BROKEN_PIPE_STATUS
+
+
+def _main(argv: list[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
