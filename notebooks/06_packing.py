@@ -30,6 +30,8 @@ lr = None  # Adam learning rate; None: Guha's rule (0.005, or 0.0025 above d of 
 seed = None  # seed of the random initial vectors; None: the engine's
 n_bins = None  # histogram bins of |cos| on [0, 1]; None: the engine's
 device = "auto"  # "auto", "cpu" or "cuda"
+reference_set = "reference"  # the shipped point set whose full-size Yoder run is shown ("" for none)
+reference_scale = "full"  # that set's scale: full, or smoke (its seconds-long version, for the tests)
 executor = "local"  # where sweep points run: local (this process) or dask
 scheduler = ""  # with the dask executor: a tcp address, local or local:N, or a jobqueue YAML file
 
@@ -39,11 +41,13 @@ import math
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from IPython.display import Markdown
 
-from repcap import figures, findings, laws, packing, reference, sweep, tables
+from repcap import bundle, figures, findings, laws, packing, reference, sweep, tables
 from repcap.chapter import glue, start
 from repcap.config import given
 from repcap.figdata import packing as figdata
+from repcap.runs import finding_profile
 
 cfg = packing.PackConfig(k=k, d=d, **given(beta=beta, p=p, steps=steps, lr=lr, seed=seed, n_bins=n_bins))
 beta, steps, lr, seed, n_bins = cfg.beta, cfg.steps, cfg.learning_rate, cfg.seed, cfg.n_bins
@@ -254,5 +258,60 @@ tables.show(ref, digits={"ours": ".2f"}, missing="this profile did not run Yoder
 # {glue:text}`packing_exp_gap_to_law:.1f` degrees from the law's prediction (negative: below it).
 # Short runs leave the worst pair short of converged: the last few degrees take thousands of steps,
 # because near the optimum only a handful of pairs still have a large gradient. The comparison with
-# Yoder's {glue:text}`packing_yoder_angle` degrees needs his full size; it is made by the `reference`
-# and `paper` profiles.
+# Yoder's {glue:text}`packing_yoder_angle` degrees needs his full size: the next section.
+#
+# ## At Yoder's size: the reference run
+#
+# One Adam step on {glue:text}`packing_yoder_k:,` vectors in {glue:text}`packing_yoder_d` dimensions takes
+# about half a second on two CPU cores, too slow for this profile. The `reference` set (`repcap.runs`)
+# runs Yoder's problem once at full size with the `exp` loss and ships the result with the book as a
+# results bundle ({doc}`../reproduce`): {glue:md}`packing_ref_provenance`
+#
+# {numref}`fig-packing-reference` follows its worst pair: {glue:md}`packing_ref_summary`
+
+# %%
+ref_lookup = bundle.lookup(reference_set, "yoder", scale=reference_scale) if reference_set else None
+ref_runs = [f for f in (ref_lookup.found if ref_lookup else []) if f.config.get("loss") == "exp"]
+ref_found = max(ref_runs, key=lambda f: f.config["steps"]) if ref_runs else None
+ref_run = ref_found.result if ref_found else None
+law_angle_yoder = math.degrees(math.acos(law_eps_yoder))
+glue("packing_ref_provenance", Markdown(ref_lookup.provenance_text(reference_set) if ref_lookup else
+     "this build shows no reference points (the parameter `reference_set` is empty)."))
+fig, ax = plt.subplots(figsize=figures.size(3.0))
+ax.axhline(yoder_angle.value, color="k", ls=":", lw=0.9, label=f"Yoder: about {yoder_angle.value:g}° (reported)")
+ax.axhline(law_angle_yoder, color="0.4", ls="--", lw=0.9, label=f"four-constant law: {law_angle_yoder:.1f}° (our evaluation)")
+if ref_found is not None and ref_run is not None:
+    rc = figdata.curves({"exp": ref_run})
+    flat = figdata.flattening_step(rc.step, rc.angle_deg)
+    ax.plot(rc.step, rc.angle_deg, color=colors["exp"], label=f"exp(β cos²), lr {ref_found.config['lr']:g}")
+    if flat is not None:
+        ax.axvline(flat, color=colors["exp"], lw=0.6, ls="-.")
+    ax.set_ylim(min(60.0, float(rc.angle_deg.min())), 80)
+    gap = ref_run["max_angle_deg"] - yoder_angle.value
+    glue("packing_ref_summary", Markdown(
+         f"from {rc.angle_deg.iloc[0]:.1f}° at the random start it reaches {ref_run['max_angle_deg']:.2f}° after "
+         f"{int(rc.step.iloc[-1]):,} steps, {abs(gap):.2f}° {'below' if gap < 0 else 'above'} Yoder's "
+         f"{yoder_angle.value:g}° and {abs(ref_run['max_angle_deg'] - law_angle_yoder):.2f}° "
+         f"{'below' if ref_run['max_angle_deg'] < law_angle_yoder else 'above'} the four-constant law's "
+         f"{law_angle_yoder:.1f}°; " + (f"the curve flattens (less than 0.05° gained over the next tenth of the run) "
+                                        f"from step {flat:,.0f}." if flat is not None else
+                                        "it is still rising at the end of the run.")))
+    findings.record("yoder-76-degrees", ref_run["max_angle_deg"], figure="fig-packing-reference", profile=finding_profile(reference_set, reference_scale),
+                    provenance=ref_lookup.provenance_text(reference_set))
+    ref_df = rc.assign(k=ref_found.config["k"], d=ref_found.config["d"], lr=ref_found.config["lr"])
+else:
+    ax.text(0.5, 0.5, "no reference run in this build", transform=ax.transAxes, ha="center", color="0.4")
+    ax.set_ylim(60, 80)
+    glue("packing_ref_summary", Markdown("not shown in this build, which has no reference run."))
+    ref_df = pd.DataFrame({"line": [f"Yoder (reported, {yoder_angle.cite})", "four-constant law (our evaluation)"],
+                           "angle_deg": [yoder_angle.value, law_angle_yoder]})
+ax.set_xlabel("Adam step")
+ax.set_ylabel("worst-pair angle (degrees)")
+figures.legend_below(ax, ncol=2)
+fig.tight_layout()
+_ = figures.save("fig-packing-reference", fig, ref_df, {
+    "caption": f"The reference run: {ref_df.k.iloc[0] if 'k' in ref_df else yoder_k:,} unit vectors in "
+               f"R^{ref_df.d.iloc[0] if 'd' in ref_df else yoder_d} under exp(β cos²), β = {beta:g}: the "
+               "smallest angle between any two of the lines, step by step (dash-dotted: where it flattens), "
+               "against Yoder's reported angle and the four-constant law at that size.",
+    "seed": seed, "source": "reference bundle"})

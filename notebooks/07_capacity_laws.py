@@ -35,6 +35,8 @@ projection_seeds = [0, 1]  # seeds per projection setting
 yoder_d = None  # the width of the rule-of-thumb figure; None: the width Yoder states it for (GPT-3's)
 seed = 0  # seed offset of the random baselines
 device = "auto"  # "auto", "cpu" or "cuda"
+reference_set = "reference"  # the shipped point set whose re-runs of Guha's cells are shown ("" for none)
+reference_scale = "full"  # that set's scale: full, or smoke (its seconds-long version, for the tests)
 executor = "local"  # where sweep points run: local (this process) or dask
 scheduler = ""  # with the dask executor: a tcp address, local or local:N, or a jobqueue YAML file
 
@@ -46,9 +48,10 @@ import numpy as np
 import pandas as pd
 from IPython.display import Markdown
 
-from repcap import bounds, figures, findings, fits, laws, packing, reference, sweep, tables
+from repcap import bounds, bundle, figures, findings, fits, laws, packing, reference, sweep, tables
 from repcap.chapter import glue, start
 from repcap.config import given
+from repcap.runs import finding_profile
 
 run_record = start("Guha's grid spans d = 32 to 4096 and k = 2000 to 32000 with 5000 Adam steps per point; "
                "the `quick` profile uses small d and k and a few hundred steps at a higher learning rate, "
@@ -182,6 +185,65 @@ glue("laws_grid_seconds", float(grid.seconds.sum()))
 glue("laws_p_min", int(grid.p.min()))
 glue("laws_p_max", int(grid.p.max()))
 tables.show(grid, digits={"eps_star": ".4f", "eps_random": ".4f", "bound": ".4f", "seconds": ".1f", "p": ".0f"})
+
+# %% [markdown]
+# ## Guha's cells at his settings: the reference run
+#
+# This profile's grid is small and short. The `reference` set (`repcap.runs`) re-runs nine of Guha's
+# own cells, $d \in \{32, 64, 128\}$ and $k \in \{2000, 4000, 8000\}$, at his settings (the `power`
+# loss with his exponent and learning-rate rules, {glue:text}`laws_ref_steps:,` Adam steps), once, and
+# ships the results with the book ({doc}`../reproduce`): {glue:md}`laws_ref_provenance`
+# {numref}`fig-laws-reference` sets each cell's $\varepsilon^*$ next to the one he stores for it
+# (`code/vector_packing/optimized_packing.json`): {glue:md}`laws_ref_summary`
+
+# %%
+ref_lookup = bundle.lookup(reference_set, "guha-small", scale=reference_scale) if reference_set else None
+g_cells = g_opt.set_index(["k", "d"]).eps_star
+ref_cells = pd.DataFrame([{"k": f.config["k"], "d": f.config["d"], "steps": f.config["steps"],
+                           "p": f.result.get("p"), "ε* (ours)": f.result["eps_star"]}
+                          for f in (ref_lookup.found if ref_lookup else [])],
+                         columns=["k", "d", "steps", "p", "ε* (ours)"])
+ref_cells["ε* (Guha's data)"] = [float(g_cells.loc[(k_, d_)]) if (k_, d_) in g_cells.index else np.nan
+                                 for k_, d_ in zip(ref_cells.k, ref_cells.d)]
+ref_cells["relative gap"] = ref_cells["ε* (ours)"] / ref_cells["ε* (Guha's data)"] - 1
+ref_cells = ref_cells.sort_values(["d", "k"], ignore_index=True)
+glue("laws_ref_steps", int(ref_cells.steps.max()) if len(ref_cells) else int(reference.value("guha2026.packing_steps")))
+glue("laws_ref_provenance", Markdown(ref_lookup.provenance_text(reference_set) if ref_lookup else
+                                     "this build shows no reference points (the parameter `reference_set` is empty)."))
+fig, ax = plt.subplots(figsize=figures.size(3.0))
+if ref_cells["relative gap"].notna().any():
+    worst = ref_cells.loc[ref_cells["relative gap"].abs().idxmax()]
+    for c_, (d_, g_) in zip(figures.palette(3), ref_cells.groupby("d")):
+        ax.plot(g_.k, g_["ε* (Guha's data)"], "s", mfc="none", color=c_, ms=7)
+        ax.plot(g_.k, g_["ε* (ours)"], "o-", color=c_, ms=4, lw=1, label=f"d = {d_}")
+    ax.plot([], [], "s", mfc="none", color="0.3", label="Guha's stored ε*")
+    ax.plot([], [], "o-", color="0.3", ms=4, lw=1, label="ours (reference run)")
+    glue("laws_ref_summary", Markdown(
+        f"over the {int(ref_cells['relative gap'].notna().sum())} cells ours lies from {ref_cells['relative gap'].min():+.1%} to "
+        f"{ref_cells['relative gap'].max():+.1%} of his, the largest gap at k = {int(worst.k):,}, d = {int(worst.d)}."))
+    findings.record("guha-cells", float(ref_cells["relative gap"].abs().max()), figure="fig-laws-reference",
+                    profile=finding_profile(reference_set, reference_scale), provenance=ref_lookup.provenance_text(reference_set))
+else:
+    ax.text(0.5, 0.5, "no reference run in this build", transform=ax.transAxes, ha="center", color="0.4")
+    glue("laws_ref_summary", Markdown(
+        f"none of its {len(ref_cells)} cells is among those Guha stores, so there is nothing to compare." if len(ref_cells)
+        else "not shown in this build, which has no reference run."))
+ax.set_xscale("log")
+ax.set_xticks([2000, 4000, 8000])
+ax.set_xticklabels(["2000", "4000", "8000"])
+ax.minorticks_off()
+ax.set_xlabel("number of vectors k")
+ax.set_ylabel("ε* = max |cos|")
+figures.legend_below(ax, ncol=3)
+fig.tight_layout()
+cells_data = ref_cells if len(ref_cells) else pd.DataFrame(
+    {"k": [k_ for k_, _ in g_cells.index], "d": [d_ for _, d_ in g_cells.index], "ε* (Guha's data)": g_cells.to_numpy()})
+_ = figures.save("fig-laws-reference", fig, cells_data, {
+    "caption": "Guha's cells re-run at his settings (the reference run): ε* of our optimised packings (dots) "
+               "next to the ε* he stores for the same (k, d) (open squares), per dimension.",
+    "source": "reference bundle; Guha's data: code/vector_packing/optimized_packing.json (MIT)"})
+tables.show(ref_cells, digits={"ε* (ours)": ".4f", "ε* (Guha's data)": ".4f", "relative gap": "+.1%", "p": ".0f"},
+            missing="Guha's data has no packing at this (k, d)")
 
 # %% [markdown]
 # ## Refitting the laws to our grid

@@ -51,6 +51,8 @@ other_loss_window = None  # steps averaged for their final loss; None: the engin
 exp_tau_fraction = None  # tau of exp(-i / tau) as a fraction of n; None: the paper's tau / n of exp-17
 other_power_alpha = None  # the power law shown next to them; None: the paper's (exp-17)
 other_fit_m_min = 0  # smallest width in the power-law and linear fits (paper: 32; the exponential uses all)
+reference_set = "reference"  # the shipped point set whose main-sweep models are shown ("" for none)
+reference_scale = "full"  # that set's scale: full, or smoke (its seconds-long version, for the tests)
 cache = "toy"  # sweep cache folder (.cache/sweeps/<cache>): an interrupted run resumes
 executor = "local"  # where sweep points run: local (this process) or dask
 scheduler = ""  # with the dask executor: a tcp address, local or local:N, or a jobqueue YAML file
@@ -59,11 +61,13 @@ scheduler = ""  # with the dask executor: a tcp address, local or local:N, or a 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from IPython.display import Markdown
 
-from repcap import figures, findings, reference, tables, toy
+from repcap import bundle, figures, findings, reference, tables, toy
 from repcap.chapter import glue, start
 from repcap.config import given
 from repcap.figdata import toy as figdata
+from repcap.runs import finding_profile
 
 tc = toy.TrainConfig(**given(n=n, steps=steps, batch=batch, lr=lr))
 n, steps, batch = tc.n, tc.steps, tc.batch
@@ -301,6 +305,82 @@ _ = figures.save("fig-scaling-other", fig, odf[["law", "m", "seed", "loss", "mea
                          f"reports for its large run (exp-17, n = {e17_n:,}, Fig. 1d).", "seed": seeds})
 
 # %% [markdown]
+# ## At the paper's settings: the reference points
+#
+# Everything above runs at this profile's size. The `reference` set (`repcap.runs`) trains, once, the
+# toy models of the paper's main sweep that two CPU cores afford ($n$ = 1000 features, batch 2048,
+# 20000 steps, the paper's learning-rate schedule) and ships them with the book ({doc}`../reproduce`):
+# {glue:md}`scaling_ref_provenance` {numref}`fig-scaling-reference` fits their exponents over the
+# widths they cover: {glue:md}`scaling_ref_summary`
+
+# %%
+ref_lookup = bundle.lookup(reference_set, "liu-main", scale=reference_scale) if reference_set else None
+rdf = pd.DataFrame([{**{k_: f.config[k_] for k_ in ("n", "m", "alpha", "gamma", "seed", "steps")},
+                     "loss": f.result["loss"], "mean_sq_overlap": f.result.get("mean_sq_overlap")}
+                    for f in (ref_lookup.found if ref_lookup else [])],
+                   columns=["n", "m", "alpha", "gamma", "seed", "steps", "loss", "mean_sq_overlap"])
+rdf["regime"] = np.where(rdf["gamma"] < 0, "strong", "weak")
+glue("scaling_ref_provenance", Markdown(ref_lookup.provenance_text(reference_set) if ref_lookup else
+                                        "this build shows no reference points (the parameter `reference_set` is empty)."))
+enough = rdf.groupby(["regime", "alpha"])["m"].transform("nunique") >= 3 if len(rdf) else pd.Series(dtype=bool)
+rfits = figdata.exponent_fits(rdf[enough], ("regime", "alpha")) if bool(enough.any()) else pd.DataFrame(
+    columns=["regime", "alpha", "alpha_m", "ci_low", "ci_high", "log_A"])
+fig, axes = plt.subplots(1, 2, figsize=figures.size(3.2), sharey=True)
+rcolors = dict(zip(sorted(rdf["alpha"].unique()), figures.palette(max(1, rdf["alpha"].nunique()))))
+for ax, reg in zip(axes, ("weak", "strong")):
+    for a_, d_ in rdf[rdf["regime"] == reg].groupby("alpha"):
+        f_ = rfits[(rfits["regime"] == reg) & (rfits["alpha"] == a_)]
+        ax.plot(d_["m"], d_["loss"], "o", color=rcolors[a_], ms=5, label=f"α = {a_:g}" if reg == "weak" else None)
+        if len(f_):
+            mm_ = np.geomspace(d_["m"].min(), d_["m"].max(), 20)
+            ax.plot(mm_, np.exp(f_["log_A"].iloc[0]) * mm_ ** -f_["alpha_m"].iloc[0], "-", color=rcolors[a_], lw=1)
+    if not len(rdf):
+        ax.text(0.5, 0.5, "no reference points\nin this build", transform=ax.transAxes, ha="center", color="0.4")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("width m")
+    ax.set_title(f"{reg} regime")
+axes[0].set_ylabel("final loss (summed over features)")
+if len(rdf):
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="lower center", ncol=4, bbox_to_anchor=(0.5, 0.0))
+    fig.tight_layout(rect=(0, 0.08, 1, 1))
+else:
+    fig.tight_layout()
+_ = figures.save("fig-scaling-reference", fig, rdf if len(rdf) else pd.DataFrame({"note": ["no reference points"]}), {
+    "caption": "The reference points: toy models at the paper's main-sweep settings (n = 1000, 20000 steps, batch "
+               "2048), loss against width on log-log axes with least-squares fits, weak (left) and strong (right) "
+               "regime.", "source": "reference bundle"})
+
+
+def ref_fit(reg, a):
+    r = rfits[(rfits["regime"] == reg) & np.isclose(rfits["alpha"].astype(float), a)] if len(rfits) else rfits
+    return float(r["alpha_m"].iloc[0]) if len(r) else None
+
+
+if len(rfits):
+    parts = [f"{r.regime} α = {r.alpha:g}: α_m = {r.alpha_m:.2f} [{r.ci_low:.2f}, {r.ci_high:.2f}]"
+             for r in rfits.itertuples()]
+    glue("scaling_ref_summary", Markdown("; ".join(parts) + f" (widths {', '.join(str(m_) for m_ in sorted(rdf.m.unique()))}). "
+                                         "The table below sets them against the paper."))
+    prov = ref_lookup.provenance_text(reference_set)
+    steep_ref = [a_ for a_ in rfits[rfits.regime == "weak"].alpha if a_ > 1]
+    if steep_ref:
+        findings.record("liu-weak-exponent", float(np.mean([ref_fit("weak", a_) - (a_ - 1) for a_ in steep_ref])),
+                        figure="fig-scaling-reference", profile=finding_profile(reference_set, reference_scale), provenance=prov)
+    for a_, key in ((0.5, "a05"), (1.0, "a10"), (1.5, "a15"), (2.0, "a20")):
+        v = ref_fit("strong", a_)
+        if v is not None:
+            findings.record(f"liu-strong-{key}", v, figure="fig-scaling-reference", profile=finding_profile(reference_set, reference_scale), provenance=prov)
+    rov = rdf[rdf.regime == "strong"].groupby("m", as_index=False)["mean_sq_overlap"].mean().dropna()
+    if len(rov) >= 3:
+        findings.record("liu-toy-overlap", float(np.polyfit(np.log(rov.m), np.log(rov.mean_sq_overlap), 1)[0]),
+                        figure="fig-scaling-reference", profile=finding_profile(reference_set, reference_scale), provenance=prov)
+else:
+    glue("scaling_ref_summary", Markdown(
+        f"no fit: its {len(rdf)} points cover fewer than three widths per regime and α." if len(rdf) else
+        "not shown in this build, which has no reference points."))
+
+# %% [markdown]
 # ## Measured against the paper
 #
 # The table lists every fitted exponent next to what the paper says. Its main sweep publishes no table
@@ -325,15 +405,17 @@ tab = tab.assign(**{"ours α_m": tab["alpha_m"].round(3),
                     "95% CI": [f"[{lo:.2f}, {hi:.2f}]" for lo, hi in zip(tab["ci_low"], tab["ci_high"])],
                     "paper": [paper_value(r, a) for r, a in zip(tab["regime"], tab["alpha"])],
                     "finite-n prediction": [f"{v:.3f}" if r == "weak" else "—"
-                                            for r, v in zip(tab["regime"], tab["alpha_m_pred"])]})
+                                            for r, v in zip(tab["regime"], tab["alpha_m_pred"])],
+                    "reference α_m (n = 1000)": [ref_fit(r, a) for r, a in zip(tab["regime"], tab["alpha"])]})
 table = pd.concat([
-    tab[["regime", "alpha", "ours α_m", "95% CI", "paper", "finite-n prediction"]],
+    tab[["regime", "alpha", "ours α_m", "95% CI", "reference α_m (n = 1000)", "paper", "finite-n prediction"]],
     pd.DataFrame({"regime": "strong, " + ofits["law"], "alpha": np.nan, "ours α_m": ofits["alpha_m"].round(3),
                   "95% CI": [f"[{lo:.2f}, {hi:.2f}]" for lo, hi in zip(ofits["ci_low"], ofits["ci_high"])],
                   "paper": [f"{v:.3f} (reported, exp-17)" for v in ofits["alpha_m_reported"]],
                   "finite-n prediction": "—"}),
 ], ignore_index=True)
-tables.show(table, digits={"alpha": ".3g"}, missing="not a power-law row")
+tables.show(table, digits={"alpha": ".3g", "reference α_m (n = 1000)": ".3f"},
+            missing="not a power-law row, or no reference point at that (regime, α)")
 
 # %%
 def fit_of(reg, a):

@@ -243,6 +243,7 @@ _SMOKE_STEPS = 15
 _SMOKE_GUHA_KS, _SMOKE_GUHA_DIMS = (60, 120), (8, 16)
 _SMOKE_TOY: dict[str, int] = {"n": 24, "steps": 12, "batch": 16}
 _SMOKE_MS: tuple[int, ...] = (3, 6)
+_SMOKE_REFERENCE_MS: tuple[int, ...] = (3, 6, 12)  # three widths: a chapter can fit an exponent to them
 _SMOKE_ALPHAS: tuple[float, ...] = (0.5, 1.5)
 _SMOKE_GAMMAS: tuple[float, ...] = (-1.0, 0.3333)
 
@@ -252,7 +253,7 @@ def _reference(scale: str, toy_budget_s: float | None, toy_seconds_per_model_ste
     if smoke:
         yoder = [yoder_point("exp", steps=_SMOKE_STEPS, lr=YODER_LONG_LR, **_SMOKE_YODER)]
         guha = [guha_point(k, d, steps=_SMOKE_STEPS) for d in _SMOKE_GUHA_DIMS for k in _SMOKE_GUHA_KS]
-        liu = [liu_point(m, a, g, **_SMOKE_TOY) for m in _SMOKE_MS for a in _SMOKE_ALPHAS[:1]
+        liu = [liu_point(m, a, g, **_SMOKE_TOY) for m in _SMOKE_REFERENCE_MS for a in _SMOKE_ALPHAS[:1]
                for g in _SMOKE_GAMMAS]
     else:
         yoder = [yoder_point("exp", steps=YODER_REFERENCE_STEPS, lr=YODER_LONG_LR)]
@@ -301,6 +302,19 @@ def _paper_gpu(scale: str) -> PointSet:
                  "Guha 2026's grid for d <= 512, 5000 Adam steps, cheapest cells first"),
     )
     return PointSet("paper-gpu", scale, exps, "the GPU-feasible parts of the paper profile, on one H200")
+
+
+#: The profile whose claims a set's full-scale points check (the scorecard's ``checked_by``).
+PROFILE_OF_SET = {"reference": "reference", "paper-gpu": "paper"}
+
+
+def finding_profile(set_name: str, scale: str = "full") -> str:
+    """The profile a chapter records a finding under when it comes from set ``set_name`` at
+    ``scale``: the set's profile at full scale; otherwise a name no claim is checked by (a smoke
+    set's numbers are shown, never judged)."""
+    if scale == "full" and set_name in PROFILE_OF_SET:
+        return PROFILE_OF_SET[set_name]
+    return f"{set_name}-{scale}"
 
 
 SETS: dict[str, str] = {

@@ -40,6 +40,11 @@ def book_root(tmp_path_factory):
     mp = pytest.MonkeyPatch()
     mp.setenv("REPCAP_ROOT", str(root))
     mp.delenv("REPCAP_FIGURE_DIR", raising=False)
+    mp.delenv("REPCAP_CACHE", raising=False)
+    # the reference set at its smoke scale (seconds), so the chapters' reference sections show points
+    from repcap import runs
+
+    runs.compute(runs.point_set("reference", "smoke"), progress=False, log=lambda s: None)
     yield root
     mp.undo()
 

@@ -96,7 +96,7 @@ def test_round_trip_seeds_the_cache_and_lookup_shows_provenance(made, env):
     empty = bundle.lookup("reference", "guha-small", "smoke")
     assert (len(empty.found), len(empty.missing), len(empty.stale)) == (0, 4, 0)
     rep = bundle.import_(d)
-    assert (rep.imported, rep.already, rep.summaries, rep.stale) == (9, 0, 0, [])
+    assert (rep.imported, rep.already, rep.summaries, rep.stale) == (11, 0, 0, [])
     for exp, lk0 in before.items():
         lk = bundle.lookup("reference", exp, "smoke")
         assert not lk.missing and not lk.stale
@@ -105,12 +105,17 @@ def test_round_trip_seeds_the_cache_and_lookup_shows_provenance(made, env):
             p = f.provenance
             assert p["source"] == "bundle" and p["commit"] == "abc123" and p["device"].startswith("cpu")
             assert p["bundle"]["path"] == str(d.resolve()) and p["experiment"] == exp and p["set"] == "reference"
+        text = lk.provenance_text("reference")  # the sentence the book shows
+        assert f"{len(lk.found)} point" in text and f"from the bundle {d.resolve()}" in text
+        assert "computed on cpu" in text and "at commit abc123" in text and "not computed yet" not in text
     e = runs.point_set("reference", "smoke").experiment("guha-small")
+    assert "4 not computed yet" in empty.provenance_text("reference")
+    assert "repcap bundle compute reference --scale smoke --only guha-small" in empty.provenance_text("reference")
 
     hits = sweep.run(e.fn, list(e.configs), cache=e.cache, batched=True, group_by=e.group_by, progress=False)
     assert hits.n_cached == 4 and hits.n_computed == 0
     again = bundle.import_(d)  # importing twice changes nothing
-    assert (again.imported, again.already) == (0, 9)
+    assert (again.imported, again.already) == (0, 11)
     # re-exported from the importing cache, the provenance is where it was computed, not here
     m2 = bundle.export("reference", d.parent / "b2", scale="smoke")
     e2 = json.loads((d.parent / "b2" / "yoder.json").read_text())["entries"][0]
@@ -150,9 +155,9 @@ def test_stale_entries_are_refused_and_reported(made, env, monkeypatch):
     real = keys.function_digest
     monkeypatch.setattr(keys, "function_digest", lambda fn: _sha("changed " + real(fn)))  # the code changed
     st = bundle.status(d)
-    assert st.total("stale") == 9 and st.total("fresh") == 0
+    assert st.total("stale") == 11 and st.total("fresh") == 0
     rep = bundle.import_(d)
-    assert rep.imported == 0 and len(rep.stale) == 9 and "9 stale" in rep.describe()
+    assert rep.imported == 0 and len(rep.stale) == 11 and "11 stale" in rep.describe()
     assert len(sweep.Cache.named("packing-grid")) == 0
     lk = bundle.lookup("reference", "guha-small", "smoke")
     assert not lk.found and not lk.missing and len(lk.stale) == 4
@@ -169,7 +174,7 @@ def test_a_tampered_code_digest_is_stale_or_damaged(made, env):
     _edit_entry(d, "guha-small", old_code)
     env("t1")
     rep = bundle.import_(d)
-    assert len(rep.stale) == 1 and rep.imported == 8
+    assert len(rep.stale) == 1 and rep.imported == 10
 
     def digest_only(e):  # inconsistent: damaged
         e["code"] = "1" * 64
@@ -194,7 +199,7 @@ def test_stale_after_a_real_code_change(made, tmp_path):
     env = {**os.environ, "PYTHONPATH": str(root), "REPCAP_CACHE": str(tmp_path / "edited")}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
-    assert json.loads(out.stdout.strip().splitlines()[-1]) == [4, 5]  # 4 toy models fresh; 1 + 4 packings stale
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == [6, 5]  # 6 toy models fresh; 1 + 4 packings stale
 
 
 @pytest.mark.parametrize("damage, message", [

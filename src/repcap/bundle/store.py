@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from .. import RepcapError
 from .. import runs as _runs
@@ -75,12 +76,24 @@ class Found:
     complete: bool = True  # False: a bundle summary without its large fields
 
 
+def _shown_path(where: Any) -> str:
+    """A bundle's folder as the book shows it: relative to the project when inside it."""
+    from ..paths import project_root
+
+    path = where.get("path") if isinstance(where, dict) else where
+    try:
+        return str(Path(str(path)).resolve().relative_to(project_root().resolve()))
+    except ValueError:
+        return str(path)
+
+
 @dataclass
 class Lookup:
     experiment: str
     found: list[Found]
     missing: list[dict]
     stale: list[dict]  # {"config", "provenance"}: computed elsewhere by code that has changed since
+    scale: str = "full"  # the scale of the set the experiment belongs to
 
     @property
     def results(self) -> list[dict]:
@@ -90,6 +103,41 @@ class Lookup:
         n_b = sum(f.provenance.get("source") == "bundle" for f in self.found)
         return (f"{self.experiment}: {len(self.found)} points found ({n_b} from a bundle), "
                 f"{len(self.missing)} missing, {len(self.stale)} stale")
+
+    def provenance_text(self, set_name: str = "reference") -> str:
+        """One sentence for the book: how many points, where they come from (a bundle, or this
+        machine's cache), on which device, at which commit, when and in how much computing time;
+        and what is missing or stale, with the command that computes it."""
+        parts = []
+        scale = "" if self.scale == "full" else f" at its {self.scale} scale"
+        if self.found:
+            prov = [f.provenance for f in self.found]
+            n_b = sum(p.get("source") == "bundle" for p in prov)
+            bundles = sorted({_shown_path(p.get("bundle")) for p in prov if p.get("source") == "bundle"})
+            devices = sorted({str(p.get("device") or "unknown device") for p in prov})
+            commits = sorted({str(p["commit"])[:12] for p in prov if p.get("commit")})
+            dates = sorted(str(p["computed"])[:10] for p in prov if p.get("computed"))
+            secs = sum(float(p.get("seconds") or 0.0) for p in prov)
+            where = (f"from the bundle {', '.join(bundles)}" if n_b == len(prov) else
+                     "from this machine's cache" if n_b == 0 else
+                     f"{n_b} from the bundle {', '.join(bundles)}, {len(prov) - n_b} from this machine's cache")
+            when = (dates[0] if dates and dates[0] == dates[-1] else f"{dates[0]} to {dates[-1]}") if dates else "unknown date"
+            at = f" at commit {', '.join(commits)}" if commits else ""
+            took = f"{secs / 60:.0f} min" if secs >= 90 else f"{secs:.0f} s"
+            parts.append(f"{len(prov)} point{'s' * (len(prov) != 1)} of the `{set_name}` set{scale} ({self.experiment}), "
+                         f"{where}: computed on {', '.join(devices)}{at}, {when}, in {took} of computing")
+        else:
+            parts.append(f"no point of the `{set_name}` set{scale} ({self.experiment}) is available here")
+        todo = len(self.missing) + len(self.stale)
+        if self.stale:
+            parts.append(f"{len(self.stale)} stale (computed by code that has changed since; not used)")
+        if self.missing:
+            parts.append(f"{len(self.missing)} not computed yet")
+        if todo:
+            flag = "" if self.scale == "full" else f" --scale {self.scale}"
+            parts.append(f"`repcap bundle compute {set_name}{flag} --only {self.experiment}` computes "
+                         f"{'them' if todo > 1 else 'it'}")
+        return "; ".join(parts) + "."
 
 
 def lookup_configs(fn: Callable, configs: list[dict], cache: str, experiment: str = "") -> Lookup:
@@ -124,7 +172,9 @@ def lookup(set_name: str, experiment: str, scale: str = "full") -> Lookup:
     """For the book: the results in the cache for experiment ``experiment`` of set ``set_name``,
     each with its provenance, and the configs missing or stale; nothing is computed."""
     e = _runs.point_set(set_name, scale).experiment(experiment)
-    return lookup_configs(e.fn, list(e.configs), e.cache, e.name)
+    found = lookup_configs(e.fn, list(e.configs), e.cache, e.name)
+    found.scale = scale
+    return found
 
 
 @dataclass
