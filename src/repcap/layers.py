@@ -56,7 +56,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from . import RepcapError, catalog, embeddings, offline, sweep
+from . import RepcapError, embeddings, offline, sweep
+from .formats.gguf import GGUFFile, open_gguf
 from .formats.names import short
 from .matrix import Embedding
 from .random_geometry import unit_vectors
@@ -185,24 +186,24 @@ def directions(matrix: torch.Tensor, axis: int) -> torch.Tensor:
 def _gguf_file(source: str) -> tuple[Path, str | None] | None:
     """``(path, offline key or None)`` when ``source`` is a GGUF file (a ``.gguf`` path, or an
     installed offline copy in GGUF), else None."""
-    kind, what = embeddings.resolve(source)
-    if kind == "path":
-        p = Path(str(what))
+    src = embeddings.resolve(source)
+    if isinstance(src, embeddings.PathSource):
+        p = src.what
         return (p, None) if p.is_file() and p.suffix.lower() == ".gguf" else None
-    key = what if kind == "offline" else None
-    if kind == "catalog":
-        entry: catalog.ModelEntry = what  # type: ignore[assignment]
+    key = src.what if isinstance(src, embeddings.OfflineSource) else None
+    if isinstance(src, embeddings.CatalogSource):
+        entry = src.what
         if entry.offline and entry.offline in offline.OFFLINE and offline.is_installed(entry.offline):
             key = entry.offline
-    if key is not None and offline.spec(str(key)).fmt == "gguf":
-        return offline.model_file(str(key)), str(key)
+    if key is not None and offline.spec(key).fmt == "gguf":
+        return offline.model_file(key), key
     return None
 
 
 class ModelTensors:
     """The tensors of one model source, opened once.
 
-    A GGUF file is opened once through the strict reader of :mod:`repcap.formats.gguf` and every
+    A GGUF file is opened once (:func:`repcap.formats.gguf.open_gguf`, the strict reader) and every
     tensor dequantised from that one reader (opening a GGUF with a 150k-token vocabulary takes
     8-14 s, so opening it per tensor would cost minutes per model); the embedding and head of an
     offline model come from its checked ``.npy`` cache.  Any other source reads each tensor with
@@ -212,16 +213,13 @@ class ModelTensors:
     def __init__(self, source: str):
         self.source = str(source)
         gg = _gguf_file(self.source)
-        self._reader: Any = None
+        self._gguf: GGUFFile | None = None
         self._key: str | None = None
+        self.shapes: dict[str, tuple]
         if gg is not None:
-            from .formats.gguf import _gguf_reader, _guarded
-
-            self._path, self._key = gg
-            self._reader = _gguf_reader(self._path)
-            r = self._reader
-            self.shapes: dict[str, tuple] = _guarded(self._path, lambda: {
-                t.name: tuple(int(x) for x in reversed(list(t.shape))) for t in r.tensors})
+            path, self._key = gg
+            self._gguf = open_gguf(path)
+            self.shapes = {i.name: i.shape for i in self._gguf.list_tensors() if i.name is not None}
         else:
             listing = embeddings.list_tensors(self.source)
             self.shapes = {i.name: tuple(i.shape) for i in listing if i.name}
@@ -230,13 +228,10 @@ class ModelTensors:
 
     def load(self, name: str | None = None, *, head: bool = False) -> Embedding:
         """The named tensor (or the embedding / head) as :func:`repcap.embeddings.load` returns it."""
-        if self._reader is None or (self._key is not None and name is None):
-            src = self._key if self._reader is not None else self.source
+        if self._gguf is None or (self._key is not None and name is None):
+            src = self._key if self._gguf is not None else self.source
             return embeddings.load(str(src), head=head, tensor=name, device="cpu")
-        from .formats.gguf import _gguf_embedding, _guarded
-
-        r, p = self._reader, self._path
-        e = _guarded(p, lambda: _gguf_embedding(r, p, head, name, False))
+        e = self._gguf.read(name, head=head, with_tokens=False)
         e.matrix = e.matrix.to(torch.float32)
         return e
 

@@ -18,7 +18,7 @@ from .. import RepcapError
 from ..matrix import Embedding, TensorInfo
 from . import gguf, npy, onnx, safetensors
 from .common import PICKLE_SUFFIXES, os_error, pickle_magic, refuse_pickle
-from .gguf import GGUF_OK_TYPES, bytelevel_decode, load_gguf
+from .gguf import GGUF_OK_TYPES, GGUFFile, bytelevel_decode, load_gguf, open_gguf
 from .names import EMBED_NAMES, HEAD_NAMES, choose_tensor, pick_tensor, tie_flag
 from .npy import check_npy, load_npy
 from .onnx import load_onnx
@@ -30,8 +30,9 @@ _LISTERS = {".safetensors": safetensors.list_tensors, ".gguf": gguf.list_tensors
 SUFFIXES = tuple(_LISTERS)
 
 __all__ = ["EMBED_NAMES", "GGUF_OK_TYPES", "HEAD_NAMES", "PICKLE_SUFFIXES", "SAFETENSORS_DTYPE_BITS", "SUFFIXES",
-           "bytelevel_decode", "check_npy", "check_safetensors", "choose_tensor", "list_tensors", "load_file",
-           "load_gguf", "load_npy", "load_onnx", "load_safetensors", "pick_tensor", "tie_flag"]
+           "GGUFFile", "bytelevel_decode", "check_npy", "check_safetensors", "choose_tensor", "list_tensors",
+           "load_file", "load_gguf", "load_npy", "load_onnx", "load_safetensors", "open_gguf", "pick_tensor",
+           "tie_flag"]
 
 
 def _suffix(path: Path) -> str:

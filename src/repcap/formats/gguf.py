@@ -93,14 +93,43 @@ def _shape(t) -> tuple[int, ...]:
     return tuple(int(x) for x in reversed(list(t.shape)))
 
 
+class GGUFFile:
+    """One GGUF file, opened once through the strict reader (:func:`open_gguf`): list its tensors
+    and read any number of them without opening it again (opening a GGUF with a 150k-token
+    vocabulary takes seconds).  Every read goes through the checks of :func:`load_gguf`, which is
+    ``open_gguf(path).read(...)``; the file is memory-mapped, so nothing is read until a tensor is."""
+
+    def __init__(self, path: str | os.PathLike):
+        self.path = Path(path)
+        self._reader = _gguf_reader(self.path)
+
+    def list_tensors(self) -> list[TensorInfo]:
+        """Every tensor ``(name, shape as (V, d), GGML type)``, without reading tensor data."""
+        import gguf
+
+        r = self._reader
+        return _guarded(self.path, lambda: [
+            TensorInfo(t.name, _shape(t), gguf.GGMLQuantizationType(int(t.tensor_type)).name) for t in r.tensors])
+
+    def read(self, name: str | None = None, *, head: bool = False, with_tokens: bool = True) -> Embedding:
+        """The 2-D tensor ``name`` (default: ``token_embd.weight``, or the head with ``head=True``)
+        dequantised to a float32 ``(V, d)`` :class:`Embedding`, as :func:`load_gguf` returns it."""
+        r, path = self._reader, self.path
+        return _guarded(path, lambda: _gguf_embedding(r, path, head, name, with_tokens))
+
+    def __repr__(self) -> str:
+        return f"GGUFFile({str(self.path)!r})"
+
+
+def open_gguf(path: str | os.PathLike) -> GGUFFile:
+    """Open a GGUF file once (magic, size and every metadata read checked; a pickle is refused) to
+    list and read many of its tensors: ``f = open_gguf(p); f.list_tensors(); f.read(name)``."""
+    return GGUFFile(path)
+
+
 def list_tensors(path: str | os.PathLike) -> list[TensorInfo]:
     """Every tensor of the file ``(name, shape as (V, d), GGML type)``, through the strict reader."""
-    import gguf
-
-    path = Path(path)
-    r = _gguf_reader(path)
-    return _guarded(path, lambda: [TensorInfo(t.name, _shape(t), gguf.GGMLQuantizationType(int(t.tensor_type)).name)
-                                   for t in r.tensors])
+    return open_gguf(path).list_tensors()
 
 
 def load_gguf(path: str | os.PathLike, *, head: bool = False, tensor: str | None = None,
@@ -111,9 +140,7 @@ def load_gguf(path: str | os.PathLike, *, head: bool = False, tensor: str | None
     type; types the ``gguf`` package cannot dequantise are refused with their name.  Any failure of
     the ``gguf`` package on a malformed file comes back as one :class:`RepcapError`.
     """
-    path = Path(path)
-    r = _gguf_reader(path)
-    return _guarded(path, lambda: _gguf_embedding(r, path, head, tensor, with_tokens))
+    return open_gguf(path).read(tensor, head=head, with_tokens=with_tokens)
 
 
 def _gguf_embedding(r, path: Path, head: bool, tensor: str | None, with_tokens: bool) -> Embedding:
