@@ -54,10 +54,11 @@ beta, steps, lr, seed, n_bins = cfg.beta, cfg.steps, cfg.learning_rate, cfg.seed
 yoder_k, yoder_d = int(reference.value("yoder2025.n_vectors")), int(reference.value("yoder2025.dim"))
 yoder_angle = reference.quote("yoder2025.exp_angle_deg")
 full_size = (k == yoder_k and d == yoder_d)
+ref_lookup = bundle.lookup(reference_set, "yoder", scale=reference_scale) if reference_set else None
 run_record = start(f"The sources pack {yoder_k:,} vectors in {yoder_d} dimensions for thousands of steps; "
                + ("this run does too." if full_size else
                   f"this profile packs {k:,} vectors in {d} dimensions for {steps} steps, so its angles are "
-                  f"compared with the capacity law at its own size, not with Yoder's {yoder_angle.value:g} degrees."), device=device, executor=executor, scheduler=scheduler)
+                  f"compared with the capacity law at its own size, not with Yoder's {yoder_angle.value:g} degrees.") + (" Beside this profile's runs the chapter shows " + ref_lookup.provenance_text(reference_set) if ref_lookup else ""), device=device, executor=executor, scheduler=scheduler)
 
 # %% [markdown]
 # ## Three losses
@@ -270,7 +271,6 @@ tables.show(ref, digits={"ours": ".2f"}, missing="this profile did not run Yoder
 # {numref}`fig-packing-reference` follows its worst pair: {glue:md}`packing_ref_summary`
 
 # %%
-ref_lookup = bundle.lookup(reference_set, "yoder", scale=reference_scale) if reference_set else None
 ref_runs = [f for f in (ref_lookup.found if ref_lookup else []) if f.config.get("loss") == "exp"]
 ref_found = max(ref_runs, key=lambda f: f.config["steps"]) if ref_runs else None
 ref_run = ref_found.result if ref_found else None
@@ -314,4 +314,4 @@ _ = figures.save("fig-packing-reference", fig, ref_df, {
                f"R^{ref_df.d.iloc[0] if 'd' in ref_df else yoder_d} under exp(β cos²), β = {beta:g}: the "
                "smallest angle between any two of the lines, step by step (dash-dotted: where it flattens), "
                "against Yoder's reported angle and the four-constant law at that size.",
-    "seed": seed, "source": "reference bundle"})
+    "seed": seed, "source": "reference bundle", "provenance": ref_lookup.provenance_text(reference_set) if ref_lookup else None})

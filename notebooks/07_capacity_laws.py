@@ -53,9 +53,10 @@ from repcap.chapter import glue, start
 from repcap.config import given
 from repcap.runs import finding_profile
 
+ref_lookup = bundle.lookup(reference_set, "guha-small", scale=reference_scale) if reference_set else None
 run_record = start("Guha's grid spans d = 32 to 4096 and k = 2000 to 32000 with 5000 Adam steps per point; "
                "the `quick` profile uses small d and k and a few hundred steps at a higher learning rate, "
-               "so its packings are less converged and its fitted constants differ (see below).", device=device, executor=executor, scheduler=scheduler)
+               "so its packings are less converged and its fitted constants differ (see below)." + (" Beside this profile's runs the chapter shows " + ref_lookup.provenance_text(reference_set) if ref_lookup else ""), device=device, executor=executor, scheduler=scheduler)
 
 # %% [markdown]
 # ## Guha's own data, refitted
@@ -197,7 +198,6 @@ tables.show(grid, digits={"eps_star": ".4f", "eps_random": ".4f", "bound": ".4f"
 # (`code/vector_packing/optimized_packing.json`): {glue:md}`laws_ref_summary`
 
 # %%
-ref_lookup = bundle.lookup(reference_set, "guha-small", scale=reference_scale) if reference_set else None
 g_cells = g_opt.set_index(["k", "d"]).eps_star
 ref_cells = pd.DataFrame([{"k": f.config["k"], "d": f.config["d"], "steps": f.config["steps"],
                            "p": f.result.get("p"), "ε* (ours)": f.result["eps_star"]}
@@ -241,7 +241,8 @@ cells_data = ref_cells if len(ref_cells) else pd.DataFrame(
 _ = figures.save("fig-laws-reference", fig, cells_data, {
     "caption": "Guha's cells re-run at his settings (the reference run): ε* of our optimised packings (dots) "
                "next to the ε* he stores for the same (k, d) (open squares), per dimension.",
-    "source": "reference bundle; Guha's data: code/vector_packing/optimized_packing.json (MIT)"})
+    "source": "reference bundle; Guha's data: code/vector_packing/optimized_packing.json (MIT)",
+    "provenance": ref_lookup.provenance_text(reference_set) if ref_lookup else None})
 tables.show(ref_cells, digits={"ε* (ours)": ".4f", "ε* (Guha's data)": ".4f", "relative gap": "+.1%", "p": ".0f"},
             missing="Guha's data has no packing at this (k, d)")
 

@@ -76,10 +76,11 @@ other_shared = given(n=other_n, steps=other_steps, batch=other_batch, lr_rule=ot
                      warmup_fraction=other_warmup_fraction, loss_window=other_loss_window)
 
 
+ref_lookup = bundle.lookup(reference_set, "liu-main", scale=reference_scale) if reference_set else None
 run_record = start(
     f"The paper's sweep is n = 1000 features, m = 10..100, 20000 steps at batch 2048 (and n = 10240 for "
     f"the non-power-law runs); this profile trains n = {n} features at m = {ms} for {steps} steps at batch "
-    f"{batch}, so the exponents carry wider intervals and finite-size bends.", executor=executor, scheduler=scheduler)
+    f"{batch}, so the exponents carry wider intervals and finite-size bends." + (" Beside this profile's runs the chapter shows " + ref_lookup.provenance_text(reference_set) if ref_lookup else ""), executor=executor, scheduler=scheduler)
 
 # %% [markdown]
 # ## Loss against width
@@ -314,7 +315,6 @@ _ = figures.save("fig-scaling-other", fig, odf[["law", "m", "seed", "loss", "mea
 # widths they cover: {glue:md}`scaling_ref_summary`
 
 # %%
-ref_lookup = bundle.lookup(reference_set, "liu-main", scale=reference_scale) if reference_set else None
 rdf = pd.DataFrame([{**{k_: f.config[k_] for k_ in ("n", "m", "alpha", "gamma", "seed", "steps")},
                      "loss": f.result["loss"], "mean_sq_overlap": f.result.get("mean_sq_overlap")}
                     for f in (ref_lookup.found if ref_lookup else [])],
@@ -349,7 +349,7 @@ else:
 _ = figures.save("fig-scaling-reference", fig, rdf if len(rdf) else pd.DataFrame({"note": ["no reference points"]}), {
     "caption": "The reference points: toy models at the paper's main-sweep settings (n = 1000, 20000 steps, batch "
                "2048), loss against width on log-log axes with least-squares fits, weak (left) and strong (right) "
-               "regime.", "source": "reference bundle"})
+               "regime.", "source": "reference bundle", "provenance": ref_lookup.provenance_text(reference_set) if ref_lookup else None})
 
 
 def ref_fit(reg, a):

@@ -42,7 +42,10 @@ def glued(ipynb: Path) -> dict[str, Any]:
 def findings(path: Path) -> dict[str, Any]:
     if not path.exists():
         return {}
-    return {f"finding:{r['claim']}": r["value"] for r in json.loads(path.read_text())["findings"]}
+    # the run's own findings by claim; those a chapter records for another profile (the points of a
+    # shipped set) as claim@profile
+    return {f"finding:{r['claim']}" + ("" if r.get("profile") in (None, "smoke") else f"@{r['profile']}"): r["value"]
+            for r in json.loads(path.read_text())["findings"]}
 
 
 def differences(expected: dict[str, Any], actual: dict[str, Any], rel: float = 1e-6, abs_: float = 1e-9) -> list[str]:
