@@ -14,20 +14,10 @@ import csv
 import functools
 import math
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 
 from . import RepcapError
 from .offline_hashes import WHEEL_SHA256
-
-
-def _ref_dir() -> Path:
-    here = Path(__file__).resolve()
-    for cand in (here.parents[2] / "data" / "reference", Path.cwd() / "data" / "reference"):
-        if cand.is_dir():
-            return cand
-    from .paths import project_root
-
-    return project_root() / "data" / "reference"
+from .reference import key_of, reference_dir
 
 
 @dataclass(frozen=True)
@@ -147,10 +137,6 @@ class ModelEntry:
     note: str = ""
 
 
-def key_of(hub_id: str) -> str:
-    return hub_id.split("/")[-1].lower()
-
-
 def _num(s: str) -> float | None:
     s = (s or "").strip()
     if not s:
@@ -161,7 +147,7 @@ def _num(s: str) -> float | None:
 
 @functools.lru_cache(maxsize=1)
 def _entries() -> dict[str, ModelEntry]:
-    ref = _ref_dir()
+    ref = reference_dir()
     hub = {}
     p = ref / "catalog_hub.csv"
     if p.is_file():

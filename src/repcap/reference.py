@@ -31,6 +31,11 @@ BIBKEYS: dict[str, str] = {"guha2026": "guha2026", "liu2025": "liu2025", "yoder2
 STATUSES = ("published", "ours")
 
 
+def key_of(hub_id: str) -> str:
+    """The catalog key of a hub id: its name, lower case (``google/gemma-3-270m`` -> ``gemma-3-270m``)."""
+    return hub_id.split("/")[-1].lower()
+
+
 def reference_dir() -> Path:
     """``data/reference`` of the checkout this package lives in (or of the project root)."""
     here = Path(__file__).resolve()
@@ -140,8 +145,6 @@ def quotes() -> dict[str, Quote]:
                 qid = f"guha2026.laws.{row['law']}.{col}"
                 out[qid] = Quote(id=qid, source="guha2026", quantity=f"{row['label']}: {col}", where=row["where"],
                                  status=row["status"], value=v)
-    from .catalog import key_of
-
     for row in _read_csv(root / "guha2026_table1.csv"):
         v = _num(row.get("eps_reported"))
         if v is not None:
