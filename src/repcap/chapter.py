@@ -8,44 +8,18 @@ write ``{glue:text}`name:.3f``` (the format spec is optional).
 from __future__ import annotations
 
 import atexit
-import time
-from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .figures import run_context
+from .context import RunRecord, current, run_context, set_current
 
-
-@dataclass
-class RunRecord:
-    """What this chapter run is: which notebook, profile and parameters, and where it computes
-    (the device actually used, and where sweep points run)."""
-
-    notebook: str
-    profile: str
-    parameters: dict
-    device: str              # the resolved device, e.g. "cpu (1 threads)" or "cuda:0 NVIDIA H200"
-    device_type: str         # "cpu" | "cuda"
-    executor: str            # "this process" or a Dask cluster's description
-    started_unix: float = field(default_factory=time.time)
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-_current: RunRecord | None = None
 _executor: Any = None
-
-
-def current() -> RunRecord | None:
-    """The run record of the chapter being executed (None outside :func:`start`)."""
-    return _current
 
 
 def start(note: str = "", *, device: str = "auto", executor: str = "local", scheduler: Any = "") -> RunRecord:
     """Set up a chapter: resolve the device, point every sweep at ``executor`` (closed when the
     kernel exits), record the run, and show the profile box with ``note`` (how this profile
     differs from the sources' settings).  Returns the :class:`RunRecord`."""
-    global _current, _executor
+    global _executor
     from . import sweep
     from .devices import device_name, resolve_device
     from .sweep.dask import make_executor
@@ -55,11 +29,12 @@ def start(note: str = "", *, device: str = "auto", executor: str = "local", sche
     _executor = make_executor(executor, scheduler or None)
     sweep.set_default_executor(_executor)
     ctx = run_context()
-    _current = RunRecord(notebook=ctx["notebook"], profile=ctx["profile"], parameters=ctx["parameters"],
-                         device=device_name(dev), device_type=dev.type,
-                         executor="this process" if _executor is None else _executor.describe())
+    record = RunRecord(notebook=ctx["notebook"], profile=ctx["profile"], parameters=ctx["parameters"],
+                       device=device_name(dev), device_type=dev.type,
+                       executor="this process" if _executor is None else _executor.describe())
+    set_current(record)
     profile_banner(note)
-    return _current
+    return record
 
 
 def close() -> None:
@@ -108,7 +83,8 @@ def profile_banner(note: str = "") -> None:
     """Show which profile built this page and with which parameters (a MyST admonition)."""
     ctx = run_context()
     params = ", ".join(f"`{k}={v!r}`" for k, v in ctx["parameters"].items()) or "defaults"
-    where = f" Computed on {_current.device}." if _current is not None else ""
+    rec = current()
+    where = f" Computed on {rec.device}." if rec is not None else ""
     # A colon fence: a backtick fence's info string may not contain backticks.
     text = (f":::{{admonition}} Built with the `{ctx['profile']}` profile\n:class: note\n"
             f"{note + ' ' if note else ''}Parameters: {params}.{where} "

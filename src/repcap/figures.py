@@ -22,7 +22,6 @@ import shlex
 import subprocess
 import time
 from collections.abc import Mapping
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import matplotlib
@@ -31,6 +30,7 @@ import pandas as pd
 
 from . import RepcapError, __version__
 from . import io as rio
+from .context import current, run_context
 from .paths import figure_dir, project_root
 
 if TYPE_CHECKING:
@@ -144,22 +144,6 @@ def plain_log_ticks(ax, axis: str = "both") -> None:
             a.set_minor_formatter(NullFormatter())
 
 
-def run_context() -> dict[str, Any]:
-    """What the runner exported: notebook, profile and parameters (empty outside the runner)."""
-    path = os.environ.get("REPCAP_PARAMS_FILE")
-    params: dict[str, Any] = {}
-    if path:
-        try:
-            params = json.loads(Path(path).read_text())
-        except (OSError, ValueError):
-            params = {}
-    return {
-        "notebook": os.environ.get("REPCAP_NOTEBOOK", "interactive"),
-        "profile": os.environ.get("REPCAP_PROFILE", "interactive"),
-        "parameters": params,
-    }
-
-
 def git_revision() -> str:
     env = os.environ.get("REPCAP_GIT_REV")
     if env:
@@ -213,8 +197,6 @@ def save(fig_id: str, fig: matplotlib.figure.Figure, data: pd.DataFrame | Mappin
         "files": {ext: f"{fig_id}.{ext}" for ext in ("png", "svg", "pdf", "csv", "json")},
     })
     if "device" not in meta:  # the device the chapter actually used (its run record)
-        from .chapter import current
-
         rec = current()
         if rec is not None:
             meta["device"] = rec.device

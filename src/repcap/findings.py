@@ -50,7 +50,7 @@ def record(claim_id: str, value: float | int | None, *, figure: str | None = Non
     than the claim's stated reason.  ``provenance``: where and when the number was computed, for
     numbers not computed in this run.
     """
-    from .figures import run_context
+    from .context import run_context
     from .reference import claim
 
     c = claim(claim_id)  # an unknown id is a clear error
