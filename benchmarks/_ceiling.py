@@ -34,7 +34,7 @@ def matmul_ceiling(dev: torch.device, n: int | None = None, repeat: int = 5) -> 
         sync()
         best = min(best, time.perf_counter() - t0)
     del A, B
-    return 2.0 * n ** 3 / best
+    return 2.0 * n**3 / best
 
 
 def describe(dev: torch.device, flops: float) -> str:

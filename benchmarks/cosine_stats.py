@@ -55,7 +55,7 @@ def timed(fn, dev, repeat=1):
 def plain_matmul(U, block=8192):
     acc = 0.0
     for s in range(0, U.shape[0], block):
-        C = U[s:s + block] @ U.T
+        C = U[s : s + block] @ U.T
         acc += float(C[0, 0])  # keep the product alive
     return acc
 
@@ -68,7 +68,7 @@ def naive(U, bins=2000):
     sq = float((C * C).sum(dtype=torch.float64))
     h[-1] -= n  # the diagonal
     mean = (total - n) / (n * (n - 1))
-    return h / 2, mean, math.sqrt((sq - n) / (n * (n - 1)) - mean ** 2)
+    return h / 2, mean, math.sqrt((sq - n) / (n * (n - 1)) - mean**2)
 
 
 def main(argv=None) -> int:
@@ -87,9 +87,11 @@ def main(argv=None) -> int:
     print(f"device: {device_name(dev)}; torch {torch.__version__}")
     ceil = matmul_ceiling(dev)
     print(describe_ceiling(dev, ceil))
-    hdr = (f"{'V':>6} {'d':>4} | {'moments s':>9} {'tiled s':>8} {'matmul s':>8} {'naive s':>8} | "
-           f"{'tiled/matmul thr':>16} {'moments x faster':>16} {'tiled vs naive':>14} | "
-           f"{'moments %ceil':>13} {'tiled %ceil':>11} | {'|d mean|':>8}")
+    hdr = (
+        f"{'V':>6} {'d':>4} | {'moments s':>9} {'tiled s':>8} {'matmul s':>8} {'naive s':>8} | "
+        f"{'tiled/matmul thr':>16} {'moments x faster':>16} {'tiled vs naive':>14} | "
+        f"{'moments %ceil':>13} {'tiled %ceil':>11} | {'|d mean|':>8}"
+    )
     print(hdr)
     print("-" * len(hdr))
     for V, d in grid:
@@ -104,13 +106,17 @@ def main(argv=None) -> int:
             tn, (_h, mean_n, _std_n) = timed(lambda U=U: naive(U), dev)
             assert abs(mean_n - m.mean) < 1e-4, (mean_n, m.mean)
         thr = tp / (2 * tt)
-        print(f"{V:>6} {d:>4} | {tm:>9.3f} {tt:>8.2f} {tp:>8.2f} {tn:>8.2f} | {thr:>16.2f} {tt / tm:>16.1f} "
-              f"{(tn / tt if tn == tn else float('nan')):>14.2f} | {100 * 2 * V * d * d / tm / ceil:>12.1f}% "
-              f"{100 * V * V * d / tt / ceil:>10.1f}% | {abs(t.mean - m.mean):>8.1e}")
+        print(
+            f"{V:>6} {d:>4} | {tm:>9.3f} {tt:>8.2f} {tp:>8.2f} {tn:>8.2f} | {thr:>16.2f} {tt / tm:>16.1f} "
+            f"{(tn / tt if tn == tn else float('nan')):>14.2f} | {100 * 2 * V * d * d / tm / ceil:>12.1f}% "
+            f"{100 * V * V * d / tt / ceil:>10.1f}% | {abs(t.mean - m.mean):>8.1e}"
+        )
         del X, U
-    print("\ntiled/matmul thr: unique pairs per second of the tiled pass over those of a plain X @ X.T "
-          "(target >= 0.7);\nmoments x faster: tiled time / moment time (target >= 20 at V = 30k); "
-          "tiled vs naive: naive time / tiled time.")
+    print(
+        "\ntiled/matmul thr: unique pairs per second of the tiled pass over those of a plain X @ X.T "
+        "(target >= 0.7);\nmoments x faster: tiled time / moment time (target >= 20 at V = 30k); "
+        "tiled vs naive: naive time / tiled time."
+    )
     return 0
 
 

@@ -83,20 +83,28 @@ def main() -> None:
     print(f"peak memory of `repcap stats {key}` beyond the loaded matrix (fresh process per mode, ru_maxrss)")
     rows = [run_mode(key, m, sample, args.device) for m in modes]
     V, d = rows[0]["shape"]
-    print(f"matrix {V} x {d} float32 = {rows[0]['matrix_mib']:.0f} MiB; "
-          f"a dense V x V float32 cosine matrix would need {V * V * 4 / 2**30:.0f} GiB")
+    print(
+        f"matrix {V} x {d} float32 = {rows[0]['matrix_mib']:.0f} MiB; "
+        f"a dense V x V float32 cosine matrix would need {V * V * 4 / 2**30:.0f} GiB"
+    )
     hdr = f"{'mode':<22}{'rows':>8}{'import':>9}{'loaded':>9}{'peak':>9}{'extra':>9}{'extra/matrix':>14}{'time s':>9}"
     print(hdr + ("   cuda peak MiB" if rows[0]["cuda_peak_mib"] is not None else ""))
     for r in rows:
         extra = r["rss_peak_mib"] - r["rss_loaded_mib"]
-        label = {"moments": "moments (exact)", "tiled": f"tiled --sample {sample}", "full": "tiled (all rows)"}[r["mode"]]
-        line = (f"{label:<22}{r['rows_used'] or V:>8}{r['rss_import_mib']:>9.0f}{r['rss_loaded_mib']:>9.0f}"
-                f"{r['rss_peak_mib']:>9.0f}{extra:>9.0f}{extra / r['matrix_mib']:>14.2f}{r['wall_s']:>9.1f}")
+        label = {"moments": "moments (exact)", "tiled": f"tiled --sample {sample}", "full": "tiled (all rows)"}[
+            r["mode"]
+        ]
+        line = (
+            f"{label:<22}{r['rows_used'] or V:>8}{r['rss_import_mib']:>9.0f}{r['rss_loaded_mib']:>9.0f}"
+            f"{r['rss_peak_mib']:>9.0f}{extra:>9.0f}{extra / r['matrix_mib']:>14.2f}{r['wall_s']:>9.1f}"
+        )
         if r["cuda_peak_mib"] is not None:
             line += f"   {r['cuda_peak_mib']:.0f}"
         print(line)
-    print("(MiB; import = interpreter + torch + repcap, loaded = after loading the matrix, "
-          "extra = peak - loaded: the memory beyond the matrix)")
+    print(
+        "(MiB; import = interpreter + torch + repcap, loaded = after loading the matrix, "
+        "extra = peak - loaded: the memory beyond the matrix)"
+    )
 
 
 if __name__ == "__main__":

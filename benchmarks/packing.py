@@ -81,8 +81,12 @@ def batch_vs_loop(k: int, d: int, B: int, steps: int, device: str) -> tuple[floa
     res = packing.optimise(cfg, seeds=list(range(B)), progress=False)
     t_batch = time.perf_counter() - t0
     t0 = time.perf_counter()
-    eps = [packing.optimise(packing.PackConfig(k=k, d=d, loss="power", steps=steps, lr=0.01, seed=s,
-                                               device=device), progress=False).eps_star[0] for s in range(B)]
+    eps = [
+        packing.optimise(
+            packing.PackConfig(k=k, d=d, loss="power", steps=steps, lr=0.01, seed=s, device=device), progress=False
+        ).eps_star[0]
+        for s in range(B)
+    ]
     t_loop = time.perf_counter() - t0
     import numpy as np
 
@@ -95,8 +99,12 @@ def main() -> int:
     ap.add_argument("--d", type=int, default=100, help="dimension (default 100, as 3Blue1Brown/Yoder)")
     ap.add_argument("--loss", default="exp", help="loss (default exp)")
     ap.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
-    ap.add_argument("--threads", type=int, default=1,
-                    help="CPU threads for every implementation (default 1: stable on a shared machine)")
+    ap.add_argument(
+        "--threads",
+        type=int,
+        default=1,
+        help="CPU threads for every implementation (default 1: stable on a shared machine)",
+    )
     args = ap.parse_args()
     ks = [1000, 4000] if args.quick else [4000, 16000]
     from repcap import packing
@@ -112,8 +120,10 @@ def main() -> int:
         torch.set_num_threads(args.threads)  # the ceiling with the children's thread count
     ceil = matmul_ceiling(dev)
     print(describe_ceiling(dev, ceil))
-    print(f"{'k':>6} {'tile':>5} {'tiled s':>9} {'dense s':>9} {'dense/tiled time':>17} {'tiled MiB':>10} "
-          f"{'dense MiB':>10} {'dense/tiled mem':>16} {'matmul s':>9} {'matmul/tiled thru':>18} {'tiled %ceil':>12}")
+    print(
+        f"{'k':>6} {'tile':>5} {'tiled s':>9} {'dense s':>9} {'dense/tiled time':>17} {'tiled MiB':>10} "
+        f"{'dense MiB':>10} {'dense/tiled mem':>16} {'matmul s':>9} {'matmul/tiled thru':>18} {'tiled %ceil':>12}"
+    )
     for k in ks:
         tile = packing.default_block(k, 1, dev) if dev.type == "cpu" else packing.default_tile(k, 1, dev)
         reps = 3 if k <= 4000 else 1
@@ -122,21 +132,27 @@ def main() -> int:
         n = child(impl="dense", **common)
         m = child(impl="matmul", **common)
         mib = 1 << 20
-        print(f"{k:>6} {tile:>5} {t['seconds']:>9.3f} {n['seconds']:>9.3f} {n['seconds'] / t['seconds']:>17.2f} "
-              f"{t['peak_bytes'] / mib:>10.1f} {n['peak_bytes'] / mib:>10.1f} "
-              f"{n['peak_bytes'] / max(t['peak_bytes'], 1):>16.1f} {m['seconds']:>9.3f} "
-              f"{m['seconds'] / t['seconds']:>18.2f} {100 * 4 * args.d * k * k / t['seconds'] / ceil:>11.1f}%")
+        print(
+            f"{k:>6} {tile:>5} {t['seconds']:>9.3f} {n['seconds']:>9.3f} {n['seconds'] / t['seconds']:>17.2f} "
+            f"{t['peak_bytes'] / mib:>10.1f} {n['peak_bytes'] / mib:>10.1f} "
+            f"{n['peak_bytes'] / max(t['peak_bytes'], 1):>16.1f} {m['seconds']:>9.3f} "
+            f"{m['seconds'] / t['seconds']:>18.2f} {100 * 4 * args.d * k * k / t['seconds'] / ceil:>11.1f}%"
+        )
         if "error" in n:
             print(f"       dense failed: {n['error']}")
-    print("  (tiled: symmetric square blocks on a CPU, O(tile^2) working memory, column tiles O(tile * k) on a GPU;"
-          " dense holds several k x k tensors. 'matmul/tiled thru' = time of the two plain matmuls V^T V and V G"
-          " divided by the tiled loss+gradient: 1.0 means the elementwise loss work costs nothing;"
-          " 'tiled %ceil' = the 4 d k^2 matmul FLOPs of loss+gradient per second over the matmul ceiling)")
+    print(
+        "  (tiled: symmetric square blocks on a CPU, O(tile^2) working memory, column tiles O(tile * k) on a GPU;"
+        " dense holds several k x k tensors. 'matmul/tiled thru' = time of the two plain matmuls V^T V and V G"
+        " divided by the tiled loss+gradient: 1.0 means the elementwise loss work costs nothing;"
+        " 'tiled %ceil' = the 4 d k^2 matmul FLOPs of loss+gradient per second over the matmul ceiling)"
+    )
 
     kb, db, B, steps = (500, 16, 8, 20) if args.quick else (1000, 32, 8, 50)
     t_batch, t_loop, diff = batch_vs_loop(kb, db, B, steps, args.device)
-    print(f"\nbatch of B={B} problems (k={kb}, d={db}, {steps} steps): batched {t_batch:.2f} s, loop {t_loop:.2f} s, "
-          f"loop/batched = {t_loop / t_batch:.2f}; max |eps* batched - eps* loop| = {diff:.2e}")
+    print(
+        f"\nbatch of B={B} problems (k={kb}, d={db}, {steps} steps): batched {t_batch:.2f} s, loop {t_loop:.2f} s, "
+        f"loop/batched = {t_loop / t_batch:.2f}; max |eps* batched - eps* loop| = {diff:.2e}"
+    )
     return 0
 
 

@@ -52,8 +52,18 @@ def bench(n: int, m: int, batch: int, steps: int, k: int, device: str, repeat: i
     t_batched, t_loop = min(tb), min(tl)
     W_loop = torch.cat([r.W for r in rl])
     err = (W_loop - rb.W).abs().max().item()
-    return {"n": n, "m": m, "batch": batch, "steps": steps, "models": k, "batched_s": t_batched,
-            "loop_s": t_loop, "ratio": t_loop / t_batched, "max_abs_dW": err, "sampler": rb.sampler}
+    return {
+        "n": n,
+        "m": m,
+        "batch": batch,
+        "steps": steps,
+        "models": k,
+        "batched_s": t_batched,
+        "loop_s": t_loop,
+        "ratio": t_loop / t_batched,
+        "max_abs_dW": err,
+        "sampler": rb.sampler,
+    }
 
 
 def toy_flops(r: dict) -> float:
@@ -74,22 +84,33 @@ def main() -> None:
     if args.quick:
         cases = [(40, 5, 64, 200, 16), (40, 5, 64, 200, 32)]
     else:
-        cases = [(40, 5, 64, 500, 16), (40, 5, 64, 500, 64), (100, 10, 256, 300, 16), (256, 16, 256, 200, 40),
-                 (1000, 10, 2048, 20, 16)]
+        cases = [
+            (40, 5, 64, 500, 16),
+            (40, 5, 64, 500, 64),
+            (100, 10, 256, 300, 16),
+            (256, 16, 256, 200, 40),
+            (1000, 10, 2048, 20, 16),
+        ]
     print(f"toy sweep benchmark on {device_name(dev)} (torch {torch.__version__}), best of {args.repeat}")
     ceil = matmul_ceiling(dev)
     print(describe_ceiling(dev, ceil))
-    head = (f"{'n':>5} {'m':>3} {'batch':>5} {'steps':>5} {'models':>6} {'batched s':>10} {'loop s':>8} {'ratio':>6} "
-            f"{'max|ΔW|':>9} {'batched %ceil':>13} {'sampler':>7}")
+    head = (
+        f"{'n':>5} {'m':>3} {'batch':>5} {'steps':>5} {'models':>6} {'batched s':>10} {'loop s':>8} {'ratio':>6} "
+        f"{'max|ΔW|':>9} {'batched %ceil':>13} {'sampler':>7}"
+    )
     print(head)
     print("-" * len(head))
     for case in cases:
         r = bench(*case, device=str(dev), repeat=args.repeat)
-        print(f"{r['n']:>5} {r['m']:>3} {r['batch']:>5} {r['steps']:>5} {r['models']:>6} {r['batched_s']:>10.2f} "
-              f"{r['loop_s']:>8.2f} {r['ratio']:>5.1f}x {r['max_abs_dW']:>9.1e} "
-              f"{100 * toy_flops(r) / r['batched_s'] / ceil:>12.2f}% {r['sampler']:>7}")
-    print("(batched %ceil: approximate matmul FLOP/s of the batched run -- 12 batch n m per step and model"
-          " for the dense path, 6 batch n m for the sparse one -- over the matmul ceiling)")
+        print(
+            f"{r['n']:>5} {r['m']:>3} {r['batch']:>5} {r['steps']:>5} {r['models']:>6} {r['batched_s']:>10.2f} "
+            f"{r['loop_s']:>8.2f} {r['ratio']:>5.1f}x {r['max_abs_dW']:>9.1e} "
+            f"{100 * toy_flops(r) / r['batched_s'] / ceil:>12.2f}% {r['sampler']:>7}"
+        )
+    print(
+        "(batched %ceil: approximate matmul FLOP/s of the batched run -- 12 batch n m per step and model"
+        " for the dense path, 6 batch n m for the sparse one -- over the matmul ceiling)"
+    )
 
 
 if __name__ == "__main__":

@@ -19,8 +19,11 @@ from .laws import Law, get_law
 def _log_binom(n, r):
     from scipy.special import gammaln
 
-    return gammaln(np.asarray(n, dtype=np.float64) + 1) - gammaln(np.asarray(r, dtype=np.float64) + 1) \
+    return (
+        gammaln(np.asarray(n, dtype=np.float64) + 1)
+        - gammaln(np.asarray(r, dtype=np.float64) + 1)
         - gammaln(np.asarray(n, dtype=np.float64) - np.asarray(r, dtype=np.float64) + 1)
+    )
 
 
 def welch_bound(k, d, order: int = 1):
@@ -139,9 +142,18 @@ def bound_violations(law: str | Law, d, eps, bounds=tuple(BOUNDS)):
     for b in bounds:
         lb = np.asarray(BOUNDS[b](d, eps), dtype=np.float64) / math.log(10)
         for i in range(len(d)):
-            rows.append({"law": law.name, "d": d[i], "eps": eps[i], "bound": b,
-                         "log10_k_law": float(lk[i]), "log10_k_bound": float(lb[i]),
-                         "violates": bool(lk[i] > lb[i]), "rigorous": b in RIGOROUS_BOUNDS})
+            rows.append(
+                {
+                    "law": law.name,
+                    "d": d[i],
+                    "eps": eps[i],
+                    "bound": b,
+                    "log10_k_law": float(lk[i]),
+                    "log10_k_bound": float(lb[i]),
+                    "violates": bool(lk[i] > lb[i]),
+                    "rigorous": b in RIGOROUS_BOUNDS,
+                }
+            )
     return pd.DataFrame(rows)
 
 

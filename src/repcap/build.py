@@ -42,8 +42,9 @@ def chapters() -> list[Path]:
     return out
 
 
-def build_book(profile: str = "quick", force: bool = False, build: bool = True,
-               log: Callable[[str], None] = print) -> Path:
+def build_book(
+    profile: str = "quick", force: bool = False, build: bool = True, log: Callable[[str], None] = print
+) -> Path:
     """Run every chapter of ``_toc.yml`` under ``profile``, write the figure index, build HTML."""
     from .figindex import write_figure_index
     from .scorecard import write_pages

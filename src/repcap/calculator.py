@@ -28,11 +28,20 @@ def config(default_d: int | None = None, default_eps: float | None = None) -> di
     """Everything the script computes with: each law's form and constants, Yoder's divisor, Guha's
     class boundaries, and the starting values (default: the paper's worked example, Llama 2 7B)."""
     return {
-        "laws": [{"name": k, "label": laws.PUBLISHED[k].label, "form": laws.PUBLISHED[k].form,
-                  "constants": dict(laws.PUBLISHED[k].constants)} for k in LAWS],
+        "laws": [
+            {
+                "name": k,
+                "label": laws.PUBLISHED[k].label,
+                "form": laws.PUBLISHED[k].form,
+                "constants": dict(laws.PUBLISHED[k].constants),
+            }
+            for k in LAWS
+        ],
         "yoder": {"label": f"Yoder's rule 10^(d F²/{laws.YODER_DIVISOR:g})", "divisor": laws.YODER_DIVISOR},
-        "classes": {"class1_above": value("guha2026.class1_eps_above"),
-                    "class2_below": value("guha2026.class2_eps_below")},
+        "classes": {
+            "class1_above": value("guha2026.class1_eps_above"),
+            "class2_below": value("guha2026.class2_eps_below"),
+        },
         "default_d": int(default_d if default_d is not None else value("guha2026.llama2_7b_d")),
         "default_eps": float(default_eps if default_eps is not None else value("guha2026.llama2_7b_eps")),
         "limits": {"max_d": MAX_D},
@@ -47,10 +56,12 @@ class Widget:
 
     def _repr_html_(self) -> str:
         data = html.escape(json.dumps(self.config, allow_nan=False), quote=True)
-        return (f'<div class="repcap-capcalc" data-config="{data}">'
-                "<noscript><p>The capacity calculator needs JavaScript; in Python, "
-                "<code>repcap.laws.capacity(eps, d, law)</code> and <code>repcap.bounds</code> compute "
-                "the same numbers.</p></noscript></div>")
+        return (
+            f'<div class="repcap-capcalc" data-config="{data}">'
+            "<noscript><p>The capacity calculator needs JavaScript; in Python, "
+            "<code>repcap.laws.capacity(eps, d, law)</code> and <code>repcap.bounds</code> compute "
+            "the same numbers.</p></noscript></div>"
+        )
 
     def __repr__(self) -> str:
         return f"capacity calculator (d = {self.config['default_d']}, ε = {self.config['default_eps']})"

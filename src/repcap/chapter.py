@@ -29,9 +29,14 @@ def start(note: str = "", *, device: str = "auto", executor: str = "local", sche
     _executor = make_executor(executor, scheduler or None)
     sweep.set_default_executor(_executor)
     ctx = run_context()
-    record = RunRecord(notebook=ctx["notebook"], profile=ctx["profile"], parameters=ctx["parameters"],
-                       device=device_name(dev), device_type=dev.type,
-                       executor="this process" if _executor is None else _executor.describe())
+    record = RunRecord(
+        notebook=ctx["notebook"],
+        profile=ctx["profile"],
+        parameters=ctx["parameters"],
+        device=device_name(dev),
+        device_type=dev.type,
+        executor="this process" if _executor is None else _executor.describe(),
+    )
     set_current(record)
     profile_banner(note)
     return record
@@ -86,9 +91,11 @@ def profile_banner(note: str = "") -> None:
     rec = current()
     where = f" Computed on {rec.device}." if rec is not None else ""
     # A colon fence: a backtick fence's info string may not contain backticks.
-    text = (f":::{{admonition}} Built with the `{ctx['profile']}` profile\n:class: note\n"
-            f"{note + ' ' if note else ''}Parameters: {params}.{where} "
-            f"Re-run this chapter with `repcap run {ctx['notebook']} --profile PROFILE -p name=value`.\n:::\n")
+    text = (
+        f":::{{admonition}} Built with the `{ctx['profile']}` profile\n:class: note\n"
+        f"{note + ' ' if note else ''}Parameters: {params}.{where} "
+        f"Re-run this chapter with `repcap run {ctx['notebook']} --profile PROFILE -p name=value`.\n:::\n"
+    )
     if _in_kernel():
         from IPython.display import Markdown, display
 

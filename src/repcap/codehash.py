@@ -43,8 +43,12 @@ def _parsed(path: str, mtime_ns: int, size: int) -> tuple[str, tuple[str, ...]]:
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module)):
             body = node.body
-            if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant) \
-                    and isinstance(body[0].value.value, str):  # type: ignore[attr-defined]
+            if (
+                body
+                and isinstance(body[0], ast.Expr)
+                and isinstance(getattr(body[0], "value", None), ast.Constant)
+                and isinstance(body[0].value.value, str)  # type: ignore[attr-defined]
+            ):
                 node.body = body[1:]  # drop the docstring
         if isinstance(node, ast.Import):
             imports += [a.name for a in node.names]

@@ -30,19 +30,32 @@ Check = Callable[[str, Any], None]
 _MISSING = dataclasses.MISSING
 
 
-def setting(default: Any = _MISSING, help: str = "", *, choices: Sequence[Any] | None = None,
-            check: Check | Sequence[Check] | None = None, cli: bool = True, metavar: str | None = None,
-            default_factory: Callable[[], Any] | None = None) -> Any:
+def setting(
+    default: Any = _MISSING,
+    help: str = "",
+    *,
+    choices: Sequence[Any] | None = None,
+    check: Check | Sequence[Check] | None = None,
+    cli: bool = True,
+    metavar: str | None = None,
+    default_factory: Callable[[], Any] | None = None,
+) -> Any:
     """A dataclass field with its help text, allowed choices, checks and whether it is a CLI flag."""
     checks = tuple(check) if isinstance(check, (list, tuple)) else ((check,) if check else ())
-    meta = {"help": help, "choices": tuple(choices) if choices else None, "checks": checks, "cli": cli,
-            "metavar": metavar}
+    meta = {
+        "help": help,
+        "choices": tuple(choices) if choices else None,
+        "checks": checks,
+        "cli": cli,
+        "metavar": metavar,
+    }
     if default_factory is not None:
         return dataclasses.field(default_factory=default_factory, metadata=meta)
     return dataclasses.field(default=default, metadata=meta)
 
 
 # --------------------------------------------------------------------------------------------- checks
+
 
 def _num(name: str, v: Any) -> float:
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(float(v)):
@@ -63,6 +76,7 @@ def at_least(lo: float, *, integer_only: bool = False) -> Check:
             integer(name, v)
         if _num(name, v) < lo:
             raise RepcapError(f"{name}={v!r} must be >= {lo:g}")
+
     return chk
 
 
@@ -75,6 +89,7 @@ def between(lo: float, hi: float, *, integer_only: bool = False, open_lo: bool =
         x = _num(name, v)
         if x < lo or x > hi or (open_lo and x == lo):
             raise RepcapError(f"{name}={v!r} must lie in {'(' if open_lo else '['}{lo:g}, {hi:g}]")
+
     return chk
 
 
@@ -89,6 +104,7 @@ def finite(name: str, v: Any) -> None:
 
 
 # --------------------------------------------------------------------------------------------- use
+
 
 def fields(cls: type) -> list[dataclasses.Field]:
     return list(dataclasses.fields(cls))
@@ -132,12 +148,14 @@ def _parse_number(kind: type) -> Callable[[str], Any]:
             return kind(text) if kind is not int else int(text, 10)
         except ValueError:
             raise argparse.ArgumentTypeError(f"{text!r} is not {'an integer' if kind is int else 'a number'}") from None
+
     parse.__name__ = kind.__name__
     return parse
 
 
-def add_arguments(parser: argparse.ArgumentParser, cls: type, *, required: Sequence[str] = (),
-                  exclude: Sequence[str] = ()) -> None:
+def add_arguments(
+    parser: argparse.ArgumentParser, cls: type, *, required: Sequence[str] = (), exclude: Sequence[str] = ()
+) -> None:
     """One ``--flag`` per CLI field of ``cls``: the field's default, type, help and choices."""
     hints = typing.get_type_hints(cls)
     for f in dataclasses.fields(cls):

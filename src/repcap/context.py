@@ -21,9 +21,9 @@ class RunRecord:
     notebook: str
     profile: str
     parameters: dict
-    device: str              # the resolved device, e.g. "cpu (1 threads)" or "cuda:0 NVIDIA H200"
-    device_type: str         # "cpu" | "cuda"
-    executor: str            # "this process" or a Dask cluster's description
+    device: str  # the resolved device, e.g. "cpu (1 threads)" or "cuda:0 NVIDIA H200"
+    device_type: str  # "cpu" | "cuda"
+    executor: str  # "this process" or a Dask cluster's description
     started_unix: float = field(default_factory=time.time)
 
     def to_dict(self) -> dict[str, Any]:

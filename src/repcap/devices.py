@@ -65,10 +65,13 @@ class cpu_threads:
     """
 
     def __init__(self, device: torch.device, work: int, threads: int | None = None):
-        if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int)
-                                    or not 1 <= threads <= max_cpu_threads()):
-            raise RepcapError(f"threads={threads!r} must be an integer in 1 .. {max_cpu_threads()} "
-                              f"(4 x the {os.cpu_count() or 1} cores of this machine)")
+        if threads is not None and (
+            isinstance(threads, bool) or not isinstance(threads, int) or not 1 <= threads <= max_cpu_threads()
+        ):
+            raise RepcapError(
+                f"threads={threads!r} must be an integer in 1 .. {max_cpu_threads()} "
+                f"(4 x the {os.cpu_count() or 1} cores of this machine)"
+            )
         self.n = threads if threads is not None else (1 if work <= (1 << 24) else None)
         self.on = device.type == "cpu" and self.n is not None
 

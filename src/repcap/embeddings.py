@@ -28,8 +28,18 @@ from .formats import list_tensors as list_file_tensors
 from .formats.common import check_name_lengths, os_error
 from .matrix import Embedding, TensorInfo
 
-__all__ = ["CatalogSource", "Embedding", "HubSource", "OfflineSource", "PathSource", "Source", "TensorInfo",
-           "list_tensors", "load", "resolve"]
+__all__ = [
+    "CatalogSource",
+    "Embedding",
+    "HubSource",
+    "OfflineSource",
+    "PathSource",
+    "Source",
+    "TensorInfo",
+    "list_tensors",
+    "load",
+    "resolve",
+]
 
 
 def _existing(src: str) -> Path | None:
@@ -94,11 +104,15 @@ def resolve(source: str | os.PathLike) -> Source:
         return HubSource("hub", hub.validate_hub_id(src))
     check_name_lengths(src)
     if "/" in src or "\\" in src or src.startswith((".", "~")):
-        raise RepcapError(f"{src[:200]!r}: no such file or folder, and not a hub id owner/name (a model id may "
-                          "not hold '..', a leading '/' or '.'); check the path, or give an offline key "
-                          f"({', '.join(offline.OFFLINE)}) or a catalog key (repcap models)")
-    raise RepcapError(f"unknown model source {src[:200]!r}: not an existing file or folder, an offline key "
-                      f"({', '.join(offline.OFFLINE)}), a catalog key (repcap models) or a hub id 'org/name'")
+        raise RepcapError(
+            f"{src[:200]!r}: no such file or folder, and not a hub id owner/name (a model id may "
+            "not hold '..', a leading '/' or '.'); check the path, or give an offline key "
+            f"({', '.join(offline.OFFLINE)}) or a catalog key (repcap models)"
+        )
+    raise RepcapError(
+        f"unknown model source {src[:200]!r}: not an existing file or folder, an offline key "
+        f"({', '.join(offline.OFFLINE)}), a catalog key (repcap models) or a hub id 'org/name'"
+    )
 
 
 def _naming(p: Path, exc: RepcapError) -> RepcapError:
@@ -116,8 +130,14 @@ def _offline_copy(entry: catalog.ModelEntry) -> str | None:
     return None
 
 
-def load(source: str | os.PathLike, *, head: bool = False, device: str | torch.device = "cpu",
-         tensor: str | None = None, revision: str | None = None) -> Embedding:
+def load(
+    source: str | os.PathLike,
+    *,
+    head: bool = False,
+    device: str | torch.device = "cpu",
+    tensor: str | None = None,
+    revision: str | None = None,
+) -> Embedding:
     """Load the input embedding (``head=False``), the output head (``head=True``) or the named 2-D
     ``tensor`` of ``source`` (see the module docstring).  For a tied model ``head=True`` returns the
     embedding with ``tied=True``.  Returns an :class:`Embedding` whose ``matrix: (V, d)`` is float32

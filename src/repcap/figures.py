@@ -60,8 +60,8 @@ STYLE: dict[RcKeyType, Any] = {
     "ytick.labelsize": 9.5,
     "legend.fontsize": 9,
     "legend.frameon": False,
-    "svg.fonttype": "path",   # text as outlines: renders the same everywhere (math such as 1/√d included)
-    "pdf.fonttype": 42,       # TrueType fonts embedded
+    "svg.fonttype": "path",  # text as outlines: renders the same everywhere (math such as 1/√d included)
+    "pdf.fonttype": 42,  # TrueType fonts embedded
     "axes.spines.top": False,
     "axes.spines.right": False,
 }
@@ -136,7 +136,7 @@ def plain_log_ticks(ax, axis: str = "both") -> None:
                 a.set_major_formatter(fmt)
             continue
         a.set_major_formatter(fmt)
-        lo, hi = (ax.get_xlim() if name == "x" else ax.get_ylim())
+        lo, hi = ax.get_xlim() if name == "x" else ax.get_ylim()
         if hi / lo < 150:  # ranges of about two decades or less: label 2 and 5 minor ticks too
             a.set_minor_locator(LogLocator(subs=(2.0, 5.0)))
             a.set_minor_formatter(fmt)
@@ -149,19 +149,31 @@ def git_revision() -> str:
     if env:
         return env
     try:
-        out = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=project_root(),
-                             capture_output=True, text=True, timeout=10)
+        out = subprocess.run(
+            ["git", "rev-parse", "--short=12", "HEAD"], cwd=project_root(), capture_output=True, text=True, timeout=10
+        )
         rev = out.stdout.strip() or "unknown"
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=project_root(),
-                               capture_output=True, text=True, timeout=10).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=project_root(),
+            capture_output=True,
+            text=True,
+            timeout=10,
+        ).stdout.strip()
         return rev + ("-dirty" if dirty else "")
     except (OSError, subprocess.SubprocessError):
         return "unknown"
 
 
-def save(fig_id: str, fig: matplotlib.figure.Figure, data: pd.DataFrame | Mapping[str, Any],
-         meta: Mapping[str, Any] | None = None, *, caption: str | None = None,
-         show: bool = True) -> Sidecar:
+def save(
+    fig_id: str,
+    fig: matplotlib.figure.Figure,
+    data: pd.DataFrame | Mapping[str, Any],
+    meta: Mapping[str, Any] | None = None,
+    *,
+    caption: str | None = None,
+    show: bool = True,
+) -> Sidecar:
     """Save ``fig`` and ``data`` under the stable id ``fig_id``; return the sidecar dict.
 
     ``meta`` may hold ``caption`` (what to see, one or two sentences), ``seed``, ``device``,
@@ -186,16 +198,18 @@ def save(fig_id: str, fig: matplotlib.figure.Figure, data: pd.DataFrame | Mappin
     out.mkdir(parents=True, exist_ok=True)
     now = time.time()
     ctx = run_context()
-    sidecar = Sidecar({
-        "fig_id": fig_id,
-        "caption": caption,
-        **ctx,
-        "git_revision": git_revision(),
-        "repcap_version": __version__,
-        "wall_time_s": round(float(meta.pop("wall_time_s", now - _last_save)), 3),
-        "created_unix": round(now, 3),
-        "files": {ext: f"{fig_id}.{ext}" for ext in ("png", "svg", "pdf", "csv", "json")},
-    })
+    sidecar = Sidecar(
+        {
+            "fig_id": fig_id,
+            "caption": caption,
+            **ctx,
+            "git_revision": git_revision(),
+            "repcap_version": __version__,
+            "wall_time_s": round(float(meta.pop("wall_time_s", now - _last_save)), 3),
+            "created_unix": round(now, 3),
+            "files": {ext: f"{fig_id}.{ext}" for ext in ("png", "svg", "pdf", "csv", "json")},
+        }
+    )
     if "device" not in meta:  # the device the chapter actually used (its run record)
         rec = current()
         if rec is not None:
@@ -224,8 +238,10 @@ def save(fig_id: str, fig: matplotlib.figure.Figure, data: pd.DataFrame | Mappin
 def _file_metadata(ext: str, fig_id: str, caption: str, side: Mapping[str, Any]) -> dict[str, Any]:
     """Metadata carried inside each image file, so a figure pasted into slides still says what it is
     and where it came from: caption, profile, source notebook, git revision."""
-    origin = (f"repcap {__version__}, notebook {side.get('notebook')}, profile {side.get('profile')}, "
-              f"git {side.get('git_revision')}")
+    origin = (
+        f"repcap {__version__}, notebook {side.get('notebook')}, profile {side.get('profile')}, "
+        f"git {side.get('git_revision')}"
+    )
     if ext == "png":
         return {"Title": fig_id, "Description": caption, "Source": origin, "Software": f"repcap {__version__}"}
     if ext == "pdf":
@@ -270,23 +286,34 @@ def reproduce_command(side: Mapping[str, Any]) -> str | None:
     return " ".join(args)
 
 
-def figure_directive(fig_id: str, caption: str, side: Mapping[str, Any] | None = None, rel_dir: str = "figures",
-                     width: str = "100%") -> str:
+def figure_directive(
+    fig_id: str, caption: str, side: Mapping[str, Any] | None = None, rel_dir: str = "figures", width: str = "100%"
+) -> str:
     """The MyST markup of a numbered figure named ``fig_id``: the image (opens full size when
     clicked), its caption, and under it the files behind it, the notebook source at the revision
     that built it, and the command that rebuilds it."""
     side = dict(side or {})
-    files = " · ".join(f"{{download}}`{label} <{rel_dir}/{fig_id}.{ext}>`" for ext, label in
-                       (("csv", "data (CSV)"), ("svg", "SVG"), ("pdf", "PDF"), ("png", "PNG"), ("json", "parameters (JSON)")))
+    files = " · ".join(
+        f"{{download}}`{label} <{rel_dir}/{fig_id}.{ext}>`"
+        for ext, label in (
+            ("csv", "data (CSV)"),
+            ("svg", "SVG"),
+            ("pdf", "PDF"),
+            ("png", "PNG"),
+            ("json", "parameters (JSON)"),
+        )
+    )
     nb = str(side.get("notebook") or "")
     source = ""
     if nb.startswith("notebooks/"):
         source = f" · {{download}}`source <../../{nb}>` (git `{side.get('git_revision', '?')}`)"
     cmd = reproduce_command(side)
     rebuild = f"\n\nRebuild: `{cmd}`" if cmd else ""
-    return (f"```{{figure}} {rel_dir}/{fig_id}.svg\n:name: {fig_id}\n:width: {width}\n:alt: {alt_text(caption)}\n"
-            f":target: ../../_images/{fig_id}.svg\n:class: repcap-figure\n:figclass: repcap-figure\n\n"
-            f"{caption}\n\n{files}{source}, profile `{side.get('profile', '?')}`.{rebuild}\n```\n")
+    return (
+        f"```{{figure}} {rel_dir}/{fig_id}.svg\n:name: {fig_id}\n:width: {width}\n:alt: {alt_text(caption)}\n"
+        f":target: ../../_images/{fig_id}.svg\n:class: repcap-figure\n:figclass: repcap-figure\n\n"
+        f"{caption}\n\n{files}{source}, profile `{side.get('profile', '?')}`.{rebuild}\n```\n"
+    )
 
 
 def _display(fig_id: str, fig, caption: str, side: Mapping[str, Any]) -> None:

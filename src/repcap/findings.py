@@ -39,8 +39,15 @@ def _chapter() -> str:
     return Path(nb).stem if nb else "interactive"
 
 
-def record(claim_id: str, value: float | int | None, *, figure: str | None = None, note: str = "",
-           profile: str | None = None, provenance: str = "") -> None:
+def record(
+    claim_id: str,
+    value: float | int | None,
+    *,
+    figure: str | None = None,
+    note: str = "",
+    profile: str | None = None,
+    provenance: str = "",
+) -> None:
     """Record this chapter's number for scorecard claim ``claim_id`` (returns nothing, so that a
     ``record`` at the end of a notebook cell adds no output to the page).
 
@@ -60,10 +67,19 @@ def record(claim_id: str, value: float | int | None, *, figure: str | None = Non
         except (TypeError, ValueError) as exc:
             raise RepcapError(f"finding {claim_id}: value {value!r} is not a number") from exc
         value = v if math.isfinite(v) else None
-    rec = {"claim": claim_id, "value": value, "profile": profile or run_context()["profile"],
-           "chapter": _chapter(), "figure": figure or c.figure, "note": note, "provenance": provenance}
+    rec = {
+        "claim": claim_id,
+        "value": value,
+        "profile": profile or run_context()["profile"],
+        "chapter": _chapter(),
+        "figure": figure or c.figure,
+        "note": note,
+        "provenance": provenance,
+    }
     chapter = _chapter()
-    recs = [r for r in _RECORDS.setdefault(chapter, []) if not (r["claim"] == claim_id and r["profile"] == rec["profile"])]
+    recs = [
+        r for r in _RECORDS.setdefault(chapter, []) if not (r["claim"] == claim_id and r["profile"] == rec["profile"])
+    ]
     recs.append(rec)
     _RECORDS[chapter] = recs
     rio.write_json(findings_dir() / f"{chapter}.json", {"chapter": chapter, "findings": recs})

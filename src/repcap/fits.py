@@ -13,10 +13,12 @@ from . import RepcapError
 from .laws import Law, get_law
 
 #: Starting points of the fits: Guha's published constants.
-_P0 = {"jl": {"C": 3.029}, "adjusted": {"C": 1.293},
-       "four": {"C": 0.45809143, "a": 1.0668005, "b": 1.44738666, "c": 0.97197234}}
-_BOUNDS = {"jl": ([1e-6], [1e3]), "adjusted": ([1e-6], [1e3]),
-           "four": ([1e-6, 0.5, 0.3, 0.3], [1e3, 3.0, 4.0, 2.0])}
+_P0 = {
+    "jl": {"C": 3.029},
+    "adjusted": {"C": 1.293},
+    "four": {"C": 0.45809143, "a": 1.0668005, "b": 1.44738666, "c": 0.97197234},
+}
+_BOUNDS = {"jl": ([1e-6], [1e3]), "adjusted": ([1e-6], [1e3]), "four": ([1e-6, 0.5, 0.3, 0.3], [1e3, 3.0, 4.0, 2.0])}
 
 
 def error_metrics(y, yhat) -> dict[str, float]:
@@ -28,10 +30,12 @@ def error_metrics(y, yhat) -> dict[str, float]:
     ss_tot = float(np.sum((y - y.mean()) ** 2))
     rng = float(y.max() - y.min())
     rmse = float(np.sqrt(np.mean(res**2)))
-    return {"r2": 1.0 - float(np.sum(res**2)) / ss_tot if ss_tot > 0 else float("nan"),
-            "mape": 100.0 * float(np.mean(np.abs(res) / np.abs(y))),
-            "nrmse": rmse / rng if rng > 0 else float("nan"),
-            "rmse": rmse}
+    return {
+        "r2": 1.0 - float(np.sum(res**2)) / ss_tot if ss_tot > 0 else float("nan"),
+        "mape": 100.0 * float(np.mean(np.abs(res) / np.abs(y))),
+        "nrmse": rmse / rng if rng > 0 else float("nan"),
+        "rmse": rmse,
+    }
 
 
 @dataclass(frozen=True)
@@ -51,8 +55,14 @@ class Fit:
         return self.law.constants
 
     def as_row(self) -> dict:
-        return {"law": self.law.form, **dict(self.law.constants), "R2": self.r2, "MAPE_%": self.mape,
-                "NRMSE": self.nrmse, "n": self.n}
+        return {
+            "law": self.law.form,
+            **dict(self.law.constants),
+            "R2": self.r2,
+            "MAPE_%": self.mape,
+            "NRMSE": self.nrmse,
+            "n": self.n,
+        }
 
 
 def fit_law(form: str, k, d, eps, *, p0: Mapping[str, float] | None = None, name: str | None = None) -> Fit:
@@ -83,10 +93,8 @@ def fit_law(form: str, k, d, eps, *, p0: Mapping[str, float] | None = None, name
         return Law("fit", form, dict(zip(names, theta))).eps(kk, dd)
 
     with np.errstate(all="ignore"):
-        theta, cov = curve_fit(model, (k, d), eps, p0=[start[n] for n in names], bounds=_BOUNDS[form],
-                               maxfev=20000)
-    law = Law(name or f"fit-{form}", form, {n: float(v) for n, v in zip(names, theta)},
-              f"{form}, fitted")
+        theta, cov = curve_fit(model, (k, d), eps, p0=[start[n] for n in names], bounds=_BOUNDS[form], maxfev=20000)
+    law = Law(name or f"fit-{form}", form, {n: float(v) for n, v in zip(names, theta)}, f"{form}, fitted")
     se = np.sqrt(np.clip(np.diag(cov), 0, None)) if np.all(np.isfinite(cov)) else np.full(len(names), np.nan)
     m = error_metrics(eps, law.eps(k, d))
     return Fit(law, {n: float(s) for n, s in zip(names, se)}, m["r2"], m["mape"], m["nrmse"], len(eps))
@@ -145,6 +153,13 @@ def fit_exponent(m: Sequence[float], loss: Sequence[float], level: float = 0.95)
     res = stats.linregress(np.log(ms), np.log(losses))
     t = stats.t.ppf(0.5 + level / 2, ms.size - 2)
     a = -res.slope
-    return ExponentFit(alpha_m=float(a), stderr=float(res.stderr), ci_low=float(a - t * res.stderr),
-                       ci_high=float(a + t * res.stderr), log_A=float(res.intercept),
-                       r2=float(res.rvalue ** 2), n_points=int(ms.size), level=level)
+    return ExponentFit(
+        alpha_m=float(a),
+        stderr=float(res.stderr),
+        ci_low=float(a - t * res.stderr),
+        ci_high=float(a + t * res.stderr),
+        log_A=float(res.intercept),
+        r2=float(res.rvalue**2),
+        n_points=int(ms.size),
+        level=level,
+    )

@@ -44,17 +44,21 @@ def validate_hub_id(repo_id: str) -> str:
     such as ``../../etc/passwd``, ``/abs/path`` or ``org/..`` can never become a cache path."""
     parts = str(repo_id).split("/")
     if len(parts) != 2 or not all(_HUB_PART.match(p) and ".." not in p and "--" not in p for p in parts):
-        raise RepcapError(f"{str(repo_id)[:200]!r} is not a hub id: expected owner/name (letters, digits, '_', '.', '-'; "
-                          "no '..', no leading '.' or '/'); give an offline key, a catalog key, an existing "
-                          "file or folder, or a hub id like google/gemma-3-270m")
+        raise RepcapError(
+            f"{str(repo_id)[:200]!r} is not a hub id: expected owner/name (letters, digits, '_', '.', '-'; "
+            "no '..', no leading '.' or '/'); give an offline key, a catalog key, an existing "
+            "file or folder, or a hub id like google/gemma-3-270m"
+        )
     return str(repo_id)
 
 
 def safe_relative(name: str, label: str) -> str:
     """A file name from an index (``weight_map``) must be a plain relative path inside its folder/repo."""
     if not isinstance(name, str) or not plain_relative(name):
-        raise RepcapError(f"{label}: the safetensors index names the file {str(name)[:200]!r}, which escapes the "
-                          "model folder; refused - the index is corrupt or hostile, re-download the model")
+        raise RepcapError(
+            f"{label}: the safetensors index names the file {str(name)[:200]!r}, which escapes the "
+            "model folder; refused - the index is corrupt or hostile, re-download the model"
+        )
     return name
 
 
@@ -64,13 +68,23 @@ def weight_map(index: dict, label: str) -> dict[str, str]:
     if not wm:
         raise RepcapError(f"{label}: {INDEX} has no weight_map")
     if not isinstance(wm, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in wm.items()):
-        raise RepcapError(f"{label}: {INDEX}: weight_map is not an object of tensor name -> file name; "
-                          "the index is corrupt - re-download the model")
+        raise RepcapError(
+            f"{label}: {INDEX}: weight_map is not an object of tensor name -> file name; "
+            "the index is corrupt - re-download the model"
+        )
     return wm
 
 
-def _from_layout(config: dict | None, index: dict | None, single: str | None, fetch: Callable[[str], Path],
-                 label: str, head: bool, tensor: str | None, kind: str) -> Embedding:
+def _from_layout(
+    config: dict | None,
+    index: dict | None,
+    single: str | None,
+    fetch: Callable[[str], Path],
+    label: str,
+    head: bool,
+    tensor: str | None,
+    kind: str,
+) -> Embedding:
     """Shared by folders and the hub.  ``fetch(filename) -> local path``."""
     if index is not None:
         wm = weight_map(index, label)
@@ -87,8 +101,15 @@ def _from_layout(config: dict | None, index: dict | None, single: str | None, fe
     else:  # pragma: no cover - callers pass one of the two
         raise AssertionError
     model_type = config.get("model_type") if isinstance(config, dict) else None
-    return Embedding(matrix=t.to(torch.float32), name=label, source_kind=kind, tensor_name=name, tied=tied,
-                     quant=dtype, meta={"config_model_type": model_type})
+    return Embedding(
+        matrix=t.to(torch.float32),
+        name=label,
+        source_kind=kind,
+        tensor_name=name,
+        tied=tied,
+        quant=dtype,
+        meta={"config_model_type": model_type},
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -118,8 +139,10 @@ class Folder:
         """``path / name``, refused if it (a symlink, or a name with folders) leads out of the folder."""
         p = self.path / name
         if not resolves_inside(p, self.root):
-            raise RepcapError(f"{self.path}: {name} is a symlink (or path) leading out of the model folder "
-                              f"(to {p.resolve()}); refused - copy the file into the folder")
+            raise RepcapError(
+                f"{self.path}: {name} is a symlink (or path) leading out of the model folder "
+                f"(to {p.resolve()}); refused - copy the file into the folder"
+            )
         return p
 
     def config(self) -> dict | None:
@@ -144,8 +167,10 @@ def _single_file(folder: Folder) -> tuple[str, str]:
         return "gguf", gg[0]
     pickles = [n for n in folder.names if Path(n).suffix in PICKLE_SUFFIXES]
     if pickles:
-        raise RepcapError(f"{folder.path}: only pickle checkpoints ({', '.join(pickles[:3])}); repcap never unpickles. "
-                          "Use the model's safetensors release (or convert it with safetensors.torch.save_file)")
+        raise RepcapError(
+            f"{folder.path}: only pickle checkpoints ({', '.join(pickles[:3])}); repcap never unpickles. "
+            "Use the model's safetensors release (or convert it with safetensors.torch.save_file)"
+        )
     raise RepcapError(f"{folder.path}: no model.safetensors, safetensors index or .gguf file in this folder")
 
 
@@ -187,10 +212,12 @@ def _hub():
 
 def _hub_error(repo_id: str, what: str, exc: Exception) -> RepcapError:
     kind = type(exc).__name__
-    hint = {"GatedRepoError": "accept the licence on the hub and log in (huggingface-cli login)",
-            "RepositoryNotFoundError": "check the id (org/name) or log in for a private repo",
-            "LocalEntryNotFoundError": "no network or HF_HUB_OFFLINE is set, and it is not in the local cache",
-            "RevisionNotFoundError": "check the revision"}.get(kind, "check the id and your network")
+    hint = {
+        "GatedRepoError": "accept the licence on the hub and log in (huggingface-cli login)",
+        "RepositoryNotFoundError": "check the id (org/name) or log in for a private repo",
+        "LocalEntryNotFoundError": "no network or HF_HUB_OFFLINE is set, and it is not in the local cache",
+        "RevisionNotFoundError": "check the revision",
+    }.get(kind, "check the id and your network")
     return RepcapError(f"hub model {repo_id!r}: cannot fetch {what} ({kind}): {hint}")
 
 
@@ -204,8 +231,10 @@ def load_hub(repo_id: str, *, head: bool = False, tensor: str | None = None, rev
         try:
             return Path(hf.hf_hub_download(repo_id, fname, revision=revision))
         except LocalEntryNotFoundError as exc:  # a subclass of EntryNotFoundError: no network, not cached
-            raise RepcapError(f"hub model {repo_id!r}: cannot fetch {fname}: no network (or HF_HUB_OFFLINE is set) "
-                              "and it is not in the local hub cache; use an offline key or a local file") from exc
+            raise RepcapError(
+                f"hub model {repo_id!r}: cannot fetch {fname}: no network (or HF_HUB_OFFLINE is set) "
+                "and it is not in the local hub cache; use an offline key or a local file"
+            ) from exc
         except EntryNotFoundError:
             raise
         except Exception as exc:  # network, gated, not found, offline mode ...
@@ -221,13 +250,16 @@ def load_hub(repo_id: str, *, head: bool = False, tensor: str | None = None, rev
     cfg = read_json_object(cfg_path, "config.json") if cfg_path else None
     idx_path = maybe(INDEX)
     if idx_path is not None:
-        return _from_layout(cfg, read_json_object(idx_path, "safetensors index"), None, fetch, repo_id, head, tensor,
-                            "hub")
+        return _from_layout(
+            cfg, read_json_object(idx_path, "safetensors index"), None, fetch, repo_id, head, tensor, "hub"
+        )
     try:
         return _from_layout(cfg, None, "model.safetensors", fetch, repo_id, head, tensor, "hub")
     except EntryNotFoundError:
-        raise RepcapError(f"hub model {repo_id!r} has no model.safetensors or safetensors index; repcap never "
-                          "unpickles pytorch_model.bin - use a repo with a safetensors release") from None
+        raise RepcapError(
+            f"hub model {repo_id!r} has no model.safetensors or safetensors index; repcap never "
+            "unpickles pytorch_model.bin - use a repo with a safetensors release"
+        ) from None
 
 
 def list_hub(repo_id: str, *, revision: str | None = None) -> list[TensorInfo]:
@@ -244,9 +276,12 @@ def list_hub(repo_id: str, *, revision: str | None = None) -> list[TensorInfo]:
         safe_relative(fname, repo_id)
         for name, info in fmeta.tensors.items():
             shape = list(getattr(info, "shape", None) or [])
-            if getattr(info, "dtype", None) not in st_format.SAFETENSORS_DTYPE_BITS or \
-                    not all(type(x) is int and x >= 0 for x in shape):
-                raise RepcapError(f"hub model {repo_id!r}: {fname}: malformed safetensors header at tensor "
-                                  f"{str(name)[:80]!r}; the repo is corrupt")
+            if getattr(info, "dtype", None) not in st_format.SAFETENSORS_DTYPE_BITS or not all(
+                type(x) is int and x >= 0 for x in shape
+            ):
+                raise RepcapError(
+                    f"hub model {repo_id!r}: {fname}: malformed safetensors header at tensor "
+                    f"{str(name)[:80]!r}; the repo is corrupt"
+                )
             out.append(TensorInfo(name, tuple(shape), info.dtype))
     return out

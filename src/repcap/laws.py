@@ -169,5 +169,6 @@ def yoder_C() -> float:
 
 
 #: Yoder's rule as a law (JL form with C = 0.198; exact for small F where sin F = F in radians).
-YODER = Law("yoder", "jl", {"C": (math.pi / 180.0) ** 2 * YODER_DIVISOR / math.log(10.0)},
-            "Yoder's rule 10^(d F^2/1500)")
+YODER = Law(
+    "yoder", "jl", {"C": (math.pi / 180.0) ** 2 * YODER_DIVISOR / math.log(10.0)}, "Yoder's rule 10^(d F^2/1500)"
+)

@@ -75,8 +75,8 @@ KINDS: dict[str, str] = {
 class LayerConfig:
     """Settings of :func:`records` (the chapter's parameters default to these)."""
 
-    kinds: tuple = ("mlp_out", "attn_out")   # the layer matrices read: keys of KINDS
-    seed: int = 0                            # seed of the Gaussian baselines
+    kinds: tuple = ("mlp_out", "attn_out")  # the layer matrices read: keys of KINDS
+    seed: int = 0  # seed of the Gaussian baselines
 
 
 DEFAULTS = LayerConfig()
@@ -91,7 +91,7 @@ class Pattern:
     kind: str
     regex: str
     axis: int
-    loaded: str      # the loaded shape, in words
+    loaded: str  # the loaded shape, in words
 
 
 def _p(family: str, kind: str, tail: str, axis: int, loaded: str, prefix: str = r"(?:^|.*\.)") -> Pattern:
@@ -164,8 +164,10 @@ def find_layers(shapes: Mapping[str, Sequence[int]], kinds: Sequence[str] | None
             if pat.kind in kinds:
                 key = (int(m.group(1)), pat.kind)
                 if key in found:
-                    raise RepcapError(f"two tensors for layer {key[0]}'s {KINDS[pat.kind]}: {found[key].name} and "
-                                      f"{name}; pass the source of one language model")
+                    raise RepcapError(
+                        f"two tensors for layer {key[0]}'s {KINDS[pat.kind]}: {found[key].name} and "
+                        f"{name}; pass the source of one language model"
+                    )
                 found[key] = LayerTensor(key[0], pat.kind, name, tuple(int(x) for x in shape), pat.axis, pat.family)
             break
     return sorted(found.values(), key=lambda t: (t.layer, kinds.index(t.kind)))
@@ -240,23 +242,44 @@ class ModelTensors:
         found = find_layers(self.shapes, kinds)
         if not found:
             want = short(list(dict.fromkeys(pattern_name(p) for p in PATTERNS if p.kind in (kinds or KINDS))), 3)
-            raise RepcapError(f"{self.source}: no layer matrices found (looked for {want}); "
-                              f"tensors: {short(list(self.shapes), 5) if self.shapes else 'one unnamed array (a .npy file)'}")
+            raise RepcapError(
+                f"{self.source}: no layer matrices found (looked for {want}); "
+                f"tensors: {short(list(self.shapes), 5) if self.shapes else 'one unnamed array (a .npy file)'}"
+            )
         return found
 
 
-def _common(e: Embedding, source: str, label: str, kind: str, layer: int | None, axis: str, shape: tuple,
-            family: str | None, device: str) -> dict[str, Any]:
+def _common(
+    e: Embedding,
+    source: str,
+    label: str,
+    kind: str,
+    layer: int | None,
+    axis: str,
+    shape: tuple,
+    family: str | None,
+    device: str,
+) -> dict[str, Any]:
     rec = dict(describe(source, embedding=e, device=device))
     if kind not in ("embedding", "head"):
         rec.pop("catalog", None)  # the catalog's expected shape is the embedding's
-    rec.update({"label": label, "kind": kind, "layer": layer, "axis": axis, "loaded_shape": list(shape),
-                "family": family, "n_directions": int(e.matrix.shape[0])})
+    rec.update(
+        {
+            "label": label,
+            "kind": kind,
+            "layer": layer,
+            "axis": axis,
+            "loaded_shape": list(shape),
+            "family": family,
+            "n_directions": int(e.matrix.shape[0]),
+        }
+    )
     return rec
 
 
-def matrices(source: str, *, label: str | None = None, kinds: Sequence[str] | None = None,
-             device: str = "auto") -> Iterator[dict[str, Any]]:
+def matrices(
+    source: str, *, label: str | None = None, kinds: Sequence[str] | None = None, device: str = "auto"
+) -> Iterator[dict[str, Any]]:
     """One record per matrix of ``source``: the embedding (``kind="embedding"``), the head when it
     is stored apart from the embedding (``"head"``), then each layer's matrices in layer order.
     Each record is :func:`repcap.survey.describe`'s (moments, class, capacities; ``vocab_size`` is
@@ -279,37 +302,62 @@ def matrices(source: str, *, label: str | None = None, kinds: Sequence[str] | No
             raise RepcapError(f"{source}: {t.name} lists shape {t.shape} but loads as {tuple(e.matrix.shape)}")
         e.matrix = directions(e.matrix, t.axis)
         if e.d_model != d_model:
-            raise RepcapError(f"{source}: {t.name} ({t.family} naming) has shape {t.shape}, so its "
-                              f"{'columns' if t.axis else 'rows'} have width {e.d_model}, but the embedding's width is "
-                              f"{d_model}: the tensor is not stored as the {t.family} layout says; repcap cannot tell "
-                              "which axis holds its directions")
-        yield _common(e, str(source), label, t.kind, t.layer, "columns" if t.axis else "rows", t.shape, t.family, device)
+            raise RepcapError(
+                f"{source}: {t.name} ({t.family} naming) has shape {t.shape}, so its "
+                f"{'columns' if t.axis else 'rows'} have width {e.d_model}, but the embedding's width is "
+                f"{d_model}: the tensor is not stored as the {t.family} layout says; repcap cannot tell "
+                "which axis holds its directions"
+            )
+        yield _common(
+            e, str(source), label, t.kind, t.layer, "columns" if t.axis else "rows", t.shape, t.family, device
+        )
 
 
 def model_point(config: dict) -> dict:
     """Sweep point: every matrix of one model (``source``, ``label``, ``kinds``, ``device``)."""
-    recs = list(matrices(config["source"], label=config.get("label"), kinds=config.get("kinds"),
-                         device=config.get("device", "auto")))
+    recs = list(
+        matrices(
+            config["source"], label=config.get("label"), kinds=config.get("kinds"), device=config.get("device", "auto")
+        )
+    )
     return {"source": config["source"], "label": config.get("label") or config["source"], "records": recs}
 
 
 def gaussian(n: int, d: int, seed: int = DEFAULTS.seed) -> Embedding:
     """``n`` Gaussian directions in R^d (unit rows, drawn on the CPU from ``seed``)."""
-    return Embedding(matrix=unit_vectors(int(n), int(d), seed=int(seed), device="cpu"), name=f"gaussian {n}x{d}",
-                     source_kind="gaussian", tensor_name=None, tied=None)
+    return Embedding(
+        matrix=unit_vectors(int(n), int(d), seed=int(seed), device="cpu"),
+        name=f"gaussian {n}x{d}",
+        source_kind="gaussian",
+        tensor_name=None,
+        tied=None,
+    )
 
 
 def baseline_point(config: dict) -> dict:
     """Sweep point: the record of :func:`gaussian` ``(n, d, seed)`` (``device`` for the moments)."""
     n, d, seed = int(config["n"]), int(config["d"]), int(config["seed"])
-    rec = dict(describe(f"gaussian {n}x{d} seed {seed}", embedding=gaussian(n, d, seed),
-                        device=config.get("device", "auto")))
+    rec = dict(
+        describe(f"gaussian {n}x{d} seed {seed}", embedding=gaussian(n, d, seed), device=config.get("device", "auto"))
+    )
     rec.update({"n_directions": n, "seed": seed, "expected_mean": 0.0, "expected_mean_sq": 1.0 / d})
     return rec
 
 
 #: The baseline fields attached to every record (``record["baseline"]``).
-BASELINE_FIELDS = ("n_rows", "d", "mean", "std", "mean_sq", "eps", "eps3", "class", "capacity", "log10_capacity", "seed")
+BASELINE_FIELDS = (
+    "n_rows",
+    "d",
+    "mean",
+    "std",
+    "mean_sq",
+    "eps",
+    "eps3",
+    "class",
+    "capacity",
+    "log10_capacity",
+    "seed",
+)
 
 
 def _with_signature(cfg: dict) -> dict:
@@ -329,8 +377,14 @@ def _point(config: dict) -> dict:
     return model_point(cfg)
 
 
-def records(configs: Sequence[dict], *, kinds: Sequence[str] | None = None, seed: int | None = None,
-            cache: str = "layer-stats", progress: bool = True) -> tuple[list[dict], list[dict]]:
+def records(
+    configs: Sequence[dict],
+    *,
+    kinds: Sequence[str] | None = None,
+    seed: int | None = None,
+    cache: str = "layer-stats",
+    progress: bool = True,
+) -> tuple[list[dict], list[dict]]:
     """Every matrix of every model in ``configs`` (each ``{source, label?, device?}``), through the
     sweep cache, each record with its Gaussian baseline at the same shape under ``"baseline"``
     (computed once per distinct shape).  ``kinds`` and ``seed`` default to :data:`DEFAULTS`.  A model
@@ -339,8 +393,17 @@ def records(configs: Sequence[dict], *, kinds: Sequence[str] | None = None, seed
     kinds = list(kinds) if kinds is not None else list(DEFAULTS.kinds)
     find_layers({}, kinds)  # unknown kinds fail before any model is read
     seed = DEFAULTS.seed if seed is None else int(seed)
-    cfgs = [_with_signature({"source": str(c["source"]), "label": c.get("label") or str(c["source"]),
-                             "kinds": kinds, "device": c.get("device", "auto")}) for c in configs]
+    cfgs = [
+        _with_signature(
+            {
+                "source": str(c["source"]),
+                "label": c.get("label") or str(c["source"]),
+                "kinds": kinds,
+                "device": c.get("device", "auto"),
+            }
+        )
+        for c in configs
+    ]
     rep = sweep.run(_point, cfgs, cache=cache, progress=progress, desc="models", on_error="collect")
     failed = {e["index"]: e["error"] for e in rep.errors}
     out: list[dict] = []
@@ -367,8 +430,17 @@ def records(configs: Sequence[dict], *, kinds: Sequence[str] | None = None, seed
 # a tiny stand-in model (tests and the smoke profile)
 
 
-def write_stand_in(path: str | Path, *, n_layers: int = 2, vocab: int = 400, d_model: int = 32, d_ff: int = 96,
-                   attn_dim: int | None = None, mean_cos: float = 0.3, seed: int = 0) -> Path:
+def write_stand_in(
+    path: str | Path,
+    *,
+    n_layers: int = 2,
+    vocab: int = 400,
+    d_model: int = 32,
+    d_ff: int = 96,
+    attn_dim: int | None = None,
+    mean_cos: float = 0.3,
+    seed: int = 0,
+) -> Path:
     """Write a tiny F32 GGUF with the tensor names and layouts of llama.cpp (``token_embd.weight``
     ``(vocab, d_model)``; per layer ``blk.N.ffn_down.weight`` ``(d_model, d_ff)``,
     ``blk.N.attn_output.weight`` ``(d_model, attn_dim)``, ``blk.N.ffn_up.weight`` ``(d_ff, d_model)``
@@ -385,10 +457,13 @@ def write_stand_in(path: str | Path, *, n_layers: int = 2, vocab: int = 400, d_m
     w.add_tensor("token_embd.weight", stand_in(vocab, d_model, mean_cos=mean_cos, seed=seed))
     for i in range(n_layers):
         s = seed + 1 + 3 * i
-        w.add_tensor(f"blk.{i}.ffn_down.weight", np.ascontiguousarray(
-            stand_in(d_ff, d_model, mean_cos=mean_cos / 10, seed=s).T))
-        w.add_tensor(f"blk.{i}.attn_output.weight", np.ascontiguousarray(
-            stand_in(attn_dim, d_model, mean_cos=mean_cos / 10, seed=s + 1).T))
+        w.add_tensor(
+            f"blk.{i}.ffn_down.weight", np.ascontiguousarray(stand_in(d_ff, d_model, mean_cos=mean_cos / 10, seed=s).T)
+        )
+        w.add_tensor(
+            f"blk.{i}.attn_output.weight",
+            np.ascontiguousarray(stand_in(attn_dim, d_model, mean_cos=mean_cos / 10, seed=s + 1).T),
+        )
         w.add_tensor(f"blk.{i}.ffn_up.weight", stand_in(d_ff, d_model, mean_cos=mean_cos / 10, seed=s + 2))
     w.write_header_to_file()
     w.write_kv_data_to_file()
@@ -399,13 +474,21 @@ def write_stand_in(path: str | Path, *, n_layers: int = 2, vocab: int = 400, d_m
 
 def pattern_name(p: Pattern) -> str:
     """A pattern's tensor name as a reader writes it: ``*layers.N.mlp.down_proj.weight``."""
-    return (p.regex.replace("(?:^|.*\\.)", "*").replace("^", "").replace("$", "").replace("(\\d+)", "N")
-            .replace("\\", ""))
+    return (
+        p.regex.replace("(?:^|.*\\.)", "*").replace("^", "").replace("$", "").replace("(\\d+)", "N").replace("\\", "")
+    )
 
 
 #: The families' names in the conventions table.
-FAMILIES = {"gguf": "GGUF (llama.cpp)", "llama": "Llama, Mistral, Qwen, Gemma, SmolLM, Phi-3", "gpt-neox": "GPT-NeoX, Pythia",
-            "opt": "OPT", "phi": "Phi-1, Phi-2", "bert": "BERT, MPNet (encoders)", "gpt2": "GPT-2 (Conv1D)"}
+FAMILIES = {
+    "gguf": "GGUF (llama.cpp)",
+    "llama": "Llama, Mistral, Qwen, Gemma, SmolLM, Phi-3",
+    "gpt-neox": "GPT-NeoX, Pythia",
+    "opt": "OPT",
+    "phi": "Phi-1, Phi-2",
+    "bert": "BERT, MPNet (encoders)",
+    "gpt2": "GPT-2 (Conv1D)",
+}
 
 
 def conventions() -> list[dict[str, Any]]:
@@ -425,6 +508,24 @@ def conventions() -> list[dict[str, Any]]:
     return list(rows.values())
 
 
-__all__ = ["BASELINE_FIELDS", "DEFAULTS", "FAMILIES", "KINDS", "PATTERNS", "LayerConfig", "LayerTensor", "ModelTensors", "Pattern",
-           "baseline_point", "conventions", "directions", "find_layers", "gaussian", "matrices", "model_point",
-           "pattern_name", "records", "write_stand_in"]
+__all__ = [
+    "BASELINE_FIELDS",
+    "DEFAULTS",
+    "FAMILIES",
+    "KINDS",
+    "PATTERNS",
+    "LayerConfig",
+    "LayerTensor",
+    "ModelTensors",
+    "Pattern",
+    "baseline_point",
+    "conventions",
+    "directions",
+    "find_layers",
+    "gaussian",
+    "matrices",
+    "model_point",
+    "pattern_name",
+    "records",
+    "write_stand_in",
+]

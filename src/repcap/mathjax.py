@@ -21,8 +21,9 @@ PACKAGE = "django-static-mathjax==3.2.2.1"
 def mathjax_source() -> Path:
     spec = importlib.util.find_spec("mathjax")
     if spec is None or not spec.submodule_search_locations:
-        raise RepcapError(f"offline MathJax not installed: run `pip install --no-deps {PACKAGE}` "
-                          "(the Makefile does this)")
+        raise RepcapError(
+            f"offline MathJax not installed: run `pip install --no-deps {PACKAGE}` (the Makefile does this)"
+        )
     for loc in spec.submodule_search_locations:
         es5 = Path(loc) / "static" / "mathjax" / "es5"
         if (es5 / "tex-mml-chtml.js").is_file():

@@ -16,13 +16,13 @@ class Embedding:
     """A loaded matrix.  ``matrix: (V, d)`` float32 on the requested device."""
 
     matrix: torch.Tensor
-    name: str                         # what was asked for (key, hub id or path)
-    source_kind: str                  # "hub" | "dir" | "safetensors" | "gguf" | "onnx" | "npy" | "offline"
-    tensor_name: str | None           # the tensor read
-    tied: bool | None                 # head tied to the embedding (None: cannot tell from the source)
-    quant: str | None = None          # storage type of the tensor, e.g. "Q8_0", "BF16", "F32"
+    name: str  # what was asked for (key, hub id or path)
+    source_kind: str  # "hub" | "dir" | "safetensors" | "gguf" | "onnx" | "npy" | "offline"
+    tensor_name: str | None  # the tensor read
+    tied: bool | None  # head tied to the embedding (None: cannot tell from the source)
+    quant: str | None = None  # storage type of the tensor, e.g. "Q8_0", "BF16", "F32"
     tokens: list[str] | None = field(default=None, repr=False)  # token strings, where the source has them
-    meta: dict[str, Any] = field(default_factory=dict)           # anything else (path, config, notes)
+    meta: dict[str, Any] = field(default_factory=dict)  # anything else (path, config, notes)
 
     @property
     def vocab_size(self) -> int:

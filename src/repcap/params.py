@@ -51,8 +51,7 @@ def notebook_parameters(path: str | os.PathLike) -> dict[str, Any]:
         elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             target, value = node.targets[0], node.value
         else:
-            raise RepcapError(f"{path}: the parameters cell may only hold `name = literal` lines "
-                              f"(line {node.lineno})")
+            raise RepcapError(f"{path}: the parameters cell may only hold `name = literal` lines (line {node.lineno})")
         try:
             out[target.id] = ast.literal_eval(value)
         except ValueError as exc:
@@ -85,8 +84,10 @@ def _coerce(name: str, value: Any, default: Any, where: str) -> Any:
     else:
         ok = isinstance(value, type(default))
     if not ok:
-        raise RepcapError(f"{where}: parameter {name!r} must be {_type_name(default)} "
-                          f"(like the default {default!r}), got {_type_name(value)} {value!r}")
+        raise RepcapError(
+            f"{where}: parameter {name!r} must be {_type_name(default)} "
+            f"(like the default {default!r}), got {_type_name(value)} {value!r}"
+        )
     return value
 
 
@@ -117,7 +118,9 @@ def parse_override(text: str) -> tuple[str, Any]:
     try:
         value = yaml.safe_load(raw) if raw.strip() else ""
     except yaml.YAMLError as exc:
-        raise RepcapError(f"parameter {name!r}: cannot read value {raw[:80]!r} ({' '.join(str(exc).split())})") from None
+        raise RepcapError(
+            f"parameter {name!r}: cannot read value {raw[:80]!r} ({' '.join(str(exc).split())})"
+        ) from None
     return name, _bounded(name, value)
 
 
@@ -149,8 +152,10 @@ def resolve_parameters(path: Path, profile: str, overrides: dict[str, Any]) -> d
     defaults = notebook_parameters(path)
     valid = ", ".join(f"{k} ({_type_name(v)})" for k, v in defaults.items())
     resolved = dict(defaults)
-    for where, layer in ((f"notebooks/params/{profile}.yaml [{path.stem}]", load_profile(profile, path.stem)),
-                         ("command line", overrides)):
+    for where, layer in (
+        (f"notebooks/params/{profile}.yaml [{path.stem}]", load_profile(profile, path.stem)),
+        ("command line", overrides),
+    ):
         for name, value in layer.items():
             if name not in defaults:
                 raise RepcapError(f"{where}: unknown parameter {name!r} for {path.name}; valid parameters: {valid}")

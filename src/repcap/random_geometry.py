@@ -137,4 +137,3 @@ def gaussian_projection_distortion(n_points: int, dim: int, k: int, seed: int = 
     dy = torch.cdist(y, y)[i, j] ** 2
     r = (dy / dx - 1.0).abs().cpu().numpy()
     return {"max": float(r.max()), "q99": float(np.quantile(r, 0.99)), "mean": float(r.mean())}
-

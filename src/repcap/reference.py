@@ -78,8 +78,10 @@ class Quote:
 
     def text(self, fmt: str = "g") -> str:
         """The number as the source gives it: ``0.41554``, ``0.8–0.9``, ``24 (5–100)``, ``3.99 × 10⁷``."""
+
         def f(x: float) -> str:
             return pretty(x, fmt)
+
         if self.value is not None and self.low is not None:
             if self.high is None:
                 raise RepcapError(f"quote {self.id} gives a low ({f(self.low)}) but no high")
@@ -132,9 +134,18 @@ def quotes() -> dict[str, Quote]:
             status = e.get("status")
             if status not in STATUSES:
                 raise RepcapError(f"{root / 'quotes.yaml'}: {qid}: status must be one of {STATUSES}, got {status!r}")
-            q = Quote(id=qid, source=source, quantity=str(e.get("quantity", name)), where=str(e["where"]),
-                      status=status, value=_num(e.get("value")), low=_num(e.get("low")), high=_num(e.get("high")),
-                      note=str(e.get("note") or ""), guard=e.get("guard"))
+            q = Quote(
+                id=qid,
+                source=source,
+                quantity=str(e.get("quantity", name)),
+                where=str(e["where"]),
+                status=status,
+                value=_num(e.get("value")),
+                low=_num(e.get("low")),
+                high=_num(e.get("high")),
+                note=str(e.get("note") or ""),
+                guard=e.get("guard"),
+            )
             if q.value is None and (q.low is None or q.high is None):
                 raise RepcapError(f"{root / 'quotes.yaml'}: {qid} needs a value or a low and a high")
             out[qid] = q
@@ -143,14 +154,27 @@ def quotes() -> dict[str, Quote]:
             v = _num(row.get(col))
             if v is not None:
                 qid = f"guha2026.laws.{row['law']}.{col}"
-                out[qid] = Quote(id=qid, source="guha2026", quantity=f"{row['label']}: {col}", where=row["where"],
-                                 status=row["status"], value=v)
+                out[qid] = Quote(
+                    id=qid,
+                    source="guha2026",
+                    quantity=f"{row['label']}: {col}",
+                    where=row["where"],
+                    status=row["status"],
+                    value=v,
+                )
     for row in _read_csv(root / "guha2026_table1.csv"):
         v = _num(row.get("eps_reported"))
         if v is not None:
             qid = f"guha2026.table1.{key_of(row['hf_repo'])}.eps"
-            out[qid] = Quote(id=qid, source="guha2026", quantity=f"{row['model']}: eps", where="Table 1",
-                             status="published", value=v, guard=True)
+            out[qid] = Quote(
+                id=qid,
+                source="guha2026",
+                quantity=f"{row['model']}: eps",
+                where="Table 1",
+                status="published",
+                value=v,
+                guard=True,
+            )
     return out
 
 
@@ -160,8 +184,10 @@ def quote(qid: str) -> Quote:
         return quotes()[qid]
     except KeyError:
         near = [k for k in quotes() if k.split(".")[0] == str(qid).split(".")[0]][:8]
-        raise RepcapError(f"no quote {qid!r} in data/reference (quotes.yaml, guha2026_laws.csv, "
-                          f"guha2026_table1.csv); e.g. {', '.join(near)}") from None
+        raise RepcapError(
+            f"no quote {qid!r} in data/reference (quotes.yaml, guha2026_laws.csv, "
+            f"guha2026_table1.csv); e.g. {', '.join(near)}"
+        ) from None
 
 
 def value(qid: str) -> float:
@@ -221,7 +247,7 @@ class Claim:
     fmt: str = ".4g"
     if_differs: str = ""
     where_text: str = ""  # where the claim stands, for rows that quote no number
-    short: str = ""       # a few words naming the claim
+    short: str = ""  # a few words naming the claim
 
     @property
     def quotes(self) -> list[Quote]:
@@ -298,13 +324,27 @@ def claims() -> dict[str, Claim]:
             raise RepcapError(f"{where}: give a quote or a threshold, not both")
         cb = r.get("checked_by")
         checked_by = None if cb == "all" else tuple(cb or ())
-        c = Claim(id=cid, source=r["source"], claim=str(r["claim"]), compare=r["compare"],
-                  tolerance=float(r.get("tolerance") or 0.0), tolerance_why=str(r.get("tolerance_why", "")),
-                  ours=str(r.get("ours", "")), checked_by=checked_by, chapter=str(r["chapter"]),
-                  figure=r.get("figure"), quote_ids=qids, derive=r.get("derive"),
-                  at=tuple(float(x) for x in r.get("at") or ()), threshold=_num(r.get("threshold")),
-                  source_text=str(r.get("source_text") or ""), fmt=str(r.get("fmt") or ".4g"),
-                  if_differs=str(r.get("if_differs") or ""), where_text=str(r.get("where") or ""), short=str(r.get("short") or cid))
+        c = Claim(
+            id=cid,
+            source=r["source"],
+            claim=str(r["claim"]),
+            compare=r["compare"],
+            tolerance=float(r.get("tolerance") or 0.0),
+            tolerance_why=str(r.get("tolerance_why", "")),
+            ours=str(r.get("ours", "")),
+            checked_by=checked_by,
+            chapter=str(r["chapter"]),
+            figure=r.get("figure"),
+            quote_ids=qids,
+            derive=r.get("derive"),
+            at=tuple(float(x) for x in r.get("at") or ()),
+            threshold=_num(r.get("threshold")),
+            source_text=str(r.get("source_text") or ""),
+            fmt=str(r.get("fmt") or ".4g"),
+            if_differs=str(r.get("if_differs") or ""),
+            where_text=str(r.get("where") or ""),
+            short=str(r.get("short") or cid),
+        )
         for qid in qids:
             quote(qid)  # unknown quote ids fail here, naming the claim's file
         out[cid] = c
@@ -315,8 +355,9 @@ def claim(cid: str) -> Claim:
     try:
         return claims()[cid]
     except KeyError:
-        raise RepcapError(f"no scorecard claim {cid!r} in data/reference/claims.yaml; known: "
-                          f"{', '.join(list(claims())[:6])}, ...") from None
+        raise RepcapError(
+            f"no scorecard claim {cid!r} in data/reference/claims.yaml; known: {', '.join(list(claims())[:6])}, ..."
+        ) from None
 
 
 def significant_digits(x: float) -> int:

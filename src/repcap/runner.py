@@ -36,14 +36,24 @@ from . import io as rio
 from .params import PROFILES, notebook_parameters, parse_override, read_notebook, resolve_parameters
 from .paths import generated_dir, notebooks_dir, project_root
 
-__all__ = ["PROFILES", "RunResult", "cache_key", "notebook_parameters", "output_name", "parse_override",
-           "resolve_notebook", "resolve_parameters", "run"]
+__all__ = [
+    "PROFILES",
+    "RunResult",
+    "cache_key",
+    "notebook_parameters",
+    "output_name",
+    "parse_override",
+    "resolve_notebook",
+    "resolve_parameters",
+    "run",
+]
 
 #: A lock file older than this with a dead owner is taken over.
 LOCK_POLL_S = 2.0
 
 
 # ----------------------------------------------------------------------------- cache key
+
 
 def _data_digest() -> str:
     """The reference data every chapter may read (``data/reference``)."""
@@ -81,6 +91,7 @@ def cache_key(path: Path, profile: str, params: dict[str, Any]) -> str:
 
 
 # ----------------------------------------------------------------------------- names, stamps, locks
+
 
 @dataclass
 class RunResult:
@@ -137,7 +148,9 @@ def _outputs_present(name: str, stamp: dict[str, Any]) -> bool:
         files = list((side.get("files") or {}).values()) if isinstance(side, dict) else []
         if not files or not all((figdir / f).is_file() for f in files):
             return False
-    return (gen / f"{name}.ipynb").is_file() and (not stamp.get("findings") or (gen / "findings" / f"{name}.json").is_file())
+    return (gen / f"{name}.ipynb").is_file() and (
+        not stamp.get("findings") or (gen / "findings" / f"{name}.json").is_file()
+    )
 
 
 @contextlib.contextmanager
@@ -172,6 +185,7 @@ def chapter_lock(name: str, log: Callable[[str], None] = print) -> Iterator[None
 
 
 # ----------------------------------------------------------------------------- execution
+
 
 def _prepare(path: Path):
     nb = read_notebook(path)
@@ -260,9 +274,17 @@ def _execute(nb, staging: Path, name: str, rel: str, params: dict[str, Any]) -> 
 
     try:
         with _kernel() as km:
-            papermill.execute_notebook(nb, str(staging / f"{name}.ipynb"), parameters=params, kernel_name="python3",
-                                       km=km, cwd=str(project_root()), progress_bar=False, log_output=False,
-                                       report_mode=False)
+            papermill.execute_notebook(
+                nb,
+                str(staging / f"{name}.ipynb"),
+                parameters=params,
+                kernel_name="python3",
+                km=km,
+                cwd=str(project_root()),
+                progress_bar=False,
+                log_output=False,
+                report_mode=False,
+            )
     except PapermillExecutionError as exc:
         evalue = str(exc.evalue).strip().splitlines()[-1] if str(exc.evalue).strip() else ""
         raise _fail(staging, name, rel, f"cell {exc.exec_count} raised {exc.ename}: {evalue}") from None
@@ -271,7 +293,9 @@ def _execute(nb, staging: Path, name: str, rel: str, params: dict[str, Any]) -> 
     except Exception as exc:  # nbclient's DeadKernelError, a kernel that failed to start, ...
         kind = type(exc).__name__
         hint = " (the kernel died: out of memory, or killed)" if "Dead" in kind else ""
-        raise _fail(staging, name, rel, f"execution stopped with {kind}{hint}: {' '.join(str(exc).split())[:200]}") from None
+        raise _fail(
+            staging, name, rel, f"execution stopped with {kind}{hint}: {' '.join(str(exc).split())[:200]}"
+        ) from None
 
 
 def _collapse_injected_parameters(path: Path) -> None:
@@ -295,6 +319,7 @@ def _produced(staging: Path) -> list[str]:
             return float(json.loads((figs / f"{f}.json").read_text()).get("created_unix", 0))
         except (OSError, ValueError):
             return 0.0
+
     return sorted(ids, key=made)
 
 
@@ -321,8 +346,13 @@ def _commit(staging: Path, name: str, produced: list[str], old: list[str]) -> bo
     return target.exists()
 
 
-def run(notebook: str | os.PathLike, profile: str = "quick", overrides: dict[str, Any] | None = None,
-        force: bool = False, log: Callable[[str], None] = print) -> RunResult:
+def run(
+    notebook: str | os.PathLike,
+    profile: str = "quick",
+    overrides: dict[str, Any] | None = None,
+    force: bool = False,
+    log: Callable[[str], None] = print,
+) -> RunResult:
     """Execute one chapter (or report a cache hit).  See the module docstring."""
     path = resolve_notebook(notebook)
     name = output_name(path)
@@ -341,8 +371,10 @@ def run(notebook: str | os.PathLike, profile: str = "quick", overrides: dict[str
             rio.write_json(staging / "params.json", params)
         except OSError as exc:
             shutil.rmtree(staging, ignore_errors=True)
-            raise RepcapError(f"{rel}: cannot write to {gen} ({exc.strerror or exc}); free space or fix its "
-                              "permissions - earlier outputs are untouched") from None
+            raise RepcapError(
+                f"{rel}: cannot write to {gen} ({exc.strerror or exc}); free space or fix its "
+                "permissions - earlier outputs are untouched"
+            ) from None
         t0 = time.time()
         log(f"{rel}: executing (profile {profile}) ...")
         with _environment(_kernel_env(rel, name, profile, staging)):
@@ -352,10 +384,20 @@ def run(notebook: str | os.PathLike, profile: str = "quick", overrides: dict[str
                 _collapse_injected_parameters(staging / f"{name}.ipynb")
                 produced = _produced(staging)
                 findings = _commit(staging, name, produced, (stamp or {}).get("figures", []))
-                rio.write_json(_stamp_path(name), {"key": key, "notebook": rel, "profile": profile, "params": params,
-                                                   "figures": produced, "findings": findings,
-                                                   "seconds": round(seconds, 2), "finished_unix": round(time.time(), 1),
-                                                   "repcap_version": __version__})
+                rio.write_json(
+                    _stamp_path(name),
+                    {
+                        "key": key,
+                        "notebook": rel,
+                        "profile": profile,
+                        "params": params,
+                        "figures": produced,
+                        "findings": findings,
+                        "seconds": round(seconds, 2),
+                        "finished_unix": round(time.time(), 1),
+                        "repcap_version": __version__,
+                    },
+                )
             except OSError as exc:
                 what = "the disk is full" if exc.errno == errno.ENOSPC else (exc.strerror or str(exc))
                 raise _fail(staging, name, rel, f"cannot commit the run's outputs ({what})") from None

@@ -138,18 +138,35 @@ class PointSet:
 
 # ----------------------------------------------------------------------------------------- points
 
-def yoder_point(loss: str = "exp", *, steps: int, lr: float | None = None, k: int | None = None,
-                d: int | None = None, seed: int = 0) -> dict:
+
+def yoder_point(
+    loss: str = "exp", *, steps: int, lr: float | None = None, k: int | None = None, d: int | None = None, seed: int = 0
+) -> dict:
     """One packing of Yoder's problem, spelled as chapter 05 spells its configs (every setting
     resolved).  ``k, d`` default to his 10,000 vectors in R^100; beta is his 20."""
     from .packing import PackConfig
 
-    cfg = PackConfig(k=k or int(reference.value("yoder2025.n_vectors")),
-                     d=d or int(reference.value("yoder2025.dim")), loss=loss,
-                     beta=float(reference.value("yoder2025.beta")), steps=int(steps), seed=seed,
-                     **config.given(lr=lr))
-    return dict(k=cfg.k, d=cfg.d, loss=cfg.loss, beta=cfg.beta, p=None, steps=cfg.steps, lr=cfg.learning_rate,
-                seed=cfg.seed, n_bins=cfg.n_bins, device="auto")
+    cfg = PackConfig(
+        k=k or int(reference.value("yoder2025.n_vectors")),
+        d=d or int(reference.value("yoder2025.dim")),
+        loss=loss,
+        beta=float(reference.value("yoder2025.beta")),
+        steps=int(steps),
+        seed=seed,
+        **config.given(lr=lr),
+    )
+    return dict(
+        k=cfg.k,
+        d=cfg.d,
+        loss=cfg.loss,
+        beta=cfg.beta,
+        p=None,
+        steps=cfg.steps,
+        lr=cfg.learning_rate,
+        seed=cfg.seed,
+        n_bins=cfg.n_bins,
+        device="auto",
+    )
 
 
 def guha_point(k: int, d: int, *, steps: int | None = None, seed: int = 0) -> dict:
@@ -197,16 +214,18 @@ def toy_model_seconds(steps: int, n: int, batch: int, seconds_per_model_step: fl
     return steps * seconds_per_model_step * (n * batch) / (1000 * 2048)
 
 
-def liu_reference_points(budget_s: float = REFERENCE_TOY_BUDGET_S,
-                         seconds_per_model_step: float | None = None, **settings: Any) -> list[dict]:
+def liu_reference_points(
+    budget_s: float = REFERENCE_TOY_BUDGET_S, seconds_per_model_step: float | None = None, **settings: Any
+) -> list[dict]:
     """The longest prefix of the reference candidates (both regimes at each width, alpha = 1 first)
     whose estimated time fits ``budget_s``.  ``seconds_per_model_step``: the trainer's cost at
     n = 1000, batch 2048 (default: :func:`toy_step_seconds` on a CPU, by width)."""
     if isinstance(budget_s, bool) or not isinstance(budget_s, (int, float)) or not budget_s >= 0:
         raise RepcapError(f"budget_s={budget_s!r} must be a number of seconds >= 0")
     cost = seconds_per_model_step
-    if cost is not None and (isinstance(cost, bool) or not isinstance(cost, (int, float))
-                             or not (math.isfinite(cost) and cost > 0)):
+    if cost is not None and (
+        isinstance(cost, bool) or not isinstance(cost, (int, float)) or not (math.isfinite(cost) and cost > 0)
+    ):
         raise RepcapError(f"seconds_per_model_step={cost!r} must be a finite number > 0")
     out: list[dict] = []
     used = 0.0
@@ -224,6 +243,7 @@ def liu_reference_points(budget_s: float = REFERENCE_TOY_BUDGET_S,
 
 # ------------------------------------------------------------------------------------- the sets
 
+
 def _packing(name: str, configs: Sequence[dict], cache: str, what: str) -> Experiment:
     from .packing import packed_group, sweep_packed
 
@@ -233,8 +253,9 @@ def _packing(name: str, configs: Sequence[dict], cache: str, what: str) -> Exper
 def _toy(name: str, configs: Sequence[dict], what: str, keep_large: bool) -> Experiment:
     from .toy import group_key, train_points
 
-    return Experiment(name, train_points, tuple(configs), "toy", what, batched=True, group_by=group_key,
-                      keep_large=keep_large)
+    return Experiment(
+        name, train_points, tuple(configs), "toy", what, batched=True, group_by=group_key, keep_large=keep_large
+    )
 
 
 #: Sizes of the smoke variants: every set in seconds on a CPU.
@@ -253,18 +274,31 @@ def _reference(scale: str, toy_budget_s: float | None, toy_seconds_per_model_ste
     if smoke:
         yoder = [yoder_point("exp", steps=_SMOKE_STEPS, lr=YODER_LONG_LR, **_SMOKE_YODER)]
         guha = [guha_point(k, d, steps=_SMOKE_STEPS) for d in _SMOKE_GUHA_DIMS for k in _SMOKE_GUHA_KS]
-        liu = [liu_point(m, a, g, **_SMOKE_TOY) for m in _SMOKE_REFERENCE_MS for a in _SMOKE_ALPHAS[:1]
-               for g in _SMOKE_GAMMAS]
+        liu = [
+            liu_point(m, a, g, **_SMOKE_TOY)
+            for m in _SMOKE_REFERENCE_MS
+            for a in _SMOKE_ALPHAS[:1]
+            for g in _SMOKE_GAMMAS
+        ]
     else:
         yoder = [yoder_point("exp", steps=YODER_REFERENCE_STEPS, lr=YODER_LONG_LR)]
         guha = [guha_point(k, d) for d in GUHA_SMALL_DIMS for k in GUHA_SMALL_KS]
-        liu = liu_reference_points(REFERENCE_TOY_BUDGET_S if toy_budget_s is None else toy_budget_s,
-                                   toy_seconds_per_model_step)
+        liu = liu_reference_points(
+            REFERENCE_TOY_BUDGET_S if toy_budget_s is None else toy_budget_s, toy_seconds_per_model_step
+        )
     exps = [
-        _packing("yoder", yoder, "packing-losses",
-                 "Yoder 2025: 10,000 unit vectors in R^100 under exp(20 cos^2), until the worst angle flattens"),
-        _packing("guha-small", guha, "packing-grid",
-                 "Guha 2026: d in {32, 64, 128} x k in {2000, 4000, 8000}, 5000 Adam steps, his rules"),
+        _packing(
+            "yoder",
+            yoder,
+            "packing-losses",
+            "Yoder 2025: 10,000 unit vectors in R^100 under exp(20 cos^2), until the worst angle flattens",
+        ),
+        _packing(
+            "guha-small",
+            guha,
+            "packing-grid",
+            "Guha 2026: d in {32, 64, 128} x k in {2000, 4000, 8000}, 5000 Adam steps, his rules",
+        ),
     ]
     if liu:
         exps.append(_toy("liu-main", liu, "Liu et al. 2025: main-sweep toy models that fit the budget", True))
@@ -293,13 +327,19 @@ def _paper_gpu(scale: str) -> PointSet:
     yoder = [yoder_point(loss, steps=ysteps, **yk) for loss in ("abs-relu", "exp", "power")]
     yoder.append(yoder_point("exp", steps=lsteps, lr=YODER_LONG_LR, **yk))
     exps = (
-        _packing("yoder", yoder, "packing-losses",
-                 "Yoder 2025 at full size: chapter 05's three losses, and the long exp run"),
+        _packing(
+            "yoder", yoder, "packing-losses", "Yoder 2025 at full size: chapter 05's three losses, and the long exp run"
+        ),
         _toy("liu-fig3", fig3, "Liu et al. 2025 Fig. 3: the alpha x gamma map at m = 25 (norms kept)", True),
-        _toy("liu-main", main, "Liu et al. 2025 main sweep: n = 1000, m = 10..100, the whole alpha x gamma grid",
-             False),
-        _packing("guha-grid", [guha_point(k, d, steps=gsteps) for k, d in cells], "packing-grid",
-                 "Guha 2026's grid for d <= 512, 5000 Adam steps, cheapest cells first"),
+        _toy(
+            "liu-main", main, "Liu et al. 2025 main sweep: n = 1000, m = 10..100, the whole alpha x gamma grid", False
+        ),
+        _packing(
+            "guha-grid",
+            [guha_point(k, d, steps=gsteps) for k, d in cells],
+            "packing-grid",
+            "Guha 2026's grid for d <= 512, 5000 Adam steps, cheapest cells first",
+        ),
     )
     return PointSet("paper-gpu", scale, exps, "the GPU-feasible parts of the paper profile, on one H200")
 
@@ -323,8 +363,13 @@ SETS: dict[str, str] = {
 }
 
 
-def point_set(name: str, scale: str = "full", *, toy_budget_s: float | None = None,
-              toy_seconds_per_model_step: float | None = None) -> PointSet:
+def point_set(
+    name: str,
+    scale: str = "full",
+    *,
+    toy_budget_s: float | None = None,
+    toy_seconds_per_model_step: float | None = None,
+) -> PointSet:
     """The named set at ``scale`` (``full`` or ``smoke``).  For ``reference``, ``toy_budget_s`` and
     ``toy_seconds_per_model_step`` size its toy part (see :func:`liu_reference_points`)."""
     if name not in SETS:
@@ -337,6 +382,7 @@ def point_set(name: str, scale: str = "full", *, toy_budget_s: float | None = No
 
 
 # ------------------------------------------------------------------------------------ computing
+
 
 @dataclass
 class ExperimentRun:
@@ -365,12 +411,18 @@ def _chunks(e: Experiment, max_batch: int | None) -> list[list[dict]]:
     for c in e.configs:
         groups.setdefault(canonical(e.group_by(c)) if e.group_by else "", []).append(c)
     size = max_batch or len(e.configs)
-    return [g[i:i + size] for g in groups.values() for i in range(0, len(g), size)]
+    return [g[i : i + size] for g in groups.values() for i in range(0, len(g), size)]
 
 
-def compute(pset: PointSet, *, only: Sequence[str] | None = None, executor: Any = None,
-            budget_s: float | None = None, progress: bool = True,
-            log: Callable[[str], None] = print) -> list[ExperimentRun]:
+def compute(
+    pset: PointSet,
+    *,
+    only: Sequence[str] | None = None,
+    executor: Any = None,
+    budget_s: float | None = None,
+    progress: bool = True,
+    log: Callable[[str], None] = print,
+) -> list[ExperimentRun]:
     """Run the experiments of ``pset`` (those named in ``only``; all by default) through
     :func:`repcap.sweep.run`: finished points are read from the cache, so an interrupted run
     resumes.  With ``budget_s`` no new batch starts once that many seconds have passed (what is left
@@ -384,19 +436,33 @@ def compute(pset: PointSet, *, only: Sequence[str] | None = None, executor: Any 
     t0, out = time.perf_counter(), []
     for e in pset.only(only):
         run = ExperimentRun(e.name, len(e.configs))
-        log(f"== {e.name} ({len(e.configs)} points, estimated {_duration(e.estimate_seconds(kind))} on {kind}): {e.what}")
+        log(
+            f"== {e.name} ({len(e.configs)} points, estimated {_duration(e.estimate_seconds(kind))} on {kind}): {e.what}"
+        )
         mb = e.max_batch()
-        for chunk in (_chunks(e, mb) if budget_s is not None else [list(e.configs)]):
+        for chunk in _chunks(e, mb) if budget_s is not None else [list(e.configs)]:
             if budget_s is not None and time.perf_counter() - t0 > budget_s:
                 run.n_left += len(chunk)
                 continue
             t1 = time.perf_counter()
-            rep = sweep.run(e.fn, chunk, cache=e.cache, batched=e.batched, group_by=e.group_by, max_batch=mb,
-                            desc=e.name, progress=progress, executor=executor)
+            rep = sweep.run(
+                e.fn,
+                chunk,
+                cache=e.cache,
+                batched=e.batched,
+                group_by=e.group_by,
+                max_batch=mb,
+                desc=e.name,
+                progress=progress,
+                executor=executor,
+            )
             run.n_cached, run.n_computed = run.n_cached + rep.n_cached, run.n_computed + rep.n_computed
             run.seconds += time.perf_counter() - t1
-        log(f"   {e.name}: {run.n_computed} computed, {run.n_cached} cached" +
-            (f", {run.n_left} left (time budget spent)" if run.n_left else "") + f"; wall time {run.seconds:.1f} s")
+        log(
+            f"   {e.name}: {run.n_computed} computed, {run.n_cached} cached"
+            + (f", {run.n_left} left (time budget spent)" if run.n_left else "")
+            + f"; wall time {run.seconds:.1f} s"
+        )
         out.append(run)
     return out
 
@@ -420,8 +486,10 @@ def point_function(name: str) -> Callable:
     from .sweep import fn_name
 
     if not isinstance(name, str) or name not in POINT_FUNCTIONS:
-        raise RepcapError(f"point function {str(name)[:80]!r} is not one of repcap's sweep point functions "
-                          f"({', '.join(POINT_FUNCTIONS)})")
+        raise RepcapError(
+            f"point function {str(name)[:80]!r} is not one of repcap's sweep point functions "
+            f"({', '.join(POINT_FUNCTIONS)})"
+        )
     fn = getattr(importlib.import_module(POINT_FUNCTIONS[name]), name.split(":", 1)[1])
     if fn_name(fn) != name:  # pragma: no cover - the table above is out of date
         raise RepcapError(f"point function {name} now lives at {fn_name(fn)}; update repcap.runs.POINT_FUNCTIONS")

@@ -35,8 +35,8 @@ PROFILE_RANK = ("paper", "reference", "quick", "smoke", "interactive")
 
 @dataclass(frozen=True)
 class Verdict:
-    kind: str   # one of KINDS
-    text: str   # the verdict as printed
+    kind: str  # one of KINDS
+    text: str  # the verdict as printed
 
     @property
     def ok(self) -> bool:
@@ -51,9 +51,18 @@ def _fmt(x: float, fmt: str) -> str:
     return pretty(x, fmt)
 
 
-def verdict(ours: float | None, compare: str, *, value: float | None = None, low: float | None = None,
-            high: float | None = None, tolerance: float = 0.0, fmt: str = ".3g", reason: str = "",
-            checked_by: Sequence[str] | None = None) -> Verdict:
+def verdict(
+    ours: float | None,
+    compare: str,
+    *,
+    value: float | None = None,
+    low: float | None = None,
+    high: float | None = None,
+    tolerance: float = 0.0,
+    fmt: str = ".3g",
+    reason: str = "",
+    checked_by: Sequence[str] | None = None,
+) -> Verdict:
     """The verdict on our number ``ours`` against the source's ``value`` (or ``low``..``high``).
 
     ``compare``: ``abs`` / ``rel`` (point value within ``tolerance``, relative for ``rel``),
@@ -84,7 +93,9 @@ def verdict(ours: float | None, compare: str, *, value: float | None = None, low
             ok, shown = rel <= tol, f"{rel:.2%}" if rel >= 1e-4 else f"{rel:.1e}"
         else:
             ok, shown = diff <= tol, (format(diff, ".1%") if fmt.endswith("%") else _fmt(diff, ".2g"))
-        return Verdict("reproduced within", f"reproduced within {shown}") if ok else Verdict("differs", f"differs: {why}")
+        return (
+            Verdict("reproduced within", f"reproduced within {shown}") if ok else Verdict("differs", f"differs: {why}")
+        )
     if compare == "range":
         if low is None or high is None:
             raise RepcapError(f"compare={compare!r} needs low and high")
@@ -128,13 +139,24 @@ def evaluate(claim: Claim, findings: Sequence[dict[str, Any]]) -> Row:
     that checks the claim decides; without one, the best other finding is shown, not judged."""
     mine = [f for f in findings if f.get("claim") == claim.id]
     mine.sort(key=lambda f: (_rank(str(f.get("profile"))), f.get("value") is None))
-    checks = [f for f in mine if f.get("value") is not None
-              and (claim.checked_by is None or f.get("profile") in claim.checked_by)]
+    checks = [
+        f
+        for f in mine
+        if f.get("value") is not None and (claim.checked_by is None or f.get("profile") in claim.checked_by)
+    ]
     if checks:
         f = checks[0]
         value, low, high = claim.source_value()
-        v = verdict(f["value"], claim.compare, value=value, low=low, high=high, tolerance=claim.tolerance,
-                    fmt=claim.fmt, reason=f.get("note") or claim.if_differs)
+        v = verdict(
+            f["value"],
+            claim.compare,
+            value=value,
+            low=low,
+            high=high,
+            tolerance=claim.tolerance,
+            fmt=claim.fmt,
+            reason=f.get("note") or claim.if_differs,
+        )
         return Row(claim, f, v)
     shown = next((f for f in mine if f.get("value") is not None), mine[0] if mine else None)
     return Row(claim, shown, verdict(None, claim.compare, checked_by=claim.checked_by))
@@ -200,8 +222,19 @@ def scorecard_markdown(rows: Sequence[Row], figures: set[str]) -> str:
         mine = [r for r in rows if r.claim.source == src]
         if not mine:
             continue
-        lines += [f"## {name}", "", ":::{list-table}", ":header-rows: 1", ":widths: 40 20 18 22",
-                  ":class: scorecard", "", "* - claim", "  - source's value", "  - ours", "  - verdict"]
+        lines += [
+            f"## {name}",
+            "",
+            ":::{list-table}",
+            ":header-rows: 1",
+            ":widths: 40 20 18 22",
+            ":class: scorecard",
+            "",
+            "* - claim",
+            "  - source's value",
+            "  - ours",
+            "  - verdict",
+        ]
         for r in mine:
             c = r.claim
             status = "" if c.status() == "published" else " (our reading of the source)"
@@ -225,15 +258,20 @@ def summary_markdown(rows: Sequence[Row]) -> str:
     left to the profiles that run the sources' scale."""
     n = counts(rows)
     ok = n["reproduced"] + n["reproduced within"]
-    out = [f"Of the {len(rows)} headline claims on the {{ref}}`scorecard <scorecard>`, this build reproduces "
-           f"**{ok}** and finds **{n['differs']}** that differ; **{n['not checked in this profile']}** need the "
-           "sources' scale or data and are not checked by this profile."]
+    out = [
+        f"Of the {len(rows)} headline claims on the {{ref}}`scorecard <scorecard>`, this build reproduces "
+        f"**{ok}** and finds **{n['differs']}** that differ; **{n['not checked in this profile']}** need the "
+        "sources' scale or data and are not checked by this profile."
+    ]
     bad = [r for r in rows if r.verdict.kind == "differs"]
     if bad:
         out.append(" What does not survive the check here:\n")
-        out += [f"\n- {SOURCES[r.claim.source]}, {r.claim.short}: ours {r.ours_text} "
-                f"(`{r.finding.get('profile') if r.finding else '?'}`), source {r.claim.source_display()}; "
-                f"{r.verdict.text}." for r in bad]
+        out += [
+            f"\n- {SOURCES[r.claim.source]}, {r.claim.short}: ours {r.ours_text} "
+            f"(`{r.finding.get('profile') if r.finding else '?'}`), source {r.claim.source_display()}; "
+            f"{r.verdict.text}."
+            for r in bad
+        ]
         out.append("\n")
     else:
         out.append(" Every claim checked in this profile survives.")
@@ -243,8 +281,14 @@ def summary_markdown(rows: Sequence[Row]) -> str:
             who = ", ".join(f"`{p}`" for p in (r.claim.checked_by or ())) or "no profile can: its data are not public"
             waiting.setdefault(who, []).append(r.claim.short)
     if waiting:
-        out.append("\n\nNot checked here: " + "; ".join(f"{', '.join(v)} (checked by {k})" if k[0] == "`"
-                                                    else f"{', '.join(v)} ({k})" for k, v in waiting.items()) + ".")
+        out.append(
+            "\n\nNot checked here: "
+            + "; ".join(
+                f"{', '.join(v)} (checked by {k})" if k[0] == "`" else f"{', '.join(v)} ({k})"
+                for k, v in waiting.items()
+            )
+            + "."
+        )
     return "".join(out) + "\n"
 
 
@@ -253,7 +297,9 @@ def tolerances_markdown() -> str:
     lines = ["| claim | comparison | tolerance | why this tolerance | checked by |", "|---|---|---|---|---|"]
     for c in claims().values():
         by = "every profile" if c.checked_by is None else (", ".join(c.checked_by) or "none")
-        lines.append("| " + " | ".join(_cell(x) for x in (c.id, c.compare, f"{c.tolerance:g}", c.tolerance_why, by)) + " |")
+        lines.append(
+            "| " + " | ".join(_cell(x) for x in (c.id, c.compare, f"{c.tolerance:g}", c.tolerance_why, by)) + " |"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -267,9 +313,11 @@ def write_pages(generated: Path | None = None) -> list[Path]:
     rows = evaluate_all(load_all(gen / "findings"))
     figures = {p.stem for p in (gen / "figures").glob("fig-*.json")} if (gen / "figures").is_dir() else set()
     out = []
-    for name, text in (("scorecard.md", scorecard_markdown(rows, figures)),
-                       ("scorecard_summary.md", summary_markdown(rows)),
-                       ("scorecard_tolerances.md", tolerances_markdown())):
+    for name, text in (
+        ("scorecard.md", scorecard_markdown(rows, figures)),
+        ("scorecard_summary.md", summary_markdown(rows)),
+        ("scorecard_tolerances.md", tolerances_markdown()),
+    ):
         rio.write_text(gen / name, text)
         out.append(gen / name)
     return out

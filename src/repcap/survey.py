@@ -24,23 +24,45 @@ from .cosine import DEFAULTS, CosineMoments, TiledStats, moments, tiled_stats
 from .embeddings import load
 
 #: The keys every record has (functional form: ``"class"`` is a Python keyword).
-_Always = TypedDict("_Always", {
-    "source": str, "source_kind": str, "tensor": str | None, "quant": str | None, "tied": bool | None,
-    "head": bool, "vocab_size": int, "d_model": int, "rows_limit": int | None,
-    # the exact moments (CosineMoments.to_dict())
-    "n_rows": int, "n_zero_rows": int, "d": int, "n_pairs": int, "sum_cos": float, "mean": float,
-    "mean_sq": float, "var": float, "std": float, "eps": float, "eps3": float, "inv_d": float,
-    "class": int | None,                 # Guha's class: 1 (eps > 0.2), 2 (eps < 0.1), None between
-    "capacity": dict, "log10_capacity": dict, "capacity_eps3": dict,   # {law: value or None}
-    "capacity_note": str | None,         # why the laws do not apply (eps < 0), else None
-})
+_Always = TypedDict(
+    "_Always",
+    {
+        "source": str,
+        "source_kind": str,
+        "tensor": str | None,
+        "quant": str | None,
+        "tied": bool | None,
+        "head": bool,
+        "vocab_size": int,
+        "d_model": int,
+        "rows_limit": int | None,
+        # the exact moments (CosineMoments.to_dict())
+        "n_rows": int,
+        "n_zero_rows": int,
+        "d": int,
+        "n_pairs": int,
+        "sum_cos": float,
+        "mean": float,
+        "mean_sq": float,
+        "var": float,
+        "std": float,
+        "eps": float,
+        "eps3": float,
+        "inv_d": float,
+        "class": int | None,  # Guha's class: 1 (eps > 0.2), 2 (eps < 0.1), None between
+        "capacity": dict,
+        "log10_capacity": dict,
+        "capacity_eps3": dict,  # {law: value or None}
+        "capacity_note": str | None,  # why the laws do not apply (eps < 0), else None
+    },
+)
 
 
 class SurveyRecord(_Always, total=False):
     """One model's record: a plain JSON dict.  The keys below are present for catalog sources
     (``catalog``), with ``tiled=True`` (the rest) and in :func:`scan`'s output (``label``)."""
 
-    catalog: dict                    # {key, expected_vocab, expected_d, shape_matches}
+    catalog: dict  # {key, expected_vocab, expected_d, shape_matches}
     label: str
     tiled: bool
     sampled: bool
@@ -48,19 +70,19 @@ class SurveyRecord(_Always, total=False):
     pairs_visited: int
     max_abs: float
     max_abs_pair: list
-    quantiles: dict                  # {str(q): value}
+    quantiles: dict  # {str(q): value}
     quantiles_abs: dict
     quantile_error: float
-    exceed: dict                     # {str(t): P(cos > t)}
+    exceed: dict  # {str(t): P(cos > t)}
     exceed_abs: dict
     tiled_mean: float
     tiled_std: float
     tiled_eps: float
     sampling_error: dict
-    top_pairs: list                  # [{i, j, cos, token_i, token_j}]
+    top_pairs: list  # [{i, j, cos, token_i, token_j}]
     nn_cos_quantiles: dict
     nn_cos_mean: float
-    hist_counts: list                # (bins,) counts over hist_range
+    hist_counts: list  # (bins,) counts over hist_range
     hist_range: list
 
 
@@ -75,16 +97,22 @@ def capacities(eps: float, eps3: float, d: int) -> dict[str, Any]:
     The laws count vectors at a tolerance eps >= 0.  A matrix whose mean cosine is negative enough
     that eps = mu + 2 sigma < 0 (a regular simplex: d + 1 unit vectors at cos = -1/d) is a geometry the
     laws do not describe: its capacities are None and ``capacity_note`` says why."""
+
     def under(e: float) -> dict[str, float | None]:
         return {k: (_finite(laws.capacity(e, d, k)) if e >= 0 else None) for k in laws.PUBLISHED}
 
     note = None
     if eps < 0:
-        note = (f"eps = {eps:.6g} < 0: the pairs are anti-correlated on average (as in a regular simplex), "
-                "and the capacity laws, which count vectors at a tolerance eps >= 0, do not apply")
-    return {"capacity": under(eps),
-            "log10_capacity": {k: (float(laws.log10_capacity(eps, d, k)) if eps >= 0 else None) for k in laws.PUBLISHED},
-            "capacity_eps3": under(eps3), "capacity_note": note}
+        note = (
+            f"eps = {eps:.6g} < 0: the pairs are anti-correlated on average (as in a regular simplex), "
+            "and the capacity laws, which count vectors at a tolerance eps >= 0, do not apply"
+        )
+    return {
+        "capacity": under(eps),
+        "log10_capacity": {k: (float(laws.log10_capacity(eps, d, k)) if eps >= 0 else None) for k in laws.PUBLISHED},
+        "capacity_eps3": under(eps3),
+        "capacity_note": note,
+    }
 
 
 def _tiled_fields(t: TiledStats, tokens: list[str] | None) -> dict[str, Any]:
@@ -92,32 +120,59 @@ def _tiled_fields(t: TiledStats, tokens: list[str] | None) -> dict[str, Any]:
         return tokens[i] if tokens is not None and 0 <= i < len(tokens) else None
 
     return {
-        "tiled": True, "sampled": t.sampled, "rows_used": t.rows_used, "pairs_visited": t.n_pairs,
-        "max_abs": t.max_abs, "max_abs_pair": list(t.max_abs_pair),
+        "tiled": True,
+        "sampled": t.sampled,
+        "rows_used": t.rows_used,
+        "pairs_visited": t.n_pairs,
+        "max_abs": t.max_abs,
+        "max_abs_pair": list(t.max_abs_pair),
         "quantiles": {str(q): v for q, v in t.quantiles.items()},
         "quantiles_abs": {str(q): t.quantile(q, absolute=True) for q in t.quantiles},
-        "quantile_error": t.quantile_error, "exceed": {str(k): v for k, v in t.exceed.items()},
+        "quantile_error": t.quantile_error,
+        "exceed": {str(k): v for k, v in t.exceed.items()},
         "exceed_abs": {str(k): v for k, v in t.exceed_abs.items()},
-        "tiled_mean": t.mean, "tiled_std": t.std, "tiled_eps": t.eps, "sampling_error": t.sampling_error,
+        "tiled_mean": t.mean,
+        "tiled_std": t.std,
+        "tiled_eps": t.eps,
+        "sampling_error": t.sampling_error,
         "top_pairs": [{"i": i, "j": j, "cos": c, "token_i": name(i), "token_j": name(j)} for i, j, c in t.top_pairs],
         "nn_cos_quantiles": {str(q): float(np.quantile(t.nn_cos, q)) for q in (0.01, 0.1, 0.5, 0.9, 0.99)},
         "nn_cos_mean": float(np.mean(t.nn_cos)),
-        "hist_counts": t.counts.tolist(), "hist_range": [-1.0, 1.0],
+        "hist_counts": t.counts.tolist(),
+        "hist_range": [-1.0, 1.0],
     }
 
 
 def _catalog_fields(entry: catalog.ModelEntry, shape: tuple[int, int]) -> dict[str, Any]:
     """The catalog's expected shape, checked against the weights actually read."""
-    return {"catalog": {"key": entry.key, "expected_vocab": entry.vocab, "expected_d": entry.d_model,
-                        "shape_matches": entry.vocab in (None, shape[0]) and entry.d_model in (None, shape[1])}}
+    return {
+        "catalog": {
+            "key": entry.key,
+            "expected_vocab": entry.vocab,
+            "expected_d": entry.d_model,
+            "shape_matches": entry.vocab in (None, shape[0]) and entry.d_model in (None, shape[1]),
+        }
+    }
 
 
-def describe(source: Any, *, head: bool = False, tiled: bool = False, sample: int | None = None,
-             rows: int | None = None, device: str | torch.device = "auto", bins: int = DEFAULTS.bins,
-             top_k: int = DEFAULTS.top_k, thresholds: Sequence[float] = DEFAULTS.thresholds,
-             quantiles: Sequence[float] = DEFAULTS.quantiles, groups: int = DEFAULTS.groups,
-             seed: int = DEFAULTS.seed, tensor: str | None = None, progress: bool = True,
-             embedding: Any = None) -> SurveyRecord:
+def describe(
+    source: Any,
+    *,
+    head: bool = False,
+    tiled: bool = False,
+    sample: int | None = None,
+    rows: int | None = None,
+    device: str | torch.device = "auto",
+    bins: int = DEFAULTS.bins,
+    top_k: int = DEFAULTS.top_k,
+    thresholds: Sequence[float] = DEFAULTS.thresholds,
+    quantiles: Sequence[float] = DEFAULTS.quantiles,
+    groups: int = DEFAULTS.groups,
+    seed: int = DEFAULTS.seed,
+    tensor: str | None = None,
+    progress: bool = True,
+    embedding: Any = None,
+) -> SurveyRecord:
     """Load ``source`` (see :func:`repcap.embeddings.load`) and return one JSON-ready record:
     shape, exact moments, eps, eps3, class, capacity under each published law, and with
     ``tiled=True`` max |cos|, quantiles, exceedances, top pairs (with token strings where the source
@@ -130,16 +185,36 @@ def describe(source: Any, *, head: bool = False, tiled: bool = False, sample: in
     m: CosineMoments = moments(X, device=device)
     d = int(X.shape[1])
     rec: dict[str, Any] = {
-        "source": str(source), "source_kind": e.source_kind, "tensor": e.tensor_name, "quant": e.quant,
-        "tied": e.tied, "head": bool(head), "vocab_size": int(X.shape[0]), "d_model": d, "rows_limit": rows,
-        **m.to_dict(), "inv_d": 1.0 / d, "class": laws.classify(m.eps), **capacities(m.eps, m.eps3, d),
+        "source": str(source),
+        "source_kind": e.source_kind,
+        "tensor": e.tensor_name,
+        "quant": e.quant,
+        "tied": e.tied,
+        "head": bool(head),
+        "vocab_size": int(X.shape[0]),
+        "d_model": d,
+        "rows_limit": rows,
+        **m.to_dict(),
+        "inv_d": 1.0 / d,
+        "class": laws.classify(m.eps),
+        **capacities(m.eps, m.eps3, d),
     }
     entry = catalog.find(source) if isinstance(source, str) else None
     if entry is not None:
         rec.update(_catalog_fields(entry, (int(e.matrix.shape[0]), d)))
     if tiled:
-        t = tiled_stats(X, bins=bins, top_k=top_k, thresholds=thresholds, quantiles=quantiles, sample=sample,
-                        seed=seed, groups=groups, device=device, progress=progress)
+        t = tiled_stats(
+            X,
+            bins=bins,
+            top_k=top_k,
+            thresholds=thresholds,
+            quantiles=quantiles,
+            sample=sample,
+            seed=seed,
+            groups=groups,
+            device=device,
+            progress=progress,
+        )
         rec.update(_tiled_fields(t, e.tokens))
     return rec  # type: ignore[return-value]
 
@@ -153,8 +228,9 @@ def describe_point(config: dict) -> SurveyRecord:
     return describe(source, progress=False, **cfg)
 
 
-def scan(configs: Sequence[dict], *, cache: str = "embedding-stats", progress: bool = True
-         ) -> tuple[list[SurveyRecord], list[dict]]:
+def scan(
+    configs: Sequence[dict], *, cache: str = "embedding-stats", progress: bool = True
+) -> tuple[list[SurveyRecord], list[dict]]:
     """Run :func:`describe_point` over ``configs`` through the content-addressed cache; a model that
     fails (hub error, missing tensor, ...) is recorded as ``{"source", "error"}`` and the scan goes on.
     Failures are not cached, so a re-run tries them again.  Returns ``(records, failures)``; each

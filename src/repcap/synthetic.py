@@ -14,8 +14,9 @@ import numpy as np
 from . import RepcapError
 
 
-def stand_in(V: int, d: int, *, mean_cos: float = 0.2, seed: int = 0, noise_of: np.ndarray | None = None,
-             noise: float = 0.02) -> np.ndarray:
+def stand_in(
+    V: int, d: int, *, mean_cos: float = 0.2, seed: int = 0, noise_of: np.ndarray | None = None, noise: float = 0.02
+) -> np.ndarray:
     """A synthetic stand-in ``(V, d)`` float32 matrix: Gaussian rows plus a common direction whose
     weight gives pairwise cosines of mean about ``mean_cos``.  With ``noise_of`` it returns that
     matrix plus relative Gaussian noise (a re-quantised copy)."""

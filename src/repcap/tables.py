@@ -63,19 +63,30 @@ class Table:
         body = "".join("<tr>" + "".join(f"<td>{html.escape(x)}</td>" for x in row) + "</tr>" for row in self.cells)
         cap = f"<caption>{html.escape(self.caption)}</caption>" if self.caption else ""
         note = f'<p class="repcap-table-note">{MISSING} {html.escape(self.note)}</p>' if self.note else ""
-        return (f'<div class="repcap-table"><table class="repcap">{cap}<thead><tr>{head}</tr></thead>'
-                f"<tbody>{body}</tbody></table>{note}</div>")
+        return (
+            f'<div class="repcap-table"><table class="repcap">{cap}<thead><tr>{head}</tr></thead>'
+            f"<tbody>{body}</tbody></table>{note}</div>"
+        )
 
     def __repr__(self) -> str:
-        width = [max(len(str(c)), *(len(r[i]) for r in self.cells)) if self.cells else len(str(c))
-                 for i, c in enumerate(self.df.columns)]
+        width = [
+            max(len(str(c)), *(len(r[i]) for r in self.cells)) if self.cells else len(str(c))
+            for i, c in enumerate(self.df.columns)
+        ]
         lines = ["  ".join(str(c).ljust(w) for c, w in zip(self.df.columns, width))]
         lines += ["  ".join(x.ljust(w) for x, w in zip(r, width)) for r in self.cells]
         return "\n".join(lines) + (f"\n{MISSING} {self.note}" if self.note else "")
 
 
-def show(df: pd.DataFrame, *, digits: Mapping[str, str] | None = None, first: Sequence[str] = (),
-         drop: Sequence[str] = (), missing: str | None = None, caption: str | None = None) -> Table:
+def show(
+    df: pd.DataFrame,
+    *,
+    digits: Mapping[str, str] | None = None,
+    first: Sequence[str] = (),
+    drop: Sequence[str] = (),
+    missing: str | None = None,
+    caption: str | None = None,
+) -> Table:
     """``df`` as a book table.  ``digits``: a format spec per column (e.g. ``{"ε": ".4f"}``);
     ``first``: columns to put first (the key ones); ``missing``: the note that explains a "—" (shown
     only when some cell is missing)."""

@@ -17,8 +17,8 @@ def test_cuda_matches_cpu():
     X[7] = 0
     cpu_m, gpu_m = moments(X, device="cpu"), moments(X, device="cuda")
     assert gpu_m.mean == pytest.approx(cpu_m.mean, abs=1e-7) and gpu_m.std == pytest.approx(cpu_m.std, abs=1e-6)
-    a = tiled_stats(X, device="cpu", progress=False, memory_budget=16 * 512 ** 2)
-    b = tiled_stats(X, device="cuda", progress=False, memory_budget=16 * 512 ** 2)
+    a = tiled_stats(X, device="cpu", progress=False, memory_budget=16 * 512**2)
+    b = tiled_stats(X, device="cuda", progress=False, memory_budget=16 * 512**2)
     assert np.abs(a.counts - b.counts).sum() <= 20
     assert b.max_abs == pytest.approx(a.max_abs, abs=1e-5)
     np.testing.assert_allclose(b.nn_cos, a.nn_cos, atol=1e-5)

@@ -44,8 +44,10 @@ def findings(path: Path) -> dict[str, Any]:
         return {}
     # the run's own findings by claim; those a chapter records for another profile (the points of a
     # shipped set) as claim@profile
-    return {f"finding:{r['claim']}" + ("" if r.get("profile") in (None, "smoke") else f"@{r['profile']}"): r["value"]
-            for r in json.loads(path.read_text())["findings"]}
+    return {
+        f"finding:{r['claim']}" + ("" if r.get("profile") in (None, "smoke") else f"@{r['profile']}"): r["value"]
+        for r in json.loads(path.read_text())["findings"]
+    }
 
 
 def differences(expected: dict[str, Any], actual: dict[str, Any], rel: float = 1e-6, abs_: float = 1e-9) -> list[str]:

@@ -75,8 +75,11 @@ def test_glued_numbers_match_golden(book_root):
         GOLDEN.parent.mkdir(parents=True, exist_ok=True)
         GOLDEN.write_text(json.dumps(actual, indent=1, sort_keys=True, allow_nan=True) + "\n")
     expected = json.loads(GOLDEN.read_text())
-    problems = [f"{stem}: {p}" for stem in sorted(set(expected) | set(actual))
-                for p in differences(expected.get(stem, {}), actual.get(stem, {}))]
+    problems = [
+        f"{stem}: {p}"
+        for stem in sorted(set(expected) | set(actual))
+        for p in differences(expected.get(stem, {}), actual.get(stem, {}))
+    ]
     assert not problems, "glued numbers changed:\n" + "\n".join(problems[:40])
 
 
@@ -114,7 +117,9 @@ def _check_pages_read_well(book_root, out):
     from repcap import calculator, figures
 
     problems = []
-    sidecars = {p.stem: json.loads(p.read_text()) for p in (book_root / "book" / "generated" / "figures").glob("fig-*.json")}
+    sidecars = {
+        p.stem: json.loads(p.read_text()) for p in (book_root / "book" / "generated" / "figures").glob("fig-*.json")
+    }
     for page in sorted((out / "book").rglob("*.html")):
         text = page.read_text(errors="replace")
         name = page.relative_to(out)
@@ -123,7 +128,10 @@ def _check_pages_read_well(book_root, out):
         for table in re.findall(r"<table.*?</table>", text, flags=re.S):
             if re.search(r"<tbody>\s*<tr>\s*<th", table):
                 problems.append(f"{name}: a table with an index column")
-            cells = [html_lib.unescape(re.sub(r"<[^>]+>", "", c)).strip() for c in re.findall(r"<td[^>]*>(.*?)</td>", table, flags=re.S)]
+            cells = [
+                html_lib.unescape(re.sub(r"<[^>]+>", "", c)).strip()
+                for c in re.findall(r"<td[^>]*>(.*?)</td>", table, flags=re.S)
+            ]
             bad = sorted({c for c in cells if c in ("NaN", "nan", "None", "NaT", "<NA>")})
             if bad:
                 problems.append(f"{name}: cells {bad}")

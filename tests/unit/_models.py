@@ -16,11 +16,11 @@ V, D = 50, 16  # vocab and width of every tiny model
 def _tiny(arch: str, tied: bool):
     import transformers as T
 
-    common = dict(vocab_size=V, hidden_size=D, num_hidden_layers=1, num_attention_heads=2,
-                  tie_word_embeddings=tied)
+    common = dict(vocab_size=V, hidden_size=D, num_hidden_layers=1, num_attention_heads=2, tie_word_embeddings=tied)
     if arch == "gpt2":
-        return T.GPT2LMHeadModel(T.GPT2Config(vocab_size=V, n_embd=D, n_layer=1, n_head=2, n_positions=32,
-                                               tie_word_embeddings=tied))
+        return T.GPT2LMHeadModel(
+            T.GPT2Config(vocab_size=V, n_embd=D, n_layer=1, n_head=2, n_positions=32, tie_word_embeddings=tied)
+        )
     if arch == "neox":
         return T.GPTNeoXForCausalLM(T.GPTNeoXConfig(intermediate_size=32, max_position_embeddings=32, **common))
     if arch == "opt":
@@ -58,14 +58,16 @@ def prefix_language_model(src: Path, out: Path) -> None:
     renamed = {f"language_model.{k}": v.contiguous() for k, v in tensors.items()}
     renamed["vision_tower.embeddings.patch_embedding.weight"] = torch.zeros(4, 3)
     save_file(renamed, str(out / "model-00001-of-00001.safetensors"))
-    (out / "model.safetensors.index.json").write_text(json.dumps(
-        {"metadata": {}, "weight_map": dict.fromkeys(renamed, "model-00001-of-00001.safetensors")}))
+    (out / "model.safetensors.index.json").write_text(
+        json.dumps({"metadata": {}, "weight_map": dict.fromkeys(renamed, "model-00001-of-00001.safetensors")})
+    )
     cfg = json.loads((src / "config.json").read_text())
     (out / "config.json").write_text(json.dumps({"model_type": "multi", "text_config": cfg}))
 
 
-def write_gguf(path: Path, emb: np.ndarray, qtype: str = "F16", head: np.ndarray | None = None,
-               tokens: list[str] | None = None) -> None:
+def write_gguf(
+    path: Path, emb: np.ndarray, qtype: str = "F16", head: np.ndarray | None = None, tokens: list[str] | None = None
+) -> None:
     """A GGUF file holding ``token_embd.weight`` (and ``output.weight``) in ``qtype``."""
     import gguf
     from gguf import quants

@@ -76,14 +76,16 @@ def _sweep(cmd: dict) -> None:
 
     cs = configs(cmd["n"], cmd["log"], cmd["payload"])
     if cmd["batched"]:
-        rep = sweep.run(work_batch, cs, cache=sweep.Cache(cmd["cache"]), batched=True, group_by=parity,
-                        max_batch=3, progress=False)
+        rep = sweep.run(
+            work_batch, cs, cache=sweep.Cache(cmd["cache"]), batched=True, group_by=parity, max_batch=3, progress=False
+        )
     else:
         rep = sweep.run(work, cs, cache=sweep.Cache(cmd["cache"]), progress=False)
     from repcap import io as rio
 
-    rio.write_json(cmd["summary"], {"n_cached": rep.n_cached, "n_computed": rep.n_computed,
-                                    "digest": results_digest(rep.results)})
+    rio.write_json(
+        cmd["summary"], {"n_cached": rep.n_cached, "n_computed": rep.n_computed, "digest": results_digest(rep.results)}
+    )
 
 
 def figure_frame(v: int, rows: int):
@@ -105,8 +107,7 @@ def _figure(cmd: dict) -> None:
         fig, ax = plt.subplots(figsize=figures.size(3))
         ax.plot(df["i"][::10], df["y"][::10], lw=0.8)
         ax.set_title(f"version {v}")
-        figures.save("fig-killtest-trial", fig, df, {"caption": f"version {v}", "device": "cpu", "seed": v},
-                     show=False)
+        figures.save("fig-killtest-trial", fig, df, {"caption": f"version {v}", "device": "cpu", "seed": v}, show=False)
         rio.write_text(os.path.join(cmd["dir"], "table.csv"), df.to_csv(index=False) + f"end,{v},\n")
         rio.write_json(os.path.join(cmd["dir"], "state.json"), {"v": v, "rows": len(df)})
 
@@ -137,8 +138,10 @@ def zygote() -> None:
                 os._exit(code)
         print(json.dumps({"pid": pid}), flush=True)
         _, status = os.waitpid(pid, 0)
-        print(json.dumps({"pid": pid, "status": status,
-                          "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else 0}), flush=True)
+        print(
+            json.dumps({"pid": pid, "status": status, "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else 0}),
+            flush=True,
+        )
 
 
 def dask_client(address: str, cache: str, log: str, n: int, sleep: float, detach: bool) -> None:

@@ -84,7 +84,7 @@ def test_bound_violations_flags_a_known_case():
     # 32 * 0.99 / (1 - 0.32) = 46.6.
     df = bounds.bound_violations("four", 32, 0.1, bounds=("welch",))
     row = df.iloc[0]
-    assert 10 ** row.log10_k_bound == pytest.approx(32 * 0.99 / 0.68, rel=1e-9)
-    assert row.violates and 10 ** row.log10_k_law > 50
+    assert 10**row.log10_k_bound == pytest.approx(32 * 0.99 / 0.68, rel=1e-9)
+    assert row.violates and 10**row.log10_k_law > 50
     ok = bounds.bound_violations("jl", 1000, 0.1, bounds=("welch",)).iloc[0]
     assert not ok.violates

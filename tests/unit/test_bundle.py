@@ -76,11 +76,18 @@ def test_export_writes_summaries_with_provenance(made):
     assert all(x["n_missing"] == 0 for x in m["experiments"])
     doc = json.loads((d / "guha-small.json").read_text())
     e = doc["entries"][0]
-    assert e["fn"] == "repcap.packing.points:sweep_packed" and e["code"] == sweep.code_digest(runs.point_function(e["fn"]))
+    assert e["fn"] == "repcap.packing.points:sweep_packed" and e["code"] == sweep.code_digest(
+        runs.point_function(e["fn"])
+    )
     assert e["key"] == sweep.point_key(runs.point_function(e["fn"]), e["config"])
     assert e["provenance"]["device"].startswith("cpu") and e["provenance"]["seconds"] == e["result"]["seconds"]
-    assert m["provenance"]["wall_s"] == pytest.approx(sum(
-        en["result"]["seconds"] for x in m["experiments"] for en in json.loads((d / x["file"]).read_text())["entries"]))
+    assert m["provenance"]["wall_s"] == pytest.approx(
+        sum(
+            en["result"]["seconds"]
+            for x in m["experiments"]
+            for en in json.loads((d / x["file"]).read_text())["entries"]
+        )
+    )
     toy = json.loads((d / "liu-main.json").read_text())["entries"]
     assert all(len(t["result"]["norms"]) == t["config"]["n"] and t["omitted"] == [] for t in toy)  # keep_large
     assert sum(p.stat().st_size for p in d.iterdir()) < 200_000
@@ -119,7 +126,10 @@ def test_round_trip_seeds_the_cache_and_lookup_shows_provenance(made, env):
     # re-exported from the importing cache, the provenance is where it was computed, not here
     m2 = bundle.export("reference", d.parent / "b2", scale="smoke")
     e2 = json.loads((d.parent / "b2" / "yoder.json").read_text())["entries"][0]
-    assert e2["provenance"]["computed"] == json.loads((d / "yoder.json").read_text())["entries"][0]["provenance"]["computed"]
+    assert (
+        e2["provenance"]["computed"]
+        == json.loads((d / "yoder.json").read_text())["entries"][0]["provenance"]["computed"]
+    )
     assert m2["provenance"]["devices"]
 
 
@@ -142,8 +152,11 @@ def test_summaries_without_large_fields_are_not_cache_entries(env, tmp_path):
     assert all("norms" in json.loads(p.read_text())["result"] for p in toy_cache.entries())
     lk = bundle.lookup("paper-gpu", "liu-main", "smoke")
     assert len(lk.found) == len(toy) and sum(f.complete for f in lk.found) == len(fig3)
-    assert all(f.provenance["omitted"] == ["norms"] and "norms" not in f.result and "loss" in f.result
-               for f in lk.found if not f.complete)
+    assert all(
+        f.provenance["omitted"] == ["norms"] and "norms" not in f.result and "loss" in f.result
+        for f in lk.found
+        if not f.complete
+    )
     assert all(f.provenance["source"] == "bundle" for f in lk.found) and root.exists()
 
 
@@ -194,39 +207,44 @@ def test_stale_after_a_real_code_change(made, tmp_path):
     shutil.copytree(SRC / "repcap", root / "repcap", ignore=shutil.ignore_patterns("__pycache__"))
     opt = root / "repcap" / "packing" / "optimiser.py"
     opt.write_text(opt.read_text().replace("def optimise(", "def _changed():\n    return 1\n\n\ndef optimise(", 1))
-    code = (f"import json, sys; from repcap import bundle; r = bundle.import_({str(d)!r}); "
-            "print(json.dumps([r.imported, len(r.stale)]))")
+    code = (
+        f"import json, sys; from repcap import bundle; r = bundle.import_({str(d)!r}); "
+        "print(json.dumps([r.imported, len(r.stale)]))"
+    )
     env = {**os.environ, "PYTHONPATH": str(root), "REPCAP_CACHE": str(tmp_path / "edited")}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout.strip().splitlines()[-1]) == [6, 5]  # 6 toy models fresh; 1 + 4 packings stale
 
 
-@pytest.mark.parametrize("damage, message", [
-    (lambda d: (d / "bundle.json").write_text("{"), "not a valid bundle file"),
-    (lambda d: (d / "bundle.json").write_text('{"a": 1, "a": 2}'), "duplicate field"),
-    (lambda d: (d / "bundle.json").write_text("[1, 2]"), "must be dict"),
-    (lambda d: (d / "yoder.json").write_text((d / "yoder.json").read_text() + " "), "checksum"),
-    (lambda d: _edit_manifest(d, lambda m: m.update(version=2)), "version 1"),
-    (lambda d: _edit_manifest(d, lambda m: m["experiments"][0].update(fn="os:system")), "not one of repcap"),
-    (lambda d: _edit_manifest(d, lambda m: m["experiments"][0].update(cache="../../etc")), "short lower-case"),
-    (lambda d: _edit_manifest(d, lambda m: m["experiments"][0].update(file="../x.json")), "file must be"),
-    (lambda d: _edit_manifest(d, lambda m: m["experiments"][0].update(n_entries="3")), "must be int"),
-    (lambda d: _edit_manifest(d, lambda m: m["provenance"].update(wall_s=True)), "boolean"),
-    (lambda d: _edit_manifest(d, lambda m: m.update(extra=1)), "unexpected fields"),
-    (lambda d: _edit_entry(d, "yoder", lambda e: e.update(fn="builtins:eval")), "differs from its experiment"),
-    (lambda d: _edit_entry(d, "yoder", lambda e: e["result"].update(eps_star=[[[[]]]])), "checksum"),
-    (lambda d: _edit_entry(d, "yoder", lambda e: e.update(config=[1, 2])), "config must be dict"),
-    (lambda d: _edit_entry(d, "yoder", lambda e: e["config"].update(k={"$date": 1e999})), "not JSON"),
-    (lambda d: _inf(d), "not a finite number"),
-    (lambda d: _edit_entry(d, "yoder", lambda e: e.update(omitted=["eps_star"])), "omitted may only"),
-    (lambda d: _edit_entry(d, "yoder", lambda e: e["provenance"].update(shell="rm -rf /")), "unexpected fields"),
-    (lambda d: _edit_entry(d, "yoder", lambda e: e["provenance"].update(device="x" * 1000)), "400 characters"),
-    (lambda d: _edit_entry(d, "yoder", lambda e: e.update(key="../../x")), "64 lower-case hex"),
-    (lambda d: _nest(d), "deeper than"),
-    (lambda d: _nan(d), "not JSON"),
-    (lambda d: _symlink(d), "not a regular file"),
-])
+@pytest.mark.parametrize(
+    "damage, message",
+    [
+        (lambda d: (d / "bundle.json").write_text("{"), "not a valid bundle file"),
+        (lambda d: (d / "bundle.json").write_text('{"a": 1, "a": 2}'), "duplicate field"),
+        (lambda d: (d / "bundle.json").write_text("[1, 2]"), "must be dict"),
+        (lambda d: (d / "yoder.json").write_text((d / "yoder.json").read_text() + " "), "checksum"),
+        (lambda d: _edit_manifest(d, lambda m: m.update(version=2)), "version 1"),
+        (lambda d: _edit_manifest(d, lambda m: m["experiments"][0].update(fn="os:system")), "not one of repcap"),
+        (lambda d: _edit_manifest(d, lambda m: m["experiments"][0].update(cache="../../etc")), "short lower-case"),
+        (lambda d: _edit_manifest(d, lambda m: m["experiments"][0].update(file="../x.json")), "file must be"),
+        (lambda d: _edit_manifest(d, lambda m: m["experiments"][0].update(n_entries="3")), "must be int"),
+        (lambda d: _edit_manifest(d, lambda m: m["provenance"].update(wall_s=True)), "boolean"),
+        (lambda d: _edit_manifest(d, lambda m: m.update(extra=1)), "unexpected fields"),
+        (lambda d: _edit_entry(d, "yoder", lambda e: e.update(fn="builtins:eval")), "differs from its experiment"),
+        (lambda d: _edit_entry(d, "yoder", lambda e: e["result"].update(eps_star=[[[[]]]])), "checksum"),
+        (lambda d: _edit_entry(d, "yoder", lambda e: e.update(config=[1, 2])), "config must be dict"),
+        (lambda d: _edit_entry(d, "yoder", lambda e: e["config"].update(k={"$date": 1e999})), "not JSON"),
+        (lambda d: _inf(d), "not a finite number"),
+        (lambda d: _edit_entry(d, "yoder", lambda e: e.update(omitted=["eps_star"])), "omitted may only"),
+        (lambda d: _edit_entry(d, "yoder", lambda e: e["provenance"].update(shell="rm -rf /")), "unexpected fields"),
+        (lambda d: _edit_entry(d, "yoder", lambda e: e["provenance"].update(device="x" * 1000)), "400 characters"),
+        (lambda d: _edit_entry(d, "yoder", lambda e: e.update(key="../../x")), "64 lower-case hex"),
+        (lambda d: _nest(d), "deeper than"),
+        (lambda d: _nan(d), "not JSON"),
+        (lambda d: _symlink(d), "not a regular file"),
+    ],
+)
 def test_hostile_bundles_are_refused_before_anything_is_written(made, env, damage, message):
     d, _ = made
     damage(d)
@@ -318,8 +336,13 @@ def test_make_paper_gpu_runs_the_bundle_command():
     if make is None:
         pytest.skip("no make")
     root = SRC.parent
-    out = subprocess.run([make, "-n", "-s", "paper-gpu", "OUT=/tmp/x", "SCALE=smoke"], cwd=root,
-                         capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [make, "-n", "-s", "paper-gpu", "OUT=/tmp/x", "SCALE=smoke"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert out.returncode == 0, out.stderr
     assert "repcap bundle compute paper-gpu --out /tmp/x --scale smoke" in out.stdout
     book = subprocess.run([make, "-n", "book"], cwd=root, capture_output=True, text=True, timeout=60).stdout

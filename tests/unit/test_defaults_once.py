@@ -19,13 +19,19 @@ KNOBS = {
     "02_embedding_eps": {"bins": (TiledConfig, "bins"), "top_k": (TiledConfig, "top_k"), "seed": (TiledConfig, "seed")},
     "03_capacity": {"bins": (TiledConfig, "bins"), "top_k": (TiledConfig, "top_k"), "seed": (TiledConfig, "seed")},
     "05_inside_the_model": {"kinds": (LayerConfig, "kinds"), "seed": (LayerConfig, "seed")},
-    "06_packing": {"beta": (PackConfig, "beta"), "steps": (PackConfig, "steps"), "seed": (PackConfig, "seed"),
-                   "n_bins": (PackConfig, "n_bins"), "lr": (PackConfig, "lr")},
+    "06_packing": {
+        "beta": (PackConfig, "beta"),
+        "steps": (PackConfig, "steps"),
+        "seed": (PackConfig, "seed"),
+        "n_bins": (PackConfig, "n_bins"),
+        "lr": (PackConfig, "lr"),
+    },
     "07_capacity_laws": {"steps": (PackConfig, "steps"), "lr": (PackConfig, "lr")},
     "08_two_regimes": {k: (TrainConfig, k) for k in ("n", "steps", "batch", "lr")},
-    "09_width_scaling": {**{k: (TrainConfig, k) for k in ("n", "steps", "batch", "lr")},
-                         **{f"other_{k}": (TrainConfig, k) for k in
-                            ("steps", "batch", "lr_rule", "warmup_fraction", "loss_window")}},
+    "09_width_scaling": {
+        **{k: (TrainConfig, k) for k in ("n", "steps", "batch", "lr")},
+        **{f"other_{k}": (TrainConfig, k) for k in ("steps", "batch", "lr_rule", "warmup_fraction", "loss_window")},
+    },
     "10_toys_to_llms": {f"toy_{k}": (TrainConfig, k) for k in ("n", "steps", "batch", "lr")},
 }
 PROFILES = ("smoke", "quick", "paper")
@@ -57,7 +63,8 @@ def test_profiles_do_not_restate_engine_defaults(profile):
             if name in (data.get(stem) or {}):
                 value = data[stem][name]
                 assert _as_data(value) != _as_data(_default(cls, field)), (
-                    f"{profile}.yaml {stem}.{name}: {value!r} is {cls.__name__}.{field}'s default; leave it out")
+                    f"{profile}.yaml {stem}.{name}: {value!r} is {cls.__name__}.{field}'s default; leave it out"
+                )
 
 
 def test_the_table_names_real_fields():

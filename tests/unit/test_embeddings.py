@@ -172,8 +172,14 @@ def test_npy(tmp_path):
 
 
 def test_pick_tensor_prefers_language_model_over_vision():
-    emb, hd, tied = pick_tensor(["vision_tower.embed_tokens.weight", "language_model.model.embed_tokens.weight",
-                                 "language_model.lm_head.weight"], head=True)
+    emb, hd, tied = pick_tensor(
+        [
+            "vision_tower.embed_tokens.weight",
+            "language_model.model.embed_tokens.weight",
+            "language_model.lm_head.weight",
+        ],
+        head=True,
+    )
     assert emb == "language_model.model.embed_tokens.weight" and hd == "language_model.lm_head.weight"
     assert tied is False
 

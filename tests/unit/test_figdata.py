@@ -34,8 +34,12 @@ def test_left_out_loss_sums_the_variance_of_the_rows_left_out():
 
 def test_exponent_fits_recover_exact_power_laws_per_group():
     ms = np.array([4, 8, 16, 32, 64])
-    df = pd.concat([pd.DataFrame({"regime": r, "alpha": a, "m": ms, "loss": 3.0 * ms ** -e})
-                    for r, a, e in (("weak", 1.5, 0.5), ("strong", 1.5, 1.0), ("strong", 2.0, 1.25))])
+    df = pd.concat(
+        [
+            pd.DataFrame({"regime": r, "alpha": a, "m": ms, "loss": 3.0 * ms**-e})
+            for r, a, e in (("weak", 1.5, 0.5), ("strong", 1.5, 1.0), ("strong", 2.0, 1.25))
+        ]
+    )
     fits = ftoy.exponent_fits(df)
     assert list(zip(fits.regime, fits.alpha)) == [("weak", 1.5), ("strong", 1.5), ("strong", 2.0)]
     np.testing.assert_allclose(fits.alpha_m, [0.5, 1.0, 1.25], rtol=1e-10)
@@ -61,8 +65,18 @@ def _record(label, X, bins=2000):
     U = X / np.linalg.norm(X, axis=1, keepdims=True)
     c = (U @ U.T)[np.triu_indices(len(U), 1)]
     counts, _ = np.histogram(c, bins=bins, range=(-1, 1))
-    return {"label": label, "d_model": X.shape[1], "mean": c.mean(), "var": c.var(), "mean_sq": np.mean(c**2),
-            "hist_counts": counts.tolist(), "quant": "f32", "tied": True, "tensor": "w", "vocab_size": len(X)}
+    return {
+        "label": label,
+        "d_model": X.shape[1],
+        "mean": c.mean(),
+        "var": c.var(),
+        "mean_sq": np.mean(c**2),
+        "hist_counts": counts.tolist(),
+        "quant": "f32",
+        "tied": True,
+        "tensor": "w",
+        "vocab_size": len(X),
+    }
 
 
 def test_overlap_table_splits_the_mean_square_into_variance_and_squared_mean():

@@ -91,8 +91,14 @@ def test_bibtex_entries_are_ascii_safe_latex():
 
     from repcap.figindex import bibtex_entry, latex_text
 
-    side = {"fig_id": "fig-x-y", "caption": "σ against 1/√d: 100% of pairs_with ε ≤ 0.1 & μ² ≈ 1/m — #1. More.",
-            "notebook": "notebooks/01_x.py", "profile": "quick", "git_revision": "abc", "created_unix": 1.8e9}
+    side = {
+        "fig_id": "fig-x-y",
+        "caption": "σ against 1/√d: 100% of pairs_with ε ≤ 0.1 & μ² ≈ 1/m — #1. More.",
+        "notebook": "notebooks/01_x.py",
+        "profile": "quick",
+        "git_revision": "abc",
+        "created_unix": 1.8e9,
+    }
     entry = bibtex_entry(side)
     assert entry.isascii()
     bib = parse_string(entry, "bibtex").entries["repcap-fig-x-y"]
@@ -110,8 +116,11 @@ def test_alt_text_and_reproduce_command_come_from_the_sidecar():
 
     cap = "A `code` and *emphasis*: " + "word " * 100
     assert "`" not in alt_text(cap) and len(alt_text(cap)) <= 302
-    md = figure_directive("fig-a-b", "Caption here.", {"notebook": "notebooks/01_x.py", "profile": "smoke",
-                                                        "git_revision": "abc", "parameters": {}})
+    md = figure_directive(
+        "fig-a-b",
+        "Caption here.",
+        {"notebook": "notebooks/01_x.py", "profile": "smoke", "git_revision": "abc", "parameters": {}},
+    )
     assert ":alt: Caption here." in md and "{download}`source <../../notebooks/01_x.py>`" in md
     assert "Rebuild: `repcap run notebooks/01_x.py --profile smoke" in md
 

@@ -30,8 +30,9 @@ from repcap.embeddings import list_tensors, load
 N_CASES = 400
 RUNS: dict[str, int] = {}
 _TMP = Path(tempfile.mkdtemp(prefix="repcap-fuzz-onnx-"))
-_settings = settings(max_examples=N_CASES, deadline=None, derandomize=True, database=None,
-                     suppress_health_check=list(HealthCheck))
+_settings = settings(
+    max_examples=N_CASES, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck)
+)
 
 
 def _check(name: str, path: Path, head: bool = False) -> None:
@@ -68,8 +69,16 @@ def test_fuzz_onnx_bytes(data):
 
 
 _DTYPES = list(range(24))  # every TensorProto.DataType value, and a few that are not
-_LOCATIONS = ["data.bin", "../outside.bin", "/etc/passwd", "sub/../data.bin", "x" * 300, "", "data.bin\x00x",
-              "missing.bin"]
+_LOCATIONS = [
+    "data.bin",
+    "../outside.bin",
+    "/etc/passwd",
+    "sub/../data.bin",
+    "x" * 300,
+    "",
+    "data.bin\x00x",
+    "missing.bin",
+]
 
 
 @st.composite
@@ -86,16 +95,18 @@ def initialiser(draw):
     elif where == "float":
         t.float_data.extend(draw(st.lists(st.floats(width=32), max_size=160)))
     elif where == "int32":
-        t.int32_data.extend(draw(st.lists(st.integers(-2**31, 2**31 - 1), max_size=160)))
+        t.int32_data.extend(draw(st.lists(st.integers(-(2**31), 2**31 - 1), max_size=160)))
     elif where == "int64":
-        t.int64_data.extend(draw(st.lists(st.integers(-2**63, 2**63 - 1), max_size=160)))
+        t.int64_data.extend(draw(st.lists(st.integers(-(2**63), 2**63 - 1), max_size=160)))
     elif where == "double":
         t.double_data.extend(draw(st.lists(st.floats(), max_size=160)))
     elif where == "external":
         t.data_location = TensorProto.EXTERNAL
-        for key, val in (("location", draw(st.sampled_from(_LOCATIONS))),
-                         ("offset", draw(st.sampled_from(["0", "4", "-8", "999999", "x"]))),
-                         ("length", draw(st.sampled_from(["512", "0", "-1", "100000000", "y"])))):
+        for key, val in (
+            ("location", draw(st.sampled_from(_LOCATIONS))),
+            ("offset", draw(st.sampled_from(["0", "4", "-8", "999999", "x"]))),
+            ("length", draw(st.sampled_from(["512", "0", "-1", "100000000", "y"]))),
+        ):
             if draw(st.booleans()) or key == "location":
                 e = t.external_data.add()
                 e.key, e.value = key, val
@@ -140,11 +151,23 @@ SEED_CONFIG = json.loads((SEED_FOLDER / "config.json").read_text())
 SHARDS = sorted(set(SEED_INDEX["weight_map"].values()))
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-2**70, 2**70) | st.floats() | st.text(max_size=20),
+    st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats() | st.text(max_size=20),
     lambda kids: st.lists(kids, max_size=4) | st.dictionaries(st.text(max_size=12), kids, max_size=4),
-    max_leaves=12)
-shard_names = st.sampled_from(SHARDS + ["../" + SHARDS[0], "/etc/passwd", SHARDS[0] + "/..", "nope.safetensors",
-                                        "a" * 300 + ".safetensors", "", "sub/" + SHARDS[0], SHARDS[0].upper()])
+    max_leaves=12,
+)
+shard_names = st.sampled_from(
+    SHARDS
+    + [
+        "../" + SHARDS[0],
+        "/etc/passwd",
+        SHARDS[0] + "/..",
+        "nope.safetensors",
+        "a" * 300 + ".safetensors",
+        "",
+        "sub/" + SHARDS[0],
+        SHARDS[0].upper(),
+    ]
+)
 
 
 @st.composite
@@ -190,8 +213,10 @@ def test_fuzz_onnx_index_count():
     assert load(_TMP / "seed.onnx").matrix.shape == (16, 8)
     assert load(SEED_FOLDER).matrix.ndim == 2
     total = sum(RUNS.values())
-    print(f"\nfuzz cases run: {total} ({', '.join(f'{k} {v}' for k, v in sorted(RUNS.items()))}); "
-          "exceptions other than RepcapError: 0")
+    print(
+        f"\nfuzz cases run: {total} ({', '.join(f'{k} {v}' for k, v in sorted(RUNS.items()))}); "
+        "exceptions other than RepcapError: 0"
+    )
     if RUNS:
         assert total >= 3 * N_CASES * 0.9
 

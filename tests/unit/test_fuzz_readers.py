@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from repcap import RepcapError
 from repcap.embeddings import load
 
-N_BITS = 1000     # cases per mutation test (x 6 tests: 6000 in all, about 25 s)
+N_BITS = 1000  # cases per mutation test (x 6 tests: 6000 in all, about 25 s)
 RUNS: dict[str, int] = {}
 _TMP = Path(tempfile.mkdtemp(prefix="repcap-fuzz-"))
 
@@ -33,17 +33,27 @@ def _seed_safetensors() -> bytes:
 
     p = _TMP / "seed.safetensors"
     g = torch.Generator().manual_seed(0)
-    save_file({"model.embed_tokens.weight": torch.randn(16, 8, generator=g),
-               "model.norm.weight": torch.ones(8, dtype=torch.bfloat16),
-               "lm_head.weight": torch.randn(16, 8, generator=g).half()}, str(p))
+    save_file(
+        {
+            "model.embed_tokens.weight": torch.randn(16, 8, generator=g),
+            "model.norm.weight": torch.ones(8, dtype=torch.bfloat16),
+            "lm_head.weight": torch.randn(16, 8, generator=g).half(),
+        },
+        str(p),
+    )
     return p.read_bytes()
 
 
 def _seed_gguf(qtype: str) -> bytes:
     p = _TMP / f"seed-{qtype}.gguf"
     rng = np.random.default_rng(0)
-    write_gguf(p, rng.standard_normal((16, 32)).astype(np.float32), qtype,
-               head=rng.standard_normal((16, 32)).astype(np.float32), tokens=[f"Ġt{i}" for i in range(16)])
+    write_gguf(
+        p,
+        rng.standard_normal((16, 32)).astype(np.float32),
+        qtype,
+        head=rng.standard_normal((16, 32)).astype(np.float32),
+        tokens=[f"Ġt{i}" for i in range(16)],
+    )
     return p.read_bytes()
 
 
@@ -78,24 +88,28 @@ def mutated(draw, seed: bytes, header_bias: int):
             data[pos] = draw(st.integers(0, 255))
         elif kind == "run":
             run = draw(st.binary(min_size=1, max_size=16))
-            data[pos:pos + len(run)] = run
+            data[pos : pos + len(run)] = run
         elif kind == "truncate":
             del data[pos:]
         elif kind == "insert":
             data[pos:pos] = draw(st.binary(min_size=1, max_size=8))
         elif kind == "delete":
-            del data[pos:pos + draw(st.integers(1, 16))]
+            del data[pos : pos + draw(st.integers(1, 16))]
         else:  # an interesting integer written over a length / count / dim / offset field
-            val = draw(st.sampled_from([0, 1, 2, 255, 2**31 - 1, 2**31, 2**32 - 1, 2**32, 10**6, 10**12,
-                                        2**63 - 1, 2**63, 2**64 - 1]))
+            val = draw(
+                st.sampled_from(
+                    [0, 1, 2, 255, 2**31 - 1, 2**31, 2**32 - 1, 2**32, 10**6, 10**12, 2**63 - 1, 2**63, 2**64 - 1]
+                )
+            )
             fmt, size = ("<I", 4) if kind == "u32" else ("<Q", 8)
             if pos + size <= len(data):
                 struct.pack_into(fmt, data, pos, val % (1 << (8 * size)))
     return bytes(data)
 
 
-_settings = settings(max_examples=N_BITS, deadline=None, derandomize=True, database=None,
-                     suppress_health_check=list(HealthCheck))
+_settings = settings(
+    max_examples=N_BITS, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck)
+)
 
 
 @_settings
@@ -110,8 +124,8 @@ def test_fuzz_safetensors_header_edits(data):
     """Edit the parsed JSON header (dtype, shape, offsets, names, extra keys) and the length prefix."""
     seed = SEEDS["st"]
     n = struct.unpack_from("<Q", seed)[0]
-    hdr = json.loads(seed[8:8 + n])
-    body = seed[8 + n:]
+    hdr = json.loads(seed[8 : 8 + n])
+    body = seed[8 + n :]
     names = [k for k in hdr if k != "__metadata__"]
     ints = st.one_of(st.integers(-3, 40), st.sampled_from([10**6, 10**12, 2**62, 2**63, 2**64, 10**30]))
     for _ in range(data.draw(st.integers(1, 4))):
@@ -128,13 +142,16 @@ def test_fuzz_safetensors_header_edits(data):
         elif field == "drop":
             del hdr[k]
         elif field == "junk":
-            hdr[k] = data.draw(st.one_of(st.none(), st.integers(), st.text(max_size=4), st.lists(st.integers(), max_size=2)))
+            hdr[k] = data.draw(
+                st.one_of(st.none(), st.integers(), st.text(max_size=4), st.lists(st.integers(), max_size=2))
+            )
         else:
             hdr[data.draw(st.text(max_size=30))] = hdr.pop(k)
     raw = json.dumps(hdr).encode()
     prefix = data.draw(st.sampled_from(["exact", "short", "long", "any"]))
-    ln = {"exact": len(raw), "short": max(len(raw) - 3, 0), "long": len(raw) + 5}.get(prefix) \
-        or data.draw(st.integers(0, 2**64 - 1))
+    ln = {"exact": len(raw), "short": max(len(raw) - 3, 0), "long": len(raw) + 5}.get(prefix) or data.draw(
+        st.integers(0, 2**64 - 1)
+    )
     _try("safetensors header edits", struct.pack("<Q", ln) + raw + body, ".safetensors")
 
 
@@ -171,8 +188,10 @@ def test_fuzz_count():
     assert load(_write("ok.safetensors", SEEDS["st"])).matrix.shape == (16, 8)
     assert load(_write("ok.gguf", SEEDS["Q8_0"])).matrix.shape == (16, 32)
     total = sum(RUNS.values())
-    print(f"\nfuzz cases run: {total} ({', '.join(f'{k} {v}' for k, v in sorted(RUNS.items()))}); "
-          "exceptions other than RepcapError: 0")
+    print(
+        f"\nfuzz cases run: {total} ({', '.join(f'{k} {v}' for k, v in sorted(RUNS.items()))}); "
+        "exceptions other than RepcapError: 0"
+    )
     if RUNS:
         assert total >= 6 * N_BITS * 0.9
 

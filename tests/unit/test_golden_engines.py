@@ -16,8 +16,11 @@ GOLDEN = json.loads((Path(__file__).resolve().parents[1] / "golden" / "engines.j
 
 
 def test_toy_trajectory_is_pinned():
-    specs = [toy.ModelSpec(alpha=1.0, gamma=-1.0, seed=1), toy.ModelSpec(alpha=1.5, gamma=0.3, seed=2),
-             toy.ModelSpec(alpha=0.5, gamma=0.0, seed=3, lr=0.02)]
+    specs = [
+        toy.ModelSpec(alpha=1.0, gamma=-1.0, seed=1),
+        toy.ModelSpec(alpha=1.5, gamma=0.3, seed=2),
+        toy.ModelSpec(alpha=0.5, gamma=0.0, seed=3, lr=0.02),
+    ]
     cfg = toy.TrainConfig(n=64, m=8, steps=60, batch=32, device="cpu")
     r = toy.train(specs, cfg, progress=False, n_curve=6)
     meas = r.measurements()
@@ -33,8 +36,11 @@ def test_toy_trajectory_is_pinned():
 
 @pytest.mark.parametrize("loss", ["power", "exp", "abs-relu"])
 def test_packing_run_is_pinned(loss):
-    res = packing.optimise(packing.PackConfig(k=120, d=10, loss=loss, steps=25, lr=0.01, seed=0, device="cpu"),
-                           seeds=[0, 1], progress=False)
+    res = packing.optimise(
+        packing.PackConfig(k=120, d=10, loss=loss, steps=25, lr=0.01, seed=0, device="cpu"),
+        seeds=[0, 1],
+        progress=False,
+    )
     g = GOLDEN["packing"][loss]
     np.testing.assert_allclose(res.eps_star, g["eps_star"], rtol=1e-5)
     np.testing.assert_allclose(res.loss_final, g["loss_final"], rtol=1e-5)

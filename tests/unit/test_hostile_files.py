@@ -30,10 +30,12 @@ def results(tmp_path, monkeypatch):
     cache, figs = tmp_path / "cache", tmp_path / "figures"
     monkeypatch.setenv("REPCAP_CACHE", str(cache))
     monkeypatch.setenv("REPCAP_FIGURE_DIR", str(figs))
-    files = {cache / "models" / "gemma-3-270m" / "model.embed_tokens.weight.npy": None,
-             cache / "models" / "gemma-3-270m" / "model.embed_tokens.weight.json": b'{"key": "gemma-3-270m"}',
-             cache / "sweeps" / "toy" / "ab12cd.json": b'{"eps": 0.25}',
-             figs / "fig-x-y.png": b"\x89PNG\r\n\x1a\nnot really"}
+    files = {
+        cache / "models" / "gemma-3-270m" / "model.embed_tokens.weight.npy": None,
+        cache / "models" / "gemma-3-270m" / "model.embed_tokens.weight.json": b'{"key": "gemma-3-270m"}',
+        cache / "sweeps" / "toy" / "ab12cd.json": b'{"eps": 0.25}',
+        figs / "fig-x-y.png": b"\x89PNG\r\n\x1a\nnot really",
+    }
     for p, data in files.items():
         p.parent.mkdir(parents=True, exist_ok=True)
         if data is None:
@@ -42,8 +44,11 @@ def results(tmp_path, monkeypatch):
             p.write_bytes(data)
 
     def snapshot():
-        return {str(p): (p.read_bytes(), p.stat().st_mtime_ns) for p in sorted(tmp_path.rglob("*")) if p.is_file()
-                and (cache in p.parents or figs in p.parents)}
+        return {
+            str(p): (p.read_bytes(), p.stat().st_mtime_ns)
+            for p in sorted(tmp_path.rglob("*"))
+            if p.is_file() and (cache in p.parents or figs in p.parents)
+        }
 
     before = snapshot()
     yield
@@ -107,8 +112,13 @@ def test_malformed_safetensors_header(tmp_path, results):
         "dtype": st_bytes({"w": {"dtype": "Q9", "shape": [2, 2], "data_offsets": [0, 16]}}, b"\0" * 16),
         "shape": st_bytes({"w": {"dtype": "F32", "shape": [2, -2], "data_offsets": [0, 16]}}, b"\0" * 16),
         "offsets": st_bytes({"w": {"dtype": "F32", "shape": [2, 2], "data_offsets": [0, 12]}}, b"\0" * 16),
-        "overlap": st_bytes({"a": {"dtype": "F32", "shape": [2, 2], "data_offsets": [0, 16]},
-                             "b": {"dtype": "F32", "shape": [2, 2], "data_offsets": [8, 24]}}, b"\0" * 24),
+        "overlap": st_bytes(
+            {
+                "a": {"dtype": "F32", "shape": [2, 2], "data_offsets": [0, 16]},
+                "b": {"dtype": "F32", "shape": [2, 2], "data_offsets": [8, 24]},
+            },
+            b"\0" * 24,
+        ),
         "hugelen": struct.pack("<Q", 2**63) + b"{}",
         "utf8": struct.pack("<Q", 4) + b"\xff\xfe\xfd\xfc",
     }
@@ -144,8 +154,9 @@ def test_index_shard_name_escaping_the_folder(tmp_path, results):
     d = tmp_path / "model"
     d.mkdir()
     good_safetensors(tmp_path / "outside.safetensors")
-    (d / "model.safetensors.index.json").write_text(json.dumps(
-        {"weight_map": {"model.embed_tokens.weight": "../outside.safetensors"}}))
+    (d / "model.safetensors.index.json").write_text(
+        json.dumps({"weight_map": {"model.embed_tokens.weight": "../outside.safetensors"}})
+    )
     refused(d, "escapes the model folder")
     for bad in ("/etc/passwd", "a/../../b", "", "C:/x", "~/x", "./x"):
         with pytest.raises(RepcapError, match="escapes"):
@@ -186,8 +197,8 @@ def test_gguf_unknown_tensor_type(tmp_path, results):
 def test_gguf_declaring_huge_tensor(tmp_path, results):
     good = bytearray(gguf_file(tmp_path))
     at = good.index(b"token_embd.weight") + len(b"token_embd.weight")
-    struct.pack_into("<Q", good, at + 4, 10**6)       # d: 32 -> 1e6
-    struct.pack_into("<Q", good, at + 4 + 8, 10**6)   # V: -> 1e6, i.e. 1e12 elements
+    struct.pack_into("<Q", good, at + 4, 10**6)  # d: 32 -> 1e6
+    struct.pack_into("<Q", good, at + 4 + 8, 10**6)  # V: -> 1e6, i.e. 1e12 elements
     p = tmp_path / "huge.gguf"
     p.write_bytes(bytes(good))
     refused(p, "GGUF", max_alloc=1 << 20)
@@ -199,8 +210,11 @@ def test_gguf_declaring_huge_tensor(tmp_path, results):
 def test_onnx_without_the_named_initialiser(tmp_path, results):
     p = tmp_path / "m.onnx"
     write_onnx(p, np.zeros((V, 8), dtype=np.float32), name="some.other.weight")
-    refused(p, "no initialiser named 'embeddings.word_embeddings.weight'.*some.other.weight",
-            tensor="embeddings.word_embeddings.weight")
+    refused(
+        p,
+        "no initialiser named 'embeddings.word_embeddings.weight'.*some.other.weight",
+        tensor="embeddings.word_embeddings.weight",
+    )
     write_onnx(p, np.zeros((3, 4, 5), dtype=np.float32), name="a3d")  # nothing 2-D to guess from
     refused(p, "no embedding tensor found")
 
@@ -217,20 +231,33 @@ def test_npy_declaring_more_than_it_holds(tmp_path, results):
     p = tmp_path / "big.npy"
     np.save(p, np.zeros((4, 4), dtype=np.float32))
     raw = p.read_bytes()  # header: magic, version, length, a padded dict ending in "\n"
-    hdr = raw[:raw.index(b"\n") + 1].decode("latin1")
+    hdr = raw[: raw.index(b"\n") + 1].decode("latin1")
     new = hdr.replace("(4, 4)", "(1000000, 1000000)")
     new = new[:-1].rstrip(" ")
     new = new + " " * (len(hdr) - 1 - len(new)) + "\n"
     assert len(new) == len(hdr)
-    p.write_bytes(new.encode("latin1") + raw[len(hdr):])
+    p.write_bytes(new.encode("latin1") + raw[len(hdr) :])
     refused(p, "declares shape \\(1000000, 1000000\\).*refused without reading", max_alloc=1 << 20)
 
 
 # --- ids that would escape the cache ----------------------------------------------------------------
 
 
-ESCAPES = ["../../etc/passwd", "/etc/passwd-not-a-model", "org/..", "../org", "org/../../x", "./model",
-           "a/b/c", "org/.hidden", "org\\..\\x", "~/model", "..", "org/na..me", "-org/name"]
+ESCAPES = [
+    "../../etc/passwd",
+    "/etc/passwd-not-a-model",
+    "org/..",
+    "../org",
+    "org/../../x",
+    "./model",
+    "a/b/c",
+    "org/.hidden",
+    "org\\..\\x",
+    "~/model",
+    "..",
+    "org/na..me",
+    "-org/name",
+]
 
 
 @pytest.mark.parametrize("bad", ESCAPES)

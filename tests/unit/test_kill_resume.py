@@ -38,10 +38,23 @@ N_POINTS, PAYLOAD = 12, 3000
 
 class Zygote:
     def __init__(self, tmp: Path) -> None:
-        env = {**os.environ, "MPLBACKEND": "Agg", "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
-               "MKL_NUM_THREADS": "1", "REPCAP_GIT_REV": "test", "REPCAP_CACHE": str(tmp / "rc")}
-        self.proc = subprocess.Popen([sys.executable, str(HERE / "_sweep_child.py"), "zygote"], env=env,
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+        env = {
+            **os.environ,
+            "MPLBACKEND": "Agg",
+            "OMP_NUM_THREADS": "1",
+            "OPENBLAS_NUM_THREADS": "1",
+            "MKL_NUM_THREADS": "1",
+            "REPCAP_GIT_REV": "test",
+            "REPCAP_CACHE": str(tmp / "rc"),
+        }
+        self.proc = subprocess.Popen(
+            [sys.executable, str(HERE / "_sweep_child.py"), "zygote"],
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            bufsize=1,
+        )
         ready = self.proc.stdout.readline()
         assert ready and "ready" in json.loads(ready), "the zygote did not start"
 
@@ -89,8 +102,15 @@ def _key(x: int, log: str, batched: bool) -> str:
 
 
 def _sweep_cmd(d: Path, batched: bool, log: Path) -> dict:
-    return {"op": "sweep", "cache": str(d / "cache"), "log": str(log), "n": N_POINTS, "batched": batched,
-            "payload": PAYLOAD, "summary": str(d / "summary.json")}
+    return {
+        "op": "sweep",
+        "cache": str(d / "cache"),
+        "log": str(log),
+        "n": N_POINTS,
+        "batched": batched,
+        "payload": PAYLOAD,
+        "summary": str(d / "summary.json"),
+    }
 
 
 def test_sweep_kill_and_resume_trials(zygote, tmp_path, record_property):
@@ -103,8 +123,16 @@ def test_sweep_kill_and_resume_trials(zygote, tmp_path, record_property):
         end, dt = zygote.run(_sweep_cmd(d, batched, d / "log"))
         assert end["status"] == 0
         durations[batched] = dt
-    counts = {"trials": 0, "killed_mid_sweep": 0, "finished_before_kill": 0, "points_lost": 0,
-              "recomputed": 0, "corrupt_entries": 0, "temp_files_after_kill": 0, "temp_files_after_rerun": 0}
+    counts = {
+        "trials": 0,
+        "killed_mid_sweep": 0,
+        "finished_before_kill": 0,
+        "points_lost": 0,
+        "recomputed": 0,
+        "corrupt_entries": 0,
+        "temp_files_after_kill": 0,
+        "temp_files_after_rerun": 0,
+    }
     for t in range(N_SWEEP_TRIALS):
         batched = t % 2 == 1
         d = tmp_path / f"trial{t:02d}"
@@ -176,8 +204,9 @@ def test_figure_and_csv_kill_trials(zygote, tmp_path, record_property):
     counts = {"trials": 0, "killed_mid_write": 0, "half_written": 0, "files_checked": 0, "temp_files_left": 0}
     for t in range(N_FIGURE_TRIALS):
         d = tmp_path / f"fig{t}"
-        end, _ = zygote.run({"op": "figure", "dir": str(d), "versions": versions, "rows": rows},
-                            kill_after=rng.uniform(0, duration))
+        end, _ = zygote.run(
+            {"op": "figure", "dir": str(d), "versions": versions, "rows": rows}, kill_after=rng.uniform(0, duration)
+        )
         counts["trials"] += 1
         if end["signal"] == signal.SIGKILL:
             counts["killed_mid_write"] += 1
@@ -227,8 +256,9 @@ def test_temp_files_are_never_read_as_entries(tmp_path):
     from repcap.sweep.cache import _host_token
 
     host = _host_token()
-    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
-                          text=True, check=True)
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True
+    )
     dead_pid = int(dead.stdout)
     sub = store.root / key[:2]
     leftover = sub / f".{key}.json.{host}.{dead_pid}.abc123.tmp"

@@ -65,9 +65,9 @@ def _gguf_model(tmp_path, qtype: str = "F32", n_layers: int = 2):
     emb, down, attn, up = _planted()
     t = {"token_embd.weight": emb}
     for i in range(n_layers):
-        t[f"blk.{i}.ffn_down.weight"] = down.T * (i + 1)   # stored (d_model, d_ff): directions are columns
-        t[f"blk.{i}.attn_output.weight"] = attn.T          # (d_model, n_heads * head_dim)
-        t[f"blk.{i}.ffn_up.weight"] = up                    # (d_ff, d_model): read directions are rows
+        t[f"blk.{i}.ffn_down.weight"] = down.T * (i + 1)  # stored (d_model, d_ff): directions are columns
+        t[f"blk.{i}.attn_output.weight"] = attn.T  # (d_model, n_heads * head_dim)
+        t[f"blk.{i}.ffn_up.weight"] = up  # (d_ff, d_model): read directions are rows
     return _write_gguf(tmp_path / f"tiny-{qtype}.gguf", t, qtype), (emb, down, attn, up)
 
 
@@ -77,12 +77,16 @@ def _safetensors_folder(tmp_path):
     emb, down, attn, up = _planted(1)
     out = tmp_path / "hf"
     out.mkdir()
-    save_file({"model.embed_tokens.weight": emb,
-               "model.layers.0.mlp.down_proj.weight": np.ascontiguousarray(down.T),   # torch Linear (out, in)
-               "model.layers.0.self_attn.o_proj.weight": np.ascontiguousarray(attn.T),
-               "model.layers.0.mlp.up_proj.weight": up,
-               "model.layers.0.input_layernorm.weight": np.ones(D_MODEL, np.float32)},
-              str(out / "model.safetensors"))
+    save_file(
+        {
+            "model.embed_tokens.weight": emb,
+            "model.layers.0.mlp.down_proj.weight": np.ascontiguousarray(down.T),  # torch Linear (out, in)
+            "model.layers.0.self_attn.o_proj.weight": np.ascontiguousarray(attn.T),
+            "model.layers.0.mlp.up_proj.weight": up,
+            "model.layers.0.input_layernorm.weight": np.ones(D_MODEL, np.float32),
+        },
+        str(out / "model.safetensors"),
+    )
     (out / "config.json").write_text(json.dumps({"model_type": "llama", "tie_word_embeddings": True}))
     return out, (emb, down, attn, up)
 
@@ -105,10 +109,10 @@ def test_gguf_layer_directions_are_the_columns(tmp_path):
     assert found[(0, "mlp_in")].shape == (D_FF, D_MODEL) and found[(0, "mlp_in")].axis == 0
     got = _loaded_directions(path, "blk.0.ffn_down.weight")
     np.testing.assert_array_equal(got, down)
-    np.testing.assert_array_equal(got[3], [1, 1, 0, 0, 0, 0, 0, 0])     # the planted column
+    np.testing.assert_array_equal(got[3], [1, 1, 0, 0, 0, 0, 0, 0])  # the planted column
     np.testing.assert_array_equal(_loaded_directions(path, "blk.1.ffn_down.weight"), 2 * down)
     a = _loaded_directions(path, "blk.0.attn_output.weight")
-    np.testing.assert_array_equal(a, attn)                          # square: only the values tell
+    np.testing.assert_array_equal(a, attn)  # square: only the values tell
     assert not np.allclose(a, attn.T)
     np.testing.assert_array_equal(a[2], 2 * np.eye(D_MODEL)[7])
     np.testing.assert_array_equal(_loaded_directions(path, "blk.0.ffn_up.weight"), up)
@@ -116,11 +120,17 @@ def test_gguf_layer_directions_are_the_columns(tmp_path):
 
 def test_quantised_gguf_keeps_the_axis(tmp_path):
     rng = np.random.default_rng(3)
-    big = rng.standard_normal((64, 32)).astype(np.float32)   # Q8_0 blocks of 32 along the stored rows
+    big = rng.standard_normal((64, 32)).astype(np.float32)  # Q8_0 blocks of 32 along the stored rows
     big[5] = 0
     big[5, 31] = 1.0
-    path = _write_gguf(tmp_path / "q8.gguf", {"token_embd.weight": rng.standard_normal((50, 32)).astype(np.float32),
-                                             "blk.0.ffn_down.weight": np.ascontiguousarray(big.T)}, "Q8_0")
+    path = _write_gguf(
+        tmp_path / "q8.gguf",
+        {
+            "token_embd.weight": rng.standard_normal((50, 32)).astype(np.float32),
+            "blk.0.ffn_down.weight": np.ascontiguousarray(big.T),
+        },
+        "Q8_0",
+    )
     got = _loaded_directions(path, "blk.0.ffn_down.weight")
     assert got.shape == (64, 32)
     np.testing.assert_allclose(got, big, atol=0.03)
@@ -143,26 +153,38 @@ def test_directions_are_what_a_running_layer_writes(tmp_path):
     import transformers as T
 
     torch.manual_seed(0)
-    m = T.LlamaForCausalLM(T.LlamaConfig(vocab_size=VOCAB, hidden_size=16, intermediate_size=24, num_hidden_layers=2,
-                                         num_attention_heads=2, num_key_value_heads=2, tie_word_embeddings=True))
+    m = T.LlamaForCausalLM(
+        T.LlamaConfig(
+            vocab_size=VOCAB,
+            hidden_size=16,
+            intermediate_size=24,
+            num_hidden_layers=2,
+            num_attention_heads=2,
+            num_key_value_heads=2,
+            tie_word_embeddings=True,
+        )
+    )
     m.save_pretrained(tmp_path / "llama")
     blk = m.model.layers[1]
     with torch.no_grad():
         want_mlp = blk.mlp.down_proj(torch.eye(24)).numpy()
         want_attn = blk.self_attn.o_proj(torch.eye(16)).numpy()
-        want_up = blk.mlp.up_proj.weight.numpy()           # unit j reads <w_j, h>
+        want_up = blk.mlp.up_proj.weight.numpy()  # unit j reads <w_j, h>
     src = tmp_path / "llama"
     np.testing.assert_allclose(_loaded_directions(src, "model.layers.1.mlp.down_proj.weight"), want_mlp, atol=1e-6)
-    np.testing.assert_allclose(_loaded_directions(src, "model.layers.1.self_attn.o_proj.weight"), want_attn,
-                               atol=1e-6)
+    np.testing.assert_allclose(_loaded_directions(src, "model.layers.1.self_attn.o_proj.weight"), want_attn, atol=1e-6)
     np.testing.assert_allclose(_loaded_directions(src, "model.layers.1.mlp.up_proj.weight"), want_up, atol=1e-6)
     # the same weights in a GGUF, as llama.cpp's converter writes them (the torch data unchanged)
     sd = {k: v.detach().numpy() for k, v in m.state_dict().items()}
-    gg = _write_gguf(tmp_path / "llama.gguf", {
-        "token_embd.weight": sd["model.embed_tokens.weight"],
-        "blk.1.ffn_down.weight": sd["model.layers.1.mlp.down_proj.weight"],
-        "blk.1.attn_output.weight": sd["model.layers.1.self_attn.o_proj.weight"],
-        "blk.1.ffn_up.weight": sd["model.layers.1.mlp.up_proj.weight"]})
+    gg = _write_gguf(
+        tmp_path / "llama.gguf",
+        {
+            "token_embd.weight": sd["model.embed_tokens.weight"],
+            "blk.1.ffn_down.weight": sd["model.layers.1.mlp.down_proj.weight"],
+            "blk.1.attn_output.weight": sd["model.layers.1.self_attn.o_proj.weight"],
+            "blk.1.ffn_up.weight": sd["model.layers.1.mlp.up_proj.weight"],
+        },
+    )
     np.testing.assert_allclose(_loaded_directions(gg, "blk.1.ffn_down.weight"), want_mlp, atol=1e-6)
     np.testing.assert_allclose(_loaded_directions(gg, "blk.1.attn_output.weight"), want_attn, atol=1e-6)
     np.testing.assert_allclose(_loaded_directions(gg, "blk.1.ffn_up.weight"), want_up, atol=1e-6)
@@ -186,34 +208,44 @@ def test_gpt2_conv1d_directions_are_the_rows(tmp_path):
     np.testing.assert_allclose(_loaded_directions(tmp_path / "gpt2", found["attn_out"].name), want_attn, atol=1e-6)
 
 
-@pytest.mark.parametrize("name, family, kind, axis", [
-    ("blk.7.ffn_down.weight", "gguf", "mlp_out", 1),
-    ("blk.7.attn_output.weight", "gguf", "attn_out", 1),
-    ("blk.7.ffn_up.weight", "gguf", "mlp_in", 0),
-    ("model.layers.7.mlp.down_proj.weight", "llama", "mlp_out", 1),
-    ("model.language_model.layers.7.self_attn.o_proj.weight", "llama", "attn_out", 1),
-    ("gpt_neox.layers.7.mlp.dense_4h_to_h.weight", "gpt-neox", "mlp_out", 1),
-    ("gpt_neox.layers.7.attention.dense.weight", "gpt-neox", "attn_out", 1),
-    ("model.decoder.layers.7.fc2.weight", "opt", "mlp_out", 1),
-    ("model.decoder.layers.7.self_attn.out_proj.weight", "opt", "attn_out", 1),
-    ("model.layers.7.mlp.fc2.weight", "phi", "mlp_out", 1),
-    ("encoder.layer.7.output.dense.weight", "bert", "mlp_out", 1),
-    ("encoder.layer.7.attention.output.dense.weight", "bert", "attn_out", 1),
-    ("encoder.layer.7.attention.attn.o.weight", "bert", "attn_out", 1),
-    ("h.7.mlp.c_proj.weight", "gpt2", "mlp_out", 0),
-    ("transformer.h.7.attn.c_proj.weight", "gpt2", "attn_out", 0),
-])
+@pytest.mark.parametrize(
+    "name, family, kind, axis",
+    [
+        ("blk.7.ffn_down.weight", "gguf", "mlp_out", 1),
+        ("blk.7.attn_output.weight", "gguf", "attn_out", 1),
+        ("blk.7.ffn_up.weight", "gguf", "mlp_in", 0),
+        ("model.layers.7.mlp.down_proj.weight", "llama", "mlp_out", 1),
+        ("model.language_model.layers.7.self_attn.o_proj.weight", "llama", "attn_out", 1),
+        ("gpt_neox.layers.7.mlp.dense_4h_to_h.weight", "gpt-neox", "mlp_out", 1),
+        ("gpt_neox.layers.7.attention.dense.weight", "gpt-neox", "attn_out", 1),
+        ("model.decoder.layers.7.fc2.weight", "opt", "mlp_out", 1),
+        ("model.decoder.layers.7.self_attn.out_proj.weight", "opt", "attn_out", 1),
+        ("model.layers.7.mlp.fc2.weight", "phi", "mlp_out", 1),
+        ("encoder.layer.7.output.dense.weight", "bert", "mlp_out", 1),
+        ("encoder.layer.7.attention.output.dense.weight", "bert", "attn_out", 1),
+        ("encoder.layer.7.attention.attn.o.weight", "bert", "attn_out", 1),
+        ("h.7.mlp.c_proj.weight", "gpt2", "mlp_out", 0),
+        ("transformer.h.7.attn.c_proj.weight", "gpt2", "attn_out", 0),
+    ],
+)
 def test_names_per_family(name, family, kind, axis):
     (t,) = layers.find_layers({name: (4, 6)})
     assert (t.layer, t.family, t.kind, t.axis) == (7, family, kind, axis)
 
 
 def test_towers_experts_and_one_d_tensors_are_not_layers():
-    assert layers.find_layers({"vision_tower.layers.0.mlp.down_proj.weight": (4, 6),
-                               "model.layers.0.mlp.experts.3.down_proj.weight": (4, 6),
-                               "blk.0.ffn_down_exps.weight": (4, 6),
-                               "model.layers.0.mlp.down_proj.bias": (4,),
-                               "blk.0.ffn_down.weight": (6,)}) == []
+    assert (
+        layers.find_layers(
+            {
+                "vision_tower.layers.0.mlp.down_proj.weight": (4, 6),
+                "model.layers.0.mlp.experts.3.down_proj.weight": (4, 6),
+                "blk.0.ffn_down_exps.weight": (4, 6),
+                "model.layers.0.mlp.down_proj.bias": (4,),
+                "blk.0.ffn_down.weight": (6,),
+            }
+        )
+        == []
+    )
 
 
 def test_layer_order_and_kinds():
@@ -240,14 +272,26 @@ def _brute(X: np.ndarray) -> dict[str, float]:
 
 def test_records_match_a_dense_float64_brute_force(tmp_path):
     path, (emb, down, attn, up) = _gguf_model(tmp_path)
-    recs, failures = layers.records([{"source": str(path), "label": "tiny", "device": "cpu"}],
-                                    kinds=["mlp_out", "attn_out", "mlp_in"], progress=False)
+    recs, failures = layers.records(
+        [{"source": str(path), "label": "tiny", "device": "cpu"}],
+        kinds=["mlp_out", "attn_out", "mlp_in"],
+        progress=False,
+    )
     assert failures == []
     by = {(r["kind"], r["layer"]): r for r in recs}
-    assert [(r["kind"], r["layer"]) for r in recs][:4] == [("embedding", None), ("mlp_out", 0), ("attn_out", 0),
-                                                           ("mlp_in", 0)]
-    for key, X in {("embedding", None): emb, ("mlp_out", 0): down, ("mlp_out", 1): 2 * down, ("attn_out", 1): attn,
-                   ("mlp_in", 0): up}.items():
+    assert [(r["kind"], r["layer"]) for r in recs][:4] == [
+        ("embedding", None),
+        ("mlp_out", 0),
+        ("attn_out", 0),
+        ("mlp_in", 0),
+    ]
+    for key, X in {
+        ("embedding", None): emb,
+        ("mlp_out", 0): down,
+        ("mlp_out", 1): 2 * down,
+        ("attn_out", 1): attn,
+        ("mlp_in", 0): up,
+    }.items():
         r, want = by[key], _brute(X)
         for k in ("mean", "std", "mean_sq", "eps"):
             assert r[k] == pytest.approx(want[k], abs=1e-7), (key, k)
@@ -257,13 +301,15 @@ def test_records_match_a_dense_float64_brute_force(tmp_path):
         assert r["label"] == "tiny" and r["baseline"]["d"] == D_MODEL
     assert by[("mlp_out", 0)]["axis"] == "columns" and by[("mlp_in", 0)]["axis"] == "rows"
     assert by[("mlp_out", 0)]["loaded_shape"] == [D_MODEL, D_FF]
-    assert "head" not in {r["kind"] for r in recs}            # no output.weight: the head is the embedding
+    assert "head" not in {r["kind"] for r in recs}  # no output.weight: the head is the embedding
 
 
 def test_a_separate_head_is_measured(tmp_path):
     emb, down, *_ = _planted()
-    path = _write_gguf(tmp_path / "untied.gguf", {"token_embd.weight": emb, "output.weight": emb[::-1] * 2 + 1,
-                                                 "blk.0.ffn_down.weight": down.T})
+    path = _write_gguf(
+        tmp_path / "untied.gguf",
+        {"token_embd.weight": emb, "output.weight": emb[::-1] * 2 + 1, "blk.0.ffn_down.weight": down.T},
+    )
     recs, _ = layers.records([{"source": str(path)}], progress=False)
     assert [r["kind"] for r in recs] == ["embedding", "head", "mlp_out"]
     assert recs[1]["eps"] == pytest.approx(_brute(emb[::-1] * 2 + 1)["eps"], abs=1e-7)
@@ -295,8 +341,9 @@ def test_one_baseline_per_distinct_shape(tmp_path, monkeypatch):
         return real(fn, configs, **kw)
 
     monkeypatch.setattr(layers.sweep, "run", spy)
-    recs, _ = layers.records([{"source": str(path), "label": "a"}, {"source": str(path), "label": "b"}],
-                             seed=3, progress=False)
+    recs, _ = layers.records(
+        [{"source": str(path), "label": "a"}, {"source": str(path), "label": "b"}], seed=3, progress=False
+    )
     # shapes: embedding (40, 8), MLP (12, 8), attention (8, 8); two models, same shapes
     assert sorted((c["n"], c["d"]) for c in seen) == [(D_MODEL, D_MODEL), (D_FF, D_MODEL), (VOCAB, D_MODEL)]
     assert all(c["seed"] == 3 for c in seen)
@@ -329,8 +376,9 @@ def test_a_model_without_layer_tensors_is_one_clear_line(tmp_path):
             list(layers.matrices(str(src)))
         msg = str(e.value)
         assert "\n" not in msg and str(src) in msg and "no layer matrices found" in msg
-    recs, failures = layers.records([{"source": str(only), "label": "e"}, {"source": str(tmp_path / "x.gguf")}],
-                                    progress=False)
+    recs, failures = layers.records(
+        [{"source": str(only), "label": "e"}, {"source": str(tmp_path / "x.gguf")}], progress=False
+    )
     assert recs == [] and [f["label"] for f in failures] == ["e", str(tmp_path / "x.gguf")]
     assert all("\n" not in f["error"] for f in failures)
 
@@ -350,7 +398,7 @@ def test_stand_in_model(tmp_path):
     shapes = {(r["kind"], r["vocab_size"]) for r in recs}
     assert shapes == {("embedding", 300), ("mlp_out", 40), ("attn_out", 24), ("mlp_in", 40)}
     emb = recs[0]
-    assert all(r["eps"] < emb["eps"] for r in recs[1:])   # the layers sit nearer random than the embedding
+    assert all(r["eps"] < emb["eps"] for r in recs[1:])  # the layers sit nearer random than the embedding
 
 
 def test_conventions_table_names_every_pattern():
@@ -363,7 +411,9 @@ def test_conventions_table_names_every_pattern():
     gpt2 = next(r for r in rows if r["family"] == layers.FAMILIES["gpt2"])
     assert gpt2[layers.KINDS["mlp_out"]] == "*h.N.mlp.c_proj.weight" and gpt2["written directions are"] == "rows"
     bert = next(r for r in rows if r["family"] == layers.FAMILIES["bert"])
-    assert bert[layers.KINDS["attn_out"]] == "*layer.N.attention.output.dense.weight or *layer.N.attention.attn.o.weight"
+    assert (
+        bert[layers.KINDS["attn_out"]] == "*layer.N.attention.output.dense.weight or *layer.N.attention.attn.o.weight"
+    )
     named = {n.strip() for r in rows for k in layers.KINDS.values() if k in r for n in r[k].split(" or ")}
     assert named == {layers.pattern_name(p) for p in layers.PATTERNS}
 
@@ -377,19 +427,49 @@ def _rec(label, kind, layer, eps, d=64, n=100, b_eps=0.25, tied=True, mean=0.0, 
     lc = {k: (float(laws.log10_capacity(eps, d, k)) if eps >= 0 else None) for k in laws.PUBLISHED}
     if four is not None:
         lc["four"] = four
-    return {"label": label, "kind": kind, "layer": layer, "eps": eps, "mean": mean, "std": (eps - mean) / 2,
-            "mean_sq": mean_sq if mean_sq is not None else 2.0 / d, "class": c, "d_model": d, "vocab_size": n,
-            "n_directions": n, "tied": tied if kind in ("embedding", "head") else None, "tensor": f"{kind}.{layer}",
-            "quant": "F32", "log10_capacity": lc, "capacity": {}, "axis": "rows",
-            "baseline": {"eps": b_eps, "mean": 0.0, "std": b_eps / 2, "mean_sq": 1.0 / d, "class": laws.classify(b_eps),
-                         "log10_capacity": {"four": 1.0}, "d": d, "n_rows": n}}
+    return {
+        "label": label,
+        "kind": kind,
+        "layer": layer,
+        "eps": eps,
+        "mean": mean,
+        "std": (eps - mean) / 2,
+        "mean_sq": mean_sq if mean_sq is not None else 2.0 / d,
+        "class": c,
+        "d_model": d,
+        "vocab_size": n,
+        "n_directions": n,
+        "tied": tied if kind in ("embedding", "head") else None,
+        "tensor": f"{kind}.{layer}",
+        "quant": "F32",
+        "log10_capacity": lc,
+        "capacity": {},
+        "axis": "rows",
+        "baseline": {
+            "eps": b_eps,
+            "mean": 0.0,
+            "std": b_eps / 2,
+            "mean_sq": 1.0 / d,
+            "class": laws.classify(b_eps),
+            "log10_capacity": {"four": 1.0},
+            "d": d,
+            "n_rows": n,
+        },
+    }
 
 
 def _fake():
-    return [_rec("m1", "embedding", None, 0.5, n=1000), _rec("m1", "mlp_out", 0, 0.08), _rec("m1", "mlp_out", 1, 0.15),
-            _rec("m1", "attn_out", 0, 0.3), _rec("m1", "attn_out", 1, 0.12),
-            _rec("m2", "embedding", None, 0.05, d=256, n=2000, b_eps=0.125), _rec("m2", "head", None, 0.06, d=256),
-            _rec("m2", "mlp_out", 0, 0.07, d=256, b_eps=0.125), _rec("m2", "attn_out", 0, 0.09, d=256, b_eps=0.125)]
+    return [
+        _rec("m1", "embedding", None, 0.5, n=1000),
+        _rec("m1", "mlp_out", 0, 0.08),
+        _rec("m1", "mlp_out", 1, 0.15),
+        _rec("m1", "attn_out", 0, 0.3),
+        _rec("m1", "attn_out", 1, 0.12),
+        _rec("m2", "embedding", None, 0.05, d=256, n=2000, b_eps=0.125),
+        _rec("m2", "head", None, 0.06, d=256),
+        _rec("m2", "mlp_out", 0, 0.07, d=256, b_eps=0.125),
+        _rec("m2", "attn_out", 0, 0.09, d=256, b_eps=0.125),
+    ]
 
 
 def test_matrix_table():
@@ -438,14 +518,25 @@ def test_capacity_table_reads_the_laws():
     assert r["log10 k, embedding"] == pytest.approx(float(laws.log10_capacity(0.5, 64, "four")))
     meds = np.median([0.08, 0.15])
     assert r[f"ε {fd.SHORT['mlp_out']} (median)"] == pytest.approx(meds)
-    assert r[f"log10 k, {fd.SHORT['mlp_out']} (median ε)"] == pytest.approx(float(laws.log10_capacity(meds, 64, "four")))
+    assert r[f"log10 k, {fd.SHORT['mlp_out']} (median ε)"] == pytest.approx(
+        float(laws.log10_capacity(meds, 64, "four"))
+    )
     assert r["n directions in the layers"] == 4 * 100
 
 
 def test_by_layer_long_form():
     t = fd.by_layer(_fake())
-    assert set(t.columns) >= {"model", "kind", "matrix", "layer", "eps", "eps_random", "d_mean_sq", "eps_embedding",
-                              "log10_capacity_four"}
+    assert set(t.columns) >= {
+        "model",
+        "kind",
+        "matrix",
+        "layer",
+        "eps",
+        "eps_random",
+        "d_mean_sq",
+        "eps_embedding",
+        "log10_capacity_four",
+    }
     assert len(t) == 6 and (t[t.model == "m2"].eps_embedding == 0.05).all()
 
 

@@ -48,8 +48,9 @@ def copy_model(src: Path, dst: Path, config: object | None = None) -> Path:
 def st_file(path: Path, tensors: dict | None = None) -> Path:
     from safetensors.torch import save_file
 
-    save_file(tensors or {"model.embed_tokens.weight": torch.arange(V * 8, dtype=torch.float32).reshape(V, 8)},
-              str(path))
+    save_file(
+        tensors or {"model.embed_tokens.weight": torch.arange(V * 8, dtype=torch.float32).reshape(V, 8)}, str(path)
+    )
     return path
 
 
@@ -94,8 +95,9 @@ def test_hub_config_list_is_refused(untied, monkeypatch):
 # --- tie flags written as strings -------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("flag,tied", [(False, False), ("false", False), ("False", False), (True, True),
-                                       ("true", True), (" TRUE ", True)])
+@pytest.mark.parametrize(
+    "flag,tied", [(False, False), ("false", False), ("False", False), (True, True), ("true", True), (" TRUE ", True)]
+)
 def test_tie_flag_strings_are_read_for_what_they_say(untied, tmp_path, flag, tied):
     src, _emb, head = untied
     cfg = {**json.loads((src / "config.json").read_text()), "tie_word_embeddings": flag}
@@ -157,14 +159,25 @@ def test_onnx_data_shorter_than_dims(tmp_path):
     one_line_error("but holds 0", load, p)
 
 
-@pytest.mark.parametrize("dtype,what", [("STRING", "string"), ("UNDEFINED", "undefined"), ("BOOL", "boolean"),
-                                        ("COMPLEX64", "complex"), ("COMPLEX128", "complex")])
+@pytest.mark.parametrize(
+    "dtype,what",
+    [
+        ("STRING", "string"),
+        ("UNDEFINED", "undefined"),
+        ("BOOL", "boolean"),
+        ("COMPLEX64", "complex"),
+        ("COMPLEX128", "complex"),
+    ],
+)
 def test_onnx_types_that_are_not_real_numbers(tmp_path, dtype, what):
     from onnx import TensorProto
 
     code = getattr(TensorProto, dtype)
-    t = raw_tensor("emb", code, (2, 2), string_data=[b"a", b"b", b"c", b"d"]) if dtype == "STRING" \
+    t = (
+        raw_tensor("emb", code, (2, 2), string_data=[b"a", b"b", b"c", b"d"])
+        if dtype == "STRING"
         else raw_tensor("emb", code, (2, 2), b"\0" * 4 * {"BOOL": 1, "COMPLEX64": 8, "COMPLEX128": 16}.get(dtype, 4))
+    )
     p = onnx_file(tmp_path / "t.onnx", t)
     one_line_error(f"tensor 'emb' is stored as {dtype} \\({what} values\\), not real numbers", load, p)
 
@@ -172,8 +185,11 @@ def test_onnx_types_that_are_not_real_numbers(tmp_path, dtype, what):
 def test_onnx_named_tensor_must_be_2d(tmp_path):
     from onnx import TensorProto
 
-    p = onnx_file(tmp_path / "t.onnx", raw_tensor("emb", TensorProto.FLOAT, (V, D), b"\0" * V * D * 4),
-                  raw_tensor("bias", TensorProto.FLOAT, (D,), b"\0" * D * 4))
+    p = onnx_file(
+        tmp_path / "t.onnx",
+        raw_tensor("emb", TensorProto.FLOAT, (V, D), b"\0" * V * D * 4),
+        raw_tensor("bias", TensorProto.FLOAT, (D,), b"\0" * D * 4),
+    )
     one_line_error(r"initialiser 'bias' has dims \(16,\), not \(V, d\)", load, p, tensor="bias")
     assert load(p).matrix.shape == (V, D)
 
@@ -253,8 +269,9 @@ def test_shard_symlink_out_of_the_folder_is_refused(tmp_path):
     s = tmp_path / "sharded"
     s.mkdir()
     (s / "model-00001-of-00001.safetensors").symlink_to(outside)
-    (s / "model.safetensors.index.json").write_text(json.dumps(
-        {"weight_map": {"model.embed_tokens.weight": "model-00001-of-00001.safetensors"}}))
+    (s / "model.safetensors.index.json").write_text(
+        json.dumps({"weight_map": {"model.embed_tokens.weight": "model-00001-of-00001.safetensors"}})
+    )
     one_line_error("leading out of the model folder", load, s)
     one_line_error("leading out of the model folder", list_tensors, s)
 
@@ -279,21 +296,32 @@ def test_symlinks_inside_the_folder_and_the_hub_cache_layout_load(tmp_path):
 
 
 def test_safetensors_bool_and_complex_are_refused(tmp_path):
-    p = st_file(tmp_path / "t.safetensors", {"model.embed_tokens.weight": torch.zeros(3, 4),
-                                             "mask": torch.zeros(3, 4, dtype=torch.bool),
-                                             "phase": torch.zeros(3, 4, dtype=torch.complex64)})
-    msg = one_line_error(r"tensor 'mask' is stored as BOOL \(boolean values\), not real numbers", load, p,
-                         tensor="mask")
+    p = st_file(
+        tmp_path / "t.safetensors",
+        {
+            "model.embed_tokens.weight": torch.zeros(3, 4),
+            "mask": torch.zeros(3, 4, dtype=torch.bool),
+            "phase": torch.zeros(3, 4, dtype=torch.complex64),
+        },
+    )
+    msg = one_line_error(
+        r"tensor 'mask' is stored as BOOL \(boolean values\), not real numbers", load, p, tensor="mask"
+    )
     assert str(p) in msg
     one_line_error(r"tensor 'phase' is stored as C64 \(complex values\)", load, p, tensor="phase")
     assert load(p).matrix.shape == (3, 4)
 
 
-@pytest.mark.parametrize("arr,what", [(np.zeros((3, 4), dtype=bool), "boolean"),
-                                      (np.zeros((3, 4), dtype=np.complex64), "complex"),
-                                      (np.zeros((3, 4), dtype="timedelta64[s]"), "timedelta"),
-                                      (np.zeros((3, 4), dtype="datetime64[s]"), "datetime"),
-                                      (np.zeros((3, 4), dtype="U3"), "string")])
+@pytest.mark.parametrize(
+    "arr,what",
+    [
+        (np.zeros((3, 4), dtype=bool), "boolean"),
+        (np.zeros((3, 4), dtype=np.complex64), "complex"),
+        (np.zeros((3, 4), dtype="timedelta64[s]"), "timedelta"),
+        (np.zeros((3, 4), dtype="datetime64[s]"), "datetime"),
+        (np.zeros((3, 4), dtype="U3"), "string"),
+    ],
+)
 def test_npy_types_that_are_not_real_numbers(tmp_path, arr, what):
     p = tmp_path / "a.npy"
     np.save(p, arr)
@@ -311,9 +339,9 @@ def test_safetensors_whose_header_length_looks_like_pickle_magic_loads(tmp_path,
     src = st_file(tmp_path / "src.safetensors", {"model.embed_tokens.weight": torch.arange(12.0).reshape(3, 4)})
     raw = src.read_bytes()
     m = struct.unpack("<Q", raw[:8])[0]
-    header = raw[8:8 + m].rstrip(b" ")
+    header = raw[8 : 8 + m].rstrip(b" ")
     assert len(header) <= n
     p = tmp_path / "padded.safetensors"
-    p.write_bytes(struct.pack("<Q", n) + header + b" " * (n - len(header)) + raw[8 + m:])
+    p.write_bytes(struct.pack("<Q", n) + header + b" " * (n - len(header)) + raw[8 + m :])
     assert p.read_bytes()[:1] == b"\x80" or p.read_bytes()[:2] == b"PK"
     np.testing.assert_array_equal(load(p).matrix.numpy(), np.arange(12.0, dtype=np.float32).reshape(3, 4))

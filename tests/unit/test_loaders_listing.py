@@ -22,8 +22,12 @@ from repcap.matrix import TensorInfo
 def st(tmp_path):
     from safetensors.torch import save_file
 
-    t = {"model.embed_tokens.weight": torch.randn(12, 8), "lm_head.weight": torch.randn(12, 8).half(),
-         "model.norm.weight": torch.ones(8, dtype=torch.bfloat16), "steps": torch.tensor([3], dtype=torch.int64)}
+    t = {
+        "model.embed_tokens.weight": torch.randn(12, 8),
+        "lm_head.weight": torch.randn(12, 8).half(),
+        "model.norm.weight": torch.ones(8, dtype=torch.bfloat16),
+        "steps": torch.tensor([3], dtype=torch.int64),
+    }
     p = tmp_path / "m.safetensors"
     save_file(t, str(p))
     return p, t
@@ -32,19 +36,27 @@ def st(tmp_path):
 def test_safetensors_listing(st):
     p, _t = st
     got = {i.name: i for i in list_tensors(p)}
-    assert got == {"model.embed_tokens.weight": TensorInfo("model.embed_tokens.weight", (12, 8), "F32"),
-                   "lm_head.weight": TensorInfo("lm_head.weight", (12, 8), "F16"),
-                   "model.norm.weight": TensorInfo("model.norm.weight", (8,), "BF16"),
-                   "steps": TensorInfo("steps", (1,), "I64")}
+    assert got == {
+        "model.embed_tokens.weight": TensorInfo("model.embed_tokens.weight", (12, 8), "F32"),
+        "lm_head.weight": TensorInfo("lm_head.weight", (12, 8), "F16"),
+        "model.norm.weight": TensorInfo("model.norm.weight", (8,), "BF16"),
+        "steps": TensorInfo("steps", (1,), "I64"),
+    }
 
 
 def test_gguf_listing_in_v_d_order(tmp_path):
     rng = np.random.default_rng(0)
     p = tmp_path / "m.gguf"
-    write_gguf(p, rng.standard_normal((20, 64)).astype(np.float32), "Q8_0",
-               head=rng.standard_normal((20, 64)).astype(np.float32))
-    assert list_tensors(p) == [TensorInfo("token_embd.weight", (20, 64), "Q8_0"),
-                               TensorInfo("output.weight", (20, 64), "Q8_0")]
+    write_gguf(
+        p,
+        rng.standard_normal((20, 64)).astype(np.float32),
+        "Q8_0",
+        head=rng.standard_normal((20, 64)).astype(np.float32),
+    )
+    assert list_tensors(p) == [
+        TensorInfo("token_embd.weight", (20, 64), "Q8_0"),
+        TensorInfo("output.weight", (20, 64), "Q8_0"),
+    ]
     assert load(p).matrix.shape == (20, 64)  # the listed order is the order load returns
 
 
@@ -58,8 +70,11 @@ def test_onnx_listing(tmp_path):
     m.graph.initializer.append(numpy_helper.from_array(np.zeros(4, dtype=np.float16), "bias"))
     m.graph.initializer.append(helper.make_tensor("flags", onnx.TensorProto.BOOL, [2], [True, False]))
     onnx.save(m, str(p))
-    assert list_tensors(p) == [TensorInfo("model.0.auto_model.embeddings.word_embeddings.weight", (10, 4), "F32"),
-                               TensorInfo("bias", (4,), "F16"), TensorInfo("flags", (2,), "BOOL")]
+    assert list_tensors(p) == [
+        TensorInfo("model.0.auto_model.embeddings.word_embeddings.weight", (10, 4), "F32"),
+        TensorInfo("bias", (4,), "F16"),
+        TensorInfo("flags", (2,), "BOOL"),
+    ]
 
 
 def test_npy_listing(tmp_path):
@@ -101,16 +116,23 @@ def test_hub_listing_reads_headers_only(monkeypatch):
 
     def fake(repo_id, revision=None, **kw):
         assert repo_id == "org/tiny"
-        files = {"model-00001-of-00002.safetensors": SafetensorsFileMetadata(metadata={}, tensors={
-            "model.embed_tokens.weight": HfInfo(dtype="BF16", shape=[50, 16], data_offsets=(0, 1600))}),
-                 "model-00002-of-00002.safetensors": SafetensorsFileMetadata(metadata={}, tensors={
-                     "lm_head.weight": HfInfo(dtype="BF16", shape=[50, 16], data_offsets=(0, 1600))})}
+        files = {
+            "model-00001-of-00002.safetensors": SafetensorsFileMetadata(
+                metadata={},
+                tensors={"model.embed_tokens.weight": HfInfo(dtype="BF16", shape=[50, 16], data_offsets=(0, 1600))},
+            ),
+            "model-00002-of-00002.safetensors": SafetensorsFileMetadata(
+                metadata={}, tensors={"lm_head.weight": HfInfo(dtype="BF16", shape=[50, 16], data_offsets=(0, 1600))}
+            ),
+        }
         return SafetensorsRepoMetadata(metadata=None, sharded=True, weight_map={}, files_metadata=files)
 
     monkeypatch.setattr(huggingface_hub, "get_safetensors_metadata", fake)
     monkeypatch.setattr(huggingface_hub, "hf_hub_download", lambda *a, **k: pytest.fail("no download"))
-    assert list_tensors("org/tiny") == [TensorInfo("model.embed_tokens.weight", (50, 16), "BF16"),
-                                        TensorInfo("lm_head.weight", (50, 16), "BF16")]
+    assert list_tensors("org/tiny") == [
+        TensorInfo("model.embed_tokens.weight", (50, 16), "BF16"),
+        TensorInfo("lm_head.weight", (50, 16), "BF16"),
+    ]
 
     def boom(repo_id, **kw):
         raise OSError("network unreachable")
@@ -124,8 +146,12 @@ def test_stats_list_tensors_and_named_tensor(st, capsys):
     p, t = st
     assert main(["stats", str(p), "--list-tensors"]) == 0
     out = {ln.split()[0]: ln.split()[1:] for ln in capsys.readouterr().out.splitlines()}
-    assert out == {"model.embed_tokens.weight": ["[12,", "8]", "F32"], "lm_head.weight": ["[12,", "8]", "F16"],
-                   "model.norm.weight": ["[8]", "BF16"], "steps": ["[1]", "I64"]}
+    assert out == {
+        "model.embed_tokens.weight": ["[12,", "8]", "F32"],
+        "lm_head.weight": ["[12,", "8]", "F16"],
+        "model.norm.weight": ["[8]", "BF16"],
+        "steps": ["[1]", "I64"],
+    }
     assert main(["stats", str(p), "--list-tensors", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
     assert {"name": "lm_head.weight", "shape": [12, 8], "storage": "F16"} in rows and len(rows) == 4

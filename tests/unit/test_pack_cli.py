@@ -10,8 +10,25 @@ from repcap.cli import main
 
 
 def test_pack_json(capsys):
-    rc = main(["pack", "--k", "40", "--d", "5", "--loss", "exp", "--steps", "30", "--lr", "0.02",
-               "--seed", "3", "--json", "--no-progress"])
+    rc = main(
+        [
+            "pack",
+            "--k",
+            "40",
+            "--d",
+            "5",
+            "--loss",
+            "exp",
+            "--steps",
+            "30",
+            "--lr",
+            "0.02",
+            "--seed",
+            "3",
+            "--json",
+            "--no-progress",
+        ]
+    )
     assert rc == 0
     out = json.loads(capsys.readouterr().out)
     for key in ("eps_star", "max_angle_deg", "mean_abs", "loss_final", "seconds"):
@@ -27,26 +44,32 @@ def test_pack_defaults_are_guhas(capsys):
     assert out["loss"] == "power" and out["lr"] == 0.005 and out["p"] == 20
 
 
-@pytest.mark.parametrize("args,match", [
-    (["--k", "1", "--d", "4"], "k=1"),
-    (["--k", "10", "--d", "0"], "d=0"),
-    (["--k", "10", "--d", "4", "--loss", "cosine"], "unknown loss 'cosine'"),
-    (["--k", "10", "--d", "4", "--lr", "nan"], "--lr nan"),
-    (["--k", "10", "--d", "4", "--lr", "inf"], "--lr inf"),
-])
+@pytest.mark.parametrize(
+    "args,match",
+    [
+        (["--k", "1", "--d", "4"], "k=1"),
+        (["--k", "10", "--d", "0"], "d=0"),
+        (["--k", "10", "--d", "4", "--loss", "cosine"], "unknown loss 'cosine'"),
+        (["--k", "10", "--d", "4", "--lr", "nan"], "--lr nan"),
+        (["--k", "10", "--d", "4", "--lr", "inf"], "--lr inf"),
+    ],
+)
 def test_pack_bad_input_one_line(capsys, args, match):
     assert main(["pack", *args, "--no-progress"]) == 2
     err = capsys.readouterr().err.strip()
     assert match in err and err.count("\n") == 0 and err.startswith("repcap pack: error:")
 
 
-@pytest.mark.parametrize("args,match", [
-    (["--k", "50", "--d", "1", "--loss", "exp", "--beta", "80"], "lower beta to at most 79.07"),
-    (["--k", "10", "--d", "4", "--lr", "1e300"], "--lr 1e+300"),
-    (["--k", "10", "--d", "4", "--seed", str(2**64)], "0 .. 2**63-1"),
-    (["--k", "10", "--d", "4", "--threads", "100000"], "--threads 100000"),
-    (["--k", "10", "--d", "4", "--n-bins", "0"], "--n-bins 0"),
-])
+@pytest.mark.parametrize(
+    "args,match",
+    [
+        (["--k", "50", "--d", "1", "--loss", "exp", "--beta", "80"], "lower beta to at most 79.07"),
+        (["--k", "10", "--d", "4", "--lr", "1e300"], "--lr 1e+300"),
+        (["--k", "10", "--d", "4", "--seed", str(2**64)], "0 .. 2**63-1"),
+        (["--k", "10", "--d", "4", "--threads", "100000"], "--threads 100000"),
+        (["--k", "10", "--d", "4", "--n-bins", "0"], "--n-bins 0"),
+    ],
+)
 def test_pack_bounds_one_line(capsys, args, match):
     assert main(["pack", *args, "--no-progress"]) == 2
     err = capsys.readouterr().err.strip()

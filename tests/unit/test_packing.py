@@ -29,8 +29,7 @@ def dense_reference(V, loss, beta, p):
 def test_tiled_loss_and_grad_match_dense_float64(loss, tile, symmetric):
     V = unit(3, 6, 41, seed=1)
     ref_L, ref_g = dense_reference(V, loss, 20.0, 9.0)
-    L, g, mx = packing.loss_and_grad(V.float(), loss, beta=20.0, p=9.0, tile=tile, want_max=True,
-                                     symmetric=symmetric)
+    L, g, mx = packing.loss_and_grad(V.float(), loss, beta=20.0, p=9.0, tile=tile, want_max=True, symmetric=symmetric)
     assert L.dtype == torch.float64
     np.testing.assert_allclose(L.numpy(), ref_L.numpy(), rtol=2e-6)
     np.testing.assert_allclose(g.double().numpy(), ref_g.numpy(), rtol=1e-4, atol=1e-5 * ref_g.abs().max().item())
@@ -83,8 +82,9 @@ def test_pair_stats_match_dense():
 def test_optimise_reduces_max_cos_and_batch_equals_loop():
     cfg = packing.PackConfig(k=60, d=6, loss="power", steps=60, lr=0.02)
     batch = packing.optimise(cfg, seeds=[0, 1], progress=False)
-    start = packing.max_abs_cos(packing.normalise(torch.stack(
-        [torch.randn(6, 60, generator=torch.Generator().manual_seed(s)) for s in (0, 1)])))
+    start = packing.max_abs_cos(
+        packing.normalise(torch.stack([torch.randn(6, 60, generator=torch.Generator().manual_seed(s)) for s in (0, 1)]))
+    )
     assert np.all(batch.eps_star < start.numpy() - 0.05)
     for i, s in enumerate([0, 1]):
         one = packing.optimise(packing.PackConfig(k=60, d=6, loss="power", steps=60, lr=0.02, seed=s), progress=False)
@@ -142,14 +142,17 @@ def test_srht_rows_are_hadamard():
     np.testing.assert_array_equal(baselines._hadamard_rows(rows, 12).numpy(), H[[0, 3, 7, 15], :12])
 
 
-@pytest.mark.parametrize("kwargs,match", [
-    (dict(k=1, d=5), "at least 2 vectors"),
-    (dict(k=10, d=0), "dimension"),
-    (dict(k=10, d=5, loss="hinge"), "unknown loss"),
-    (dict(k=10, d=5, lr=float("nan")), "learning rate"),
-    (dict(k=10, d=5, lr=float("inf")), "learning rate"),
-    (dict(k=10, d=5, lr=-1.0), "learning rate"),
-])
+@pytest.mark.parametrize(
+    "kwargs,match",
+    [
+        (dict(k=1, d=5), "at least 2 vectors"),
+        (dict(k=10, d=0), "dimension"),
+        (dict(k=10, d=5, loss="hinge"), "unknown loss"),
+        (dict(k=10, d=5, lr=float("nan")), "learning rate"),
+        (dict(k=10, d=5, lr=float("inf")), "learning rate"),
+        (dict(k=10, d=5, lr=-1.0), "learning rate"),
+    ],
+)
 def test_bad_input_gives_one_clear_error(kwargs, match):
     with pytest.raises(RepcapError, match=match):
         packing.PackConfig(**kwargs)
@@ -159,11 +162,23 @@ def test_sweep_function_batches_seeds(tmp_path):
     from repcap import sweep
 
     configs = [dict(k=30, d=4, loss="power", steps=20, lr=0.02, seed=s) for s in (0, 1, 2)]
-    rep = sweep.run(packing.sweep_packed, configs, cache=sweep.Cache(tmp_path), batched=True,
-                    group_by=packing.packed_group, progress=False)
+    rep = sweep.run(
+        packing.sweep_packed,
+        configs,
+        cache=sweep.Cache(tmp_path),
+        batched=True,
+        group_by=packing.packed_group,
+        progress=False,
+    )
     assert rep.n_computed == 3 and len(rep.results) == 3
-    again = sweep.run(packing.sweep_packed, configs, cache=sweep.Cache(tmp_path), batched=True,
-                      group_by=packing.packed_group, progress=False)
+    again = sweep.run(
+        packing.sweep_packed,
+        configs,
+        cache=sweep.Cache(tmp_path),
+        batched=True,
+        group_by=packing.packed_group,
+        progress=False,
+    )
     assert again.n_cached == 3 and again.results == rep.results
     one = packing.optimise(packing.PackConfig(k=30, d=4, loss="power", steps=20, lr=0.02, seed=1), progress=False)
     assert rep.results[1]["eps_star"] == pytest.approx(float(one.eps_star[0]), rel=1e-5)

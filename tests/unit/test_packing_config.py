@@ -34,25 +34,28 @@ def test_numpy_scalars_from_a_grid_are_plain_numbers():
     assert type(cfg.k) is int and type(cfg.d) is int and type(cfg.beta) is float
 
 
-@pytest.mark.parametrize("kwargs,match", [
-    (dict(lr=1e300), "learning rate"),
-    (dict(lr=10.5), "learning rate"),
-    (dict(lr=0.0), "learning rate"),
-    (dict(seed=2**64), r"0 \.\. 2\*\*63-1"),
-    (dict(seed=2**63), r"0 \.\. 2\*\*63-1"),
-    (dict(seed=-1), r"0 \.\. 2\*\*63-1"),
-    (dict(seed=1.5), r"0 \.\. 2\*\*63-1"),
-    (dict(threads=0), "threads"),
-    (dict(threads=100000), "threads"),
-    (dict(p=0.5), "exponent"),
-    (dict(p=1e300), "exponent"),
-    (dict(beta=float("nan")), "beta"),
-    (dict(beta=-1.0), "beta"),
-    (dict(steps=-1), "steps"),
-    (dict(tile=0), "tile"),
-    (dict(n_bins=0), "n_bins"),
-    (dict(device="gpu"), "not a device"),
-])
+@pytest.mark.parametrize(
+    "kwargs,match",
+    [
+        (dict(lr=1e300), "learning rate"),
+        (dict(lr=10.5), "learning rate"),
+        (dict(lr=0.0), "learning rate"),
+        (dict(seed=2**64), r"0 \.\. 2\*\*63-1"),
+        (dict(seed=2**63), r"0 \.\. 2\*\*63-1"),
+        (dict(seed=-1), r"0 \.\. 2\*\*63-1"),
+        (dict(seed=1.5), r"0 \.\. 2\*\*63-1"),
+        (dict(threads=0), "threads"),
+        (dict(threads=100000), "threads"),
+        (dict(p=0.5), "exponent"),
+        (dict(p=1e300), "exponent"),
+        (dict(beta=float("nan")), "beta"),
+        (dict(beta=-1.0), "beta"),
+        (dict(steps=-1), "steps"),
+        (dict(tile=0), "tile"),
+        (dict(n_bins=0), "n_bins"),
+        (dict(device="gpu"), "not a device"),
+    ],
+)
 def test_bounds_give_one_clear_error(kwargs, match):
     with pytest.raises(RepcapError, match=match) as err:
         packing.PackConfig(k=10, d=5, **kwargs)

@@ -7,10 +7,33 @@ import types
 
 import repcap.packing as packing
 
-PUBLIC = ["PackConfig", "optimise", "PackResult", "loss_and_grad", "dense_loss", "pair_stats", "max_abs_cos",
-          "coherence", "normalise", "random_unit", "random_eps_star", "projection_matrix", "projection_distortion",
-          "sweep_packed", "packed_group", "sweep_random", "sweep_projection", "guha_exponent", "guha_lr", "LOSSES",
-          "PARALLEL_THRESHOLDS", "ORTHOGONAL_THRESHOLD", "default_tile", "default_block", "TiledPackingLoss"]
+PUBLIC = [
+    "PackConfig",
+    "optimise",
+    "PackResult",
+    "loss_and_grad",
+    "dense_loss",
+    "pair_stats",
+    "max_abs_cos",
+    "coherence",
+    "normalise",
+    "random_unit",
+    "random_eps_star",
+    "projection_matrix",
+    "projection_distortion",
+    "sweep_packed",
+    "packed_group",
+    "sweep_random",
+    "sweep_projection",
+    "guha_exponent",
+    "guha_lr",
+    "LOSSES",
+    "PARALLEL_THRESHOLDS",
+    "ORTHOGONAL_THRESHOLD",
+    "default_tile",
+    "default_block",
+    "TiledPackingLoss",
+]
 
 
 def test_public_names_survive_importing_every_submodule():

@@ -34,8 +34,7 @@ def test_pair_stats_on_any_grid_match_dense(n_bins):
         # counts: float32 cosines against float64 ones, so a pair within ~1e-7 of an edge may move
         n_orth = (a < packing.ORTHOGONAL_THRESHOLD).sum()
         assert n_orth > 100 and abs(st["n_orthogonal"][b] - n_orth) <= 1
-        np.testing.assert_allclose(st["n_above"][b], [(a > 0.1).sum(), (a > 0.15).sum(), (a > 0.333).sum()],
-                                   atol=1)
+        np.testing.assert_allclose(st["n_above"][b], [(a > 0.1).sum(), (a > 0.15).sum(), (a > 0.333).sum()], atol=1)
         ref = np.histogram(a, bins=n_bins, range=(0, 1))[0]
         assert st["hist"][b].sum() == ref.sum() and np.abs(st["hist"][b] - ref).sum() <= 4
     np.testing.assert_allclose(st["bin_edges"], np.linspace(0, 1, n_bins + 1))

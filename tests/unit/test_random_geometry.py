@@ -67,8 +67,12 @@ def test_bad_dimensions_are_refused():
 
 def test_max_abs_cosine_bounds_its_inputs():
     assert rg.max_abs_cosine(5, 1, trials=2, seed=0, device="cpu").tolist() == [1.0, 1.0]  # R^1: all parallel
-    for kwargs, match in [(dict(seed=2**64), "seed="), (dict(seed=-1), "seed="), (dict(trials=0), "trials"),
-                          (dict(d=0), "d must be")]:
+    for kwargs, match in [
+        (dict(seed=2**64), "seed="),
+        (dict(seed=-1), "seed="),
+        (dict(trials=0), "trials"),
+        (dict(d=0), "d must be"),
+    ]:
         with pytest.raises(RepcapError, match=match):
             rg.max_abs_cosine(**({"k": 10, "d": 4} | kwargs))
     with pytest.raises(RepcapError, match="seed="):

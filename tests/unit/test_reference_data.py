@@ -43,8 +43,9 @@ def test_every_claim_resolves():
     assert reference.claim("guha-sensitivity-d").source_value()[0] == pytest.approx(30.0)
 
 
-@pytest.mark.parametrize("x, digits", [(0.0645, 3), (8.4, 2), (1500, 2), (12288, 5), (3.99e7, 3), (2e20, 1),
-                                       (0.009, 1), (-1.005, 4)])
+@pytest.mark.parametrize(
+    "x, digits", [(0.0645, 3), (8.4, 2), (1500, 2), (12288, 5), (3.99e7, 3), (2e20, 1), (0.009, 1), (-1.005, 4)]
+)
 def test_significant_digits(x, digits):
     assert reference.significant_digits(x) == digits
 

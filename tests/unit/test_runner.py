@@ -10,7 +10,7 @@ import pytest
 
 from repcap import RepcapError, runner
 
-NB = textwrap.dedent('''\
+NB = textwrap.dedent("""\
     # %% [markdown]
     # # A test chapter
 
@@ -35,7 +35,7 @@ NB = textwrap.dedent('''\
     # %%
     if fail:
         raise ValueError("the cell failed on purpose")
-    ''')
+    """)
 
 
 @pytest.fixture()
@@ -55,7 +55,12 @@ def project(tmp_path, monkeypatch):
 
 def test_parameters_cell_is_read_as_literals(project):
     assert runner.notebook_parameters(project / "notebooks" / "10_test.py") == {
-        "n": 3, "scale": 0.5, "label": "x", "sizes": [1, 2], "fail": False}
+        "n": 3,
+        "scale": 0.5,
+        "label": "x",
+        "sizes": [1, 2],
+        "fail": False,
+    }
 
 
 def test_profile_and_overrides_layer_and_coerce(project):
@@ -65,13 +70,16 @@ def test_profile_and_overrides_layer_and_coerce(project):
     assert isinstance(got["scale"], float)
 
 
-@pytest.mark.parametrize("override, message", [
-    ({"nn": 1}, "unknown parameter 'nn'"),
-    ({"n": "three"}, "parameter 'n' must be int"),
-    ({"n": 2.5}, "parameter 'n' must be int"),
-    ({"fail": 1}, "parameter 'fail' must be bool"),
-    ({"sizes": [1, "a"]}, "parameter 'sizes[1]' must be int"),
-])
+@pytest.mark.parametrize(
+    "override, message",
+    [
+        ({"nn": 1}, "unknown parameter 'nn'"),
+        ({"n": "three"}, "parameter 'n' must be int"),
+        ({"n": 2.5}, "parameter 'n' must be int"),
+        ({"fail": 1}, "parameter 'fail' must be bool"),
+        ({"sizes": [1, "a"]}, "parameter 'sizes[1]' must be int"),
+    ],
+)
 def test_bad_parameters_are_refused_before_execution(project, override, message):
     with pytest.raises(RepcapError, match=message.replace("[", r"\[").replace("]", r"\]")) as err:
         runner.run("10_test", profile="smoke", overrides=override)

@@ -16,7 +16,7 @@ import pytest
 
 from repcap import RepcapError, runner
 
-NB = textwrap.dedent('''\
+NB = textwrap.dedent("""\
     # %% tags=["parameters"]
     n = 3  # points
     delay = 0.0  # seconds to wait before saving the figure
@@ -38,7 +38,7 @@ NB = textwrap.dedent('''\
     fig, ax = plt.subplots()
     ax.plot(range(n))
     figures.save("fig-hard-line", fig, pd.DataFrame({"i": range(n)}), {"caption": f"{n} points."})
-    ''')
+    """)
 
 
 @pytest.fixture()
@@ -63,8 +63,9 @@ def _rows(project) -> int:
 def test_two_runs_at_once_leave_one_consistent_chapter(project):
     env = dict(os.environ, REPCAP_ROOT=str(project))
     cmd = [sys.executable, "-m", "repcap", "run", "20_hard", "--profile", "smoke", "--force"]
-    first = subprocess.Popen(cmd + ["-p", "n=11", "-p", "delay=4"], env=env, stdout=subprocess.PIPE,
-                             stderr=subprocess.STDOUT, text=True)
+    first = subprocess.Popen(
+        cmd + ["-p", "n=11", "-p", "delay=4"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
     time.sleep(2.0)
     second = subprocess.run(cmd + ["-p", "n=22"], env=env, capture_output=True, text=True, timeout=300)
     out1 = first.communicate(timeout=300)[0]
@@ -146,12 +147,14 @@ def test_parameter_values_are_bounded_and_travel_in_a_file(project):
         runner.parse_override("n=" + _alias_bomb(8))
     assert len(runner.parse_override("n=" + _alias_bomb(2))[1]) == 2  # small: accepted
     # a long list value works: it is passed to the kernel in a file, not in the environment
-    (project / "notebooks" / "21_big.py").write_text(textwrap.dedent('''\
+    (project / "notebooks" / "21_big.py").write_text(
+        textwrap.dedent("""\
         # %% tags=["parameters"]
         xs = [0]  # many numbers
 
         # %%
         assert len(xs) == 40000
-        '''))
+        """)
+    )
     res = runner.run("21_big", profile="smoke", overrides={"xs": list(range(40000))}, log=lambda s: None)
     assert res.status == "executed"

@@ -22,9 +22,12 @@ def cache(tmp_path, monkeypatch):
 def test_reference_set_is_yoder_full_size_and_guha_small_cells_at_his_settings():
     s = runs.point_set("reference")
     (y,) = s.experiment("yoder").configs
-    assert (y["k"], y["d"], y["loss"], y["beta"]) == (int(reference.value("yoder2025.n_vectors")),
-                                                      int(reference.value("yoder2025.dim")), "exp",
-                                                      reference.value("yoder2025.beta"))
+    assert (y["k"], y["d"], y["loss"], y["beta"]) == (
+        int(reference.value("yoder2025.n_vectors")),
+        int(reference.value("yoder2025.dim")),
+        "exp",
+        reference.value("yoder2025.beta"),
+    )
     assert (y["k"], y["d"], y["beta"]) == (10000, 100, 20.0)  # the published sizes
     assert y["steps"] * runs.YODER_CPU_SECONDS_PER_STEP <= 2400  # about 30 minutes here
     g = s.experiment("guha-small")
@@ -101,7 +104,13 @@ def test_toy_points_fit_their_budget():
     assert len(runs.liu_reference_points(one * 1.5, 0.035)) == 1
     six = runs.liu_reference_points(6 * one + 1, 0.035)
     assert [(c["alpha"], c["m"], c["gamma"]) for c in six] == [
-        (1.0, 10, -1.0), (1.0, 10, 0.3333), (1.0, 25, -1.0), (1.0, 25, 0.3333), (1.0, 63, -1.0), (1.0, 63, 0.3333)]
+        (1.0, 10, -1.0),
+        (1.0, 10, 0.3333),
+        (1.0, 25, -1.0),
+        (1.0, 25, 0.3333),
+        (1.0, 63, -1.0),
+        (1.0, 63, 0.3333),
+    ]
     assert len(runs.liu_reference_points(1e9, 0.035)) == 24  # every candidate
     faster = runs.point_set("reference", toy_budget_s=1400, toy_seconds_per_model_step=0.007)
     assert len(faster.experiment("liu-main").configs) == 10  # 140 s a model
@@ -124,8 +133,15 @@ def test_unknown_names_are_refused_in_one_line():
 def test_point_functions_are_only_repcaps_sweep_functions():
     assert runs.point_function("repcap.packing.points:sweep_packed") is sweep_packed
     assert runs.point_function("repcap.toy.points:train_points") is train_points
-    for bad in ("os:system", "repcap.runner:main", "repcap.packing.points:optimise", "", None, 3,
-                "repcap.packing.points:sweep_packed.__globals__"):
+    for bad in (
+        "os:system",
+        "repcap.runner:main",
+        "repcap.packing.points:optimise",
+        "",
+        None,
+        3,
+        "repcap.packing.points:sweep_packed.__globals__",
+    ):
         with pytest.raises(RepcapError, match="not one of repcap's sweep point functions"):
             runs.point_function(bad)
 
@@ -139,5 +155,8 @@ def test_compute_resumes_and_respects_a_time_budget(cache):
     assert [(r.name, r.n_computed, r.n_cached) for r in first] == [("guha-small", 4, 0)]
     again = runs.compute(s, progress=False, log=log.append)
     assert {r.name: (r.n_computed, r.n_cached) for r in again} == {
-        "yoder": (1, 0), "guha-small": (0, 4), "liu-main": (6, 0)}
+        "yoder": (1, 0),
+        "guha-small": (0, 4),
+        "liu-main": (6, 0),
+    }
     assert any("wall time" in line for line in log) and any(line.startswith("== yoder") for line in log)

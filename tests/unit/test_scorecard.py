@@ -26,9 +26,9 @@ def test_ranges_bounds_and_counts():
     assert verdict(124.5, "range", low=5, high=100).kind == "differs"
     assert verdict(1.44, "range", low=1.1, high=1.4, tolerance=0.05).ok
     assert not verdict(1.46, "range", low=1.1, high=1.4, tolerance=0.05).ok
-    assert verdict(0.2, "above", value=0.2).kind == "differs"      # strictly above a class boundary
+    assert verdict(0.2, "above", value=0.2).kind == "differs"  # strictly above a class boundary
     assert verdict(0.2001, "above", value=0.2).ok
-    assert verdict(0.005, "below", value=0.005).ok                  # "at most"
+    assert verdict(0.005, "below", value=0.005).ok  # "at most"
     assert verdict(0, "equal", value=0).ok and not verdict(1, "equal", value=0).ok
 
 
@@ -64,10 +64,26 @@ def test_pages_from_findings_on_disk(tmp_path):
     (tmp_path / "findings").mkdir()
     (tmp_path / "figures").mkdir()
     (tmp_path / "figures" / "fig-eps-vs-d.json").write_text("{}")
-    recs = [{"claim": "guha-eps-gemma", "value": 0.4153, "profile": "quick", "chapter": "02_embedding_eps",
-             "figure": "fig-eps-vs-d", "note": "", "provenance": ""},
-            {"claim": "guha-empty-band", "value": 2, "profile": "quick", "chapter": "02_embedding_eps",
-             "figure": "fig-eps-vs-d", "note": "two encoders", "provenance": ""}]
+    recs = [
+        {
+            "claim": "guha-eps-gemma",
+            "value": 0.4153,
+            "profile": "quick",
+            "chapter": "02_embedding_eps",
+            "figure": "fig-eps-vs-d",
+            "note": "",
+            "provenance": "",
+        },
+        {
+            "claim": "guha-empty-band",
+            "value": 2,
+            "profile": "quick",
+            "chapter": "02_embedding_eps",
+            "figure": "fig-eps-vs-d",
+            "note": "two encoders",
+            "provenance": "",
+        },
+    ]
     (tmp_path / "findings" / "02_embedding_eps.json").write_text(json.dumps({"findings": recs}))
     scorecard.write_pages(tmp_path)
     page = (tmp_path / "scorecard.md").read_text()

@@ -39,14 +39,25 @@ def test_json_keys_and_values(npy, capsys):
     p, X = npy
     rec = run_json(capsys, str(p))
     v = reference(X)
-    for key in ("vocab_size", "d_model", "n_zero_rows", "mean", "std", "eps", "eps3", "mean_sq", "class", "tied",
-                "capacity"):
+    for key in (
+        "vocab_size",
+        "d_model",
+        "n_zero_rows",
+        "mean",
+        "std",
+        "eps",
+        "eps3",
+        "mean_sq",
+        "class",
+        "tied",
+        "capacity",
+    ):
         assert key in rec
     assert (rec["vocab_size"], rec["d_model"], rec["n_zero_rows"]) == (400, 24, 1)
     assert rec["mean"] == pytest.approx(v.mean(), abs=1e-7) and rec["std"] == pytest.approx(v.std(), abs=1e-6)
     assert rec["eps"] == pytest.approx(v.mean() + 2 * v.std(), abs=2e-6)
     assert rec["eps3"] == pytest.approx(v.mean() + 3 * v.std(), abs=3e-6)
-    assert rec["mean_sq"] == pytest.approx((v ** 2).mean(), abs=1e-7)
+    assert rec["mean_sq"] == pytest.approx((v**2).mean(), abs=1e-7)
     assert rec["class"] == laws.classify(rec["eps"]) and rec["tied"] is None
     assert set(rec["capacity"]) == set(laws.PUBLISHED)
     assert rec["capacity"]["four"] == pytest.approx(laws.capacity(rec["eps"], 24, "four"), rel=1e-12)
@@ -76,11 +87,14 @@ def test_human_output(npy, capsys):
     assert "eps = mean + 2 std" in out and "max |cos|" in out
 
 
-@pytest.mark.parametrize("argv,msg", [
-    (["stats", "no-such-model-xyz"], "unknown model source 'no-such-model-xyz'"),
-    (["models", "install", "nope"], "unknown offline model 'nope'"),
-    (["models", "install"], "give offline keys or --profile"),
-])
+@pytest.mark.parametrize(
+    "argv,msg",
+    [
+        (["stats", "no-such-model-xyz"], "unknown model source 'no-such-model-xyz'"),
+        (["models", "install", "nope"], "unknown offline model 'nope'"),
+        (["models", "install"], "give offline keys or --profile"),
+    ],
+)
 def test_errors_are_one_line(argv, msg, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
@@ -107,9 +121,12 @@ def test_profile_models_read_from_params(tmp_path, monkeypatch):
     nbs = tmp_path / "notebooks"
     (nbs / "params").mkdir(parents=True)
     (nbs / "02_embedding_eps.py").write_text('# %% tags=["parameters"]\nmodels = ["smollm2-135m"]  # default\n')
-    (nbs / "09_other.py").write_text('# %% tags=["parameters"]\nmodels = ["qwen2.5-coder-1.5b", "org/hub-model"]\nx = 1\n')
+    (nbs / "09_other.py").write_text(
+        '# %% tags=["parameters"]\nmodels = ["qwen2.5-coder-1.5b", "org/hub-model"]\nx = 1\n'
+    )
     (nbs / "params" / "quick.yaml").write_text(
-        "02_embedding_eps:\n  models: [gemma-3-270m, all-minilm-l6-v2]\n09_other: {x: 2}\n")
+        "02_embedding_eps:\n  models: [gemma-3-270m, all-minilm-l6-v2]\n09_other: {x: 2}\n"
+    )
     (nbs / "params" / "smoke.yaml").write_text("09_other: {models: []}\n")
     monkeypatch.setenv("REPCAP_ROOT", str(tmp_path))
     # the union over chapters, profile values over defaults, hub ids skipped
@@ -121,8 +138,14 @@ def test_models_lists_offline(capsys):
     assert main(["models", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
     assert {r["key"] for r in rows} == {
-        "smollm2-135m", "gemma-3-270m", "qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b", "all-minilm-l6-v2",
-        "paraphrase-minilm-l3-v2", "all-mpnet-base-v2"}
+        "smollm2-135m",
+        "gemma-3-270m",
+        "qwen2.5-coder-0.5b",
+        "qwen2.5-coder-1.5b",
+        "all-minilm-l6-v2",
+        "paraphrase-minilm-l3-v2",
+        "all-mpnet-base-v2",
+    }
     assert all("installed" in r for r in rows)
 
 
@@ -174,9 +197,9 @@ def test_quantile_and_threshold_flags_reach_the_record(npy, capsys):
 def simplex(d: int) -> np.ndarray:
     """k = d + 1 unit vectors in R^d with every pairwise cosine -1/d (a regular simplex)."""
     k = d + 1
-    C = np.eye(k) - 1.0 / k                     # centred standard basis of R^k: rank d
+    C = np.eye(k) - 1.0 / k  # centred standard basis of R^k: rank d
     U, S, _ = np.linalg.svd(C)
-    X = U[:, :d] * np.sqrt(S[:d])               # rows with X X^T = C (up to the common norm)
+    X = U[:, :d] * np.sqrt(S[:d])  # rows with X X^T = C (up to the common norm)
     return X / np.linalg.norm(X, axis=1, keepdims=True)
 
 
@@ -184,7 +207,7 @@ def test_negative_eps_means_the_laws_do_not_apply(tmp_path, capsys):
     d = 8
     X = simplex(d)
     c = (X @ X.T)[np.triu_indices(d + 1, 1)]
-    assert np.allclose(c, -1.0 / d)              # the geometry the record must describe
+    assert np.allclose(c, -1.0 / d)  # the geometry the record must describe
     np.save(tmp_path / "simplex.npy", X.astype(np.float32))
     rec = run_json(capsys, str(tmp_path / "simplex.npy"), "--tiled")
     assert rec["mean"] == pytest.approx(-1.0 / d, abs=1e-6) and rec["std"] == pytest.approx(0.0, abs=1e-3)

@@ -103,11 +103,21 @@ def test_resume_after_sigkill_recomputes_no_finished_point(tmp_path):
     (tmp_path / "sweepjob.py").write_text(textwrap.dedent(JOB))
     cache = tmp_path / "cache"
     log = tmp_path / "log.txt"
-    env = {**os.environ, "SWEEP_LOG": str(log), "SWEEP_SLEEP": "0.15", "PYTHONPATH": str(tmp_path),
-           "OMP_NUM_THREADS": "1"}
+    env = {
+        **os.environ,
+        "SWEEP_LOG": str(log),
+        "SWEEP_SLEEP": "0.15",
+        "PYTHONPATH": str(tmp_path),
+        "OMP_NUM_THREADS": "1",
+    }
     n = 30
-    proc = subprocess.Popen([sys.executable, "-m", "sweepjob", str(n), str(cache)], env=env, cwd=tmp_path,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "sweepjob", str(n), str(cache)],
+        env=env,
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     deadline = time.time() + 60
     while time.time() < deadline and proc.poll() is None:
         if log.exists() and len(log.read_text().splitlines()) >= 6:
@@ -126,8 +136,15 @@ def test_resume_after_sigkill_recomputes_no_finished_point(tmp_path):
 
     log.write_text("")
     env["SWEEP_SLEEP"] = "0"
-    out = subprocess.run([sys.executable, "-m", "sweepjob", str(n), str(cache)], env=env, cwd=tmp_path,
-                         capture_output=True, text=True, timeout=120, check=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "sweepjob", str(n), str(cache)],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
     summary = json.loads(out.stdout.strip().splitlines()[-1])
     assert summary == {"cached": finished, "computed": n - finished}
     recomputed = [json.loads(s) for s in log.read_text().splitlines()]
@@ -177,14 +194,22 @@ def test_batched_runs_by_group_and_max_batch(tmp_path):
         assert len({c["shape"] for c in cs}) == 1
         return [{"v": c["i"] * (2 if c["shape"] == "b" else 1)} for c in cs]
 
-    rep = sweep.run(fb, configs, cache=sweep.Cache(tmp_path), batched=True, group_by=lambda c: c["shape"],
-                    max_batch=3, progress=False)
+    rep = sweep.run(
+        fb,
+        configs,
+        cache=sweep.Cache(tmp_path),
+        batched=True,
+        group_by=lambda c: c["shape"],
+        max_batch=3,
+        progress=False,
+    )
     assert [len(b) for b in batches] == [3, 2, 3, 2]
     assert [r["v"] for r in rep.results] == [0, 1, 2, 3, 4, 0, 2, 4, 6, 8]
     batches.clear()
     configs.append({"shape": "a", "i": 7})
-    rep = sweep.run(fb, configs, cache=sweep.Cache(tmp_path), batched=True, group_by=lambda c: c["shape"],
-                    progress=False)
+    rep = sweep.run(
+        fb, configs, cache=sweep.Cache(tmp_path), batched=True, group_by=lambda c: c["shape"], progress=False
+    )
     assert batches == [[("a", 7)]]  # only the new point is trained
     assert rep.results[-1] == {"v": 7}
 

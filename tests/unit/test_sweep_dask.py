@@ -32,8 +32,9 @@ HERE = Path(__file__).resolve().parent
 
 @pytest.fixture(scope="module")
 def client():
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                                       silence_logs=50)
+    cluster = distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=50
+    )
     c = distributed.Client(cluster)
     yield c
     c.close()
@@ -147,9 +148,22 @@ def test_points_finished_by_workers_survive_a_killed_client(client, tmp_path, de
     log, cache = tmp_path / "log", tmp_path / "cache"
     n, sleep = 10, 0.3
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    proc = subprocess.Popen([sys.executable, str(HERE / "_sweep_child.py"), "dask-client", client.scheduler.address,
-                             str(cache), str(log), str(n), str(sleep), "1" if detach else "0"],
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            str(HERE / "_sweep_child.py"),
+            "dask-client",
+            client.scheduler.address,
+            str(cache),
+            str(log),
+            str(n),
+            str(sleep),
+            "1" if detach else "0",
+        ],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     try:
         assert _wait_until(lambda: len(_logged(log)) >= 3, timeout=60), proc.stderr.read1().decode()
     finally:
@@ -247,8 +261,7 @@ def test_make_executor_choices():
     with pytest.raises(SystemExit):
         ap.parse_args(["--executor", "ray"])
     with pytest.raises(RepcapError, match="is not one"):
-        sweep.run(noisy, [{"n": 2, "seed": 0}], cache=sweep.Cache("/nonexistent/never"), executor=42,
-                  progress=False)
+        sweep.run(noisy, [{"n": 2, "seed": 0}], cache=sweep.Cache("/nonexistent/never"), executor=42, progress=False)
 
 
 def test_unreachable_scheduler_is_a_clear_error():
@@ -297,19 +310,22 @@ def test_jobqueue_config_builds_the_cluster(monkeypatch):
     fake = types.ModuleType("dask_jobqueue")
     fake.SLURMCluster = fake.PBSCluster = FakeCluster
     monkeypatch.setitem(sys.modules, "dask_jobqueue", fake)
-    c = JobqueueConfig.from_mapping({"system": "SLURM", "jobs": 4, "cores": 8, "memory": "32GB",
-                                     "job_extra_directives": ["--gres=gpu:1"]}).build()
+    c = JobqueueConfig.from_mapping(
+        {"system": "SLURM", "jobs": 4, "cores": 8, "memory": "32GB", "job_extra_directives": ["--gres=gpu:1"]}
+    ).build()
     assert c.kw == {"cores": 8, "memory": "32GB", "job_extra_directives": ["--gres=gpu:1"]} and c.scaled == 4
-    c = JobqueueConfig.from_mapping({"system": "pbs", "cores": 4, "memory": "8GB",
-                                     "adapt": {"minimum_jobs": 0, "maximum_jobs": 20}}).build()
+    c = JobqueueConfig.from_mapping(
+        {"system": "pbs", "cores": 4, "memory": "8GB", "adapt": {"minimum_jobs": 0, "maximum_jobs": 20}}
+    ).build()
     assert c.adapted == {"minimum_jobs": 0, "maximum_jobs": 20} and c.scaled is None
     with pytest.raises(RepcapError, match="refused the pbs config"):
         JobqueueConfig.from_mapping({"system": "pbs", "cores": 4}).build()
 
 
 def test_task_refuses_a_cache_the_worker_cannot_see(tmp_path):
-    task = sweep.PointTask(noisy, [{"n": 3, "seed": 0}], [sweep.point_key(noisy, {"n": 3, "seed": 0})],
-                           str(tmp_path / "not-shared"))
+    task = sweep.PointTask(
+        noisy, [{"n": 3, "seed": 0}], [sweep.point_key(noisy, {"n": 3, "seed": 0})], str(tmp_path / "not-shared")
+    )
     with pytest.raises(RepcapError, match="cannot see the sweep cache folder"):
         task()
 
@@ -343,8 +359,15 @@ def test_task_reads_the_cache_before_computing(tmp_path):
             super().run_tasks(tasks, on_done)
 
     more = [{"n": 4, "seed": s} for s in range(3, 6)]
-    rep = sweep.run(noisy_batch, cs + more, cache=store, batched=True, group_by=lambda c: c["n"],
-                    executor=Planting(), progress=False)
+    rep = sweep.run(
+        noisy_batch,
+        cs + more,
+        cache=store,
+        batched=True,
+        group_by=lambda c: c["n"],
+        executor=Planting(),
+        progress=False,
+    )
     assert (rep.n_cached, rep.n_computed) == (4, 2)
     assert rep.results[3]["mean"] == -1.0 and rep.results[4] == noisy_batch(more[1:])[0]
 
@@ -380,8 +403,16 @@ def test_collected_errors_same_locally_and_on_the_cluster(client, tmp_path):
         first = "model 0 is gated" if ex is None else r"model [03] is gated|hub unreachable"
         with pytest.raises((RepcapError, OSError), match=first):
             sweep.run(picky, cs, cache=cache, executor=ex, progress=False)
-        rep = sweep.run(picky_batch, cs, cache=sweep.Cache(tmp_path / f"b{name}"), batched=True, max_batch=3,
-                        executor=ex, on_error="collect", progress=False)
+        rep = sweep.run(
+            picky_batch,
+            cs,
+            cache=sweep.Cache(tmp_path / f"b{name}"),
+            batched=True,
+            max_batch=3,
+            executor=ex,
+            on_error="collect",
+            progress=False,
+        )
         assert [e["index"] for e in rep.errors] == [3, 4, 5]  # the whole batch [3, 4, 5] failed
         assert rep.results[6] == {"y": 6.25} and rep.results[3] is None
     with pytest.raises(RepcapError, match="'raise' or 'collect'"):
@@ -396,15 +427,33 @@ def test_separate_scheduler_process_without_repcap_and_its_death(tmp_path):
     sched_file, log, cache = tmp_path / "scheduler.json", tmp_path / "log", tmp_path / "cache"
     bare = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     dask_cli = [sys.executable, "-m", "distributed.cli.dask_scheduler"]
-    sched = subprocess.Popen(dask_cli + ["--port", "0", "--no-dashboard", "--scheduler-file", str(sched_file)],
-                             cwd=tmp_path, env=bare, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    sched = subprocess.Popen(
+        dask_cli + ["--port", "0", "--no-dashboard", "--scheduler-file", str(sched_file)],
+        cwd=tmp_path,
+        env=bare,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     worker = None
     try:
         assert _wait_until(sched_file.exists, timeout=60)
         wenv = {**bare, "PYTHONPATH": str(HERE), "OMP_NUM_THREADS": "1"}
-        worker = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", "--scheduler-file",
-                                   str(sched_file), "--nthreads", "1", "--no-dashboard"],
-                                  cwd=tmp_path, env=wenv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        worker = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "distributed.cli.dask_worker",
+                "--scheduler-file",
+                str(sched_file),
+                "--nthreads",
+                "1",
+                "--no-dashboard",
+            ],
+            cwd=tmp_path,
+            env=wenv,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         address = json.loads(sched_file.read_text())["address"]
         ex = make_executor("dask", address)
         ex.client.wait_for_workers(1, timeout=60)

@@ -13,6 +13,7 @@ from repcap import RepcapError, fits, toy
 
 # ---------------------------------------------------------------- frequencies and data
 
+
 def test_power_law_frequencies_closed_form():
     p = toy.frequencies(50, "power", alpha=1.5)
     i = np.arange(1, 51, dtype=np.float64)
@@ -55,17 +56,24 @@ def test_sample_batch_frequencies_and_values_match_spec():
     assert abs(vals.square().mean().item() - 4 / 3) < 0.03
     assert vals.max() <= 2.0 and vals.min() > 0
     # a model's stream does not depend on its batch neighbours
-    x2 = toy.sample_batch(torch.stack([p, p]).float(), 64, [torch.Generator().manual_seed(9), torch.Generator().manual_seed(3)])
+    x2 = toy.sample_batch(
+        torch.stack([p, p]).float(), 64, [torch.Generator().manual_seed(9), torch.Generator().manual_seed(3)]
+    )
     x1 = toy.sample_batch(p[None].float(), 64, [torch.Generator().manual_seed(3)])
     torch.testing.assert_close(x2[1], x1[0], rtol=0, atol=0)
 
 
 # ---------------------------------------------------------------- gradient and optimiser
 
+
 def test_loss_and_grad_match_float64_autograd():
     g = torch.Generator().manual_seed(0)
     M, B, n, m = 3, 17, 9, 4
-    x = (torch.rand(M, B, n, generator=g, dtype=torch.float64) < 0.3) * 2 * torch.rand(M, B, n, generator=g, dtype=torch.float64)
+    x = (
+        (torch.rand(M, B, n, generator=g, dtype=torch.float64) < 0.3)
+        * 2
+        * torch.rand(M, B, n, generator=g, dtype=torch.float64)
+    )
     W = torch.randn(M, n, m, generator=g, dtype=torch.float64, requires_grad=True)
     b = torch.randn(M, n, generator=g, dtype=torch.float64, requires_grad=True)
     y = torch.relu(torch.einsum("kbi,kij,klj->kbl", x, W, W) + b[:, None, :])
@@ -104,8 +112,9 @@ def test_decay_negative_gamma_pulls_norms_to_one():
     assert norms1[3] == 0.0  # zero rows stay zero (no NaN)
     # the mixed-sign path gives the same rows as the single-sign paths
     W2 = torch.cat([W, W])
-    mixed = toy.decay_(W2.clone(), torch.tensor([0.1, 0.1], dtype=torch.float64),
-                       torch.tensor([-1.0, 0.5], dtype=torch.float64))
+    mixed = toy.decay_(
+        W2.clone(), torch.tensor([0.1, 0.1], dtype=torch.float64), torch.tensor([-1.0, 0.5], dtype=torch.float64)
+    )
     torch.testing.assert_close(mixed[0], out, rtol=0, atol=1e-15)
     torch.testing.assert_close(mixed[1], W[0] * (1 - 0.05), rtol=0, atol=1e-15)
     torch.testing.assert_close(torch.nn.functional.normalize(out[:3], dim=1), dirs[:3])  # directions kept
@@ -167,10 +176,13 @@ def test_lr_schedule_warmup_and_cosine_floor():
 
 # ---------------------------------------------------------------- batching
 
+
 def test_batched_training_equals_single_models():
     cfg = toy.TrainConfig(n=24, m=4, steps=60, batch=32, device="cpu")
-    specs = [toy.ModelSpec(alpha=a, gamma=g, seed=s, lr=lr)
-             for a, g, s, lr in [(0.5, -1.0, 1, 1e-2), (1.5, 0.3, 2, 5e-3), (1.0, 0.0, 3, 2e-2)]]
+    specs = [
+        toy.ModelSpec(alpha=a, gamma=g, seed=s, lr=lr)
+        for a, g, s, lr in [(0.5, -1.0, 1, 1e-2), (1.5, 0.3, 2, 5e-3), (1.0, 0.0, 3, 2e-2)]
+    ]
     batched = toy.train(specs, cfg)
     # the CPU's cache-sized model groups (here: one model per group, and all at once) change nothing
     from dataclasses import replace
@@ -187,6 +199,7 @@ def test_batched_training_equals_single_models():
 
 
 # ---------------------------------------------------------------- measurements
+
 
 def test_mean_sq_overlap_matches_dense_reference():
     W = torch.randn(2, 15, 4, dtype=torch.float64)
@@ -266,6 +279,7 @@ def test_unlearned_loss_closed_form_and_exponent():
 
 # ---------------------------------------------------------------- regimes (small runs)
 
+
 def test_strong_and_weak_regimes_on_small_runs():
     n, m = 64, 8
     cfg = toy.TrainConfig(n=n, m=m, steps=1200, batch=256, device="cpu")
@@ -278,11 +292,12 @@ def test_strong_and_weak_regimes_on_small_runs():
     # weak superposition: about m features represented (the most frequent ones)
     assert 0.5 * m <= weak["n_represented"] <= 2 * m
     norms = toy.row_norms(res.W)[1]
-    assert (norms[:m // 2] > 0.5).all()
+    assert (norms[: m // 2] > 0.5).all()
     assert strong["loss"] > 0 and weak["loss"] > 0
 
 
 # ---------------------------------------------------------------- sweep function
+
 
 def test_train_points_and_group_key(tmp_path):
     from repcap import sweep
@@ -296,7 +311,9 @@ def test_train_points_and_group_key(tmp_path):
         calls.append(len(cs))
         return toy.train_points(cs)
 
-    rep = sweep.run(counting, configs, cache=sweep.Cache(tmp_path), batched=True, group_by=toy.group_key, progress=False)
+    rep = sweep.run(
+        counting, configs, cache=sweep.Cache(tmp_path), batched=True, group_by=toy.group_key, progress=False
+    )
     assert sorted(calls) == [1, 4]  # two shapes -> two batches
     assert rep.n_computed == 5
     assert all({"loss", "phi_half", "mean_sq_overlap", "seconds"} <= set(r) for r in rep.results)
@@ -310,7 +327,8 @@ def test_train_points_and_group_key(tmp_path):
     assert tiny["mean_sq_overlap_represented"] is None or math.isfinite(tiny["mean_sq_overlap_represented"])
     with pytest.raises(RepcapError, match="unknown"):
         toy.sweep_config(width=3)
-    assert sweep.point_key(toy.train_points, toy.sweep_config(alpha=1, m=4.0)) == \
-        sweep.point_key(toy.train_points, toy.sweep_config(alpha=1.0, m=4))
+    assert sweep.point_key(toy.train_points, toy.sweep_config(alpha=1, m=4.0)) == sweep.point_key(
+        toy.train_points, toy.sweep_config(alpha=1.0, m=4)
+    )
     with pytest.raises(RepcapError, match="groups"):
         toy.train_points([configs[0], configs[-1]])

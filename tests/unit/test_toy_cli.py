@@ -10,13 +10,33 @@ from repcap import cli, toy
 
 
 def test_toy_json_matches_library(capsys):
-    argv = ["toy", "--n", "20", "--m", "4", "--alpha", "1.0", "--gamma", "-1", "--steps", "40",
-            "--batch", "32", "--seed", "5", "--device", "cpu", "--json", "--no-progress"]
+    argv = [
+        "toy",
+        "--n",
+        "20",
+        "--m",
+        "4",
+        "--alpha",
+        "1.0",
+        "--gamma",
+        "-1",
+        "--steps",
+        "40",
+        "--batch",
+        "32",
+        "--seed",
+        "5",
+        "--device",
+        "cpu",
+        "--json",
+        "--no-progress",
+    ]
     assert cli.main(argv) == 0
     out = json.loads(capsys.readouterr().out)
     assert {"loss", "phi_half", "mean_sq_overlap", "seconds"} <= set(out)
-    ref = toy.train([toy.ModelSpec(alpha=1.0, gamma=-1.0, seed=5)],
-                    toy.TrainConfig(n=20, m=4, steps=40, batch=32, device="cpu")).measurements()[0]
+    ref = toy.train(
+        [toy.ModelSpec(alpha=1.0, gamma=-1.0, seed=5)], toy.TrainConfig(n=20, m=4, steps=40, batch=32, device="cpu")
+    ).measurements()[0]
     assert out["loss"] == pytest.approx(ref["loss"], rel=1e-6)
     assert out["phi_half"] == pytest.approx(ref["phi_half"])
     assert out["mean_sq_overlap"] == pytest.approx(ref["mean_sq_overlap"], rel=1e-6)
@@ -24,21 +44,45 @@ def test_toy_json_matches_library(capsys):
 
 
 def test_toy_table_output(capsys):
-    assert cli.main(["toy", "--n", "10", "--m", "3", "--alpha", "0", "--gamma", "0.5", "--steps", "5",
-                     "--batch", "8", "--device", "cpu", "--no-progress"]) == 0
+    assert (
+        cli.main(
+            [
+                "toy",
+                "--n",
+                "10",
+                "--m",
+                "3",
+                "--alpha",
+                "0",
+                "--gamma",
+                "0.5",
+                "--steps",
+                "5",
+                "--batch",
+                "8",
+                "--device",
+                "cpu",
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "phi_half" in out and "mean_sq_overlap" in out
 
 
-@pytest.mark.parametrize("args, needle", [
-    (["--n", "0", "--m", "3", "--alpha", "1", "--gamma", "0"], "--n"),
-    (["--n", "10", "--m", "3", "--alpha", "-2", "--gamma", "0"], "alpha"),
-    (["--n", "10", "--m", "3", "--alpha", "1", "--gamma", "0", "--lr", "0"], "lr"),
-    (["--n", "10", "--m", "3", "--alpha", "1", "--gamma", "0", "--device", "tpu9"], "device"),
-    (["--n", "10", "--m", "3", "--alpha", "1", "--gamma", "0", "--seed", "-1"], "--seed"),
-    (["--n", "10", "--m", "3", "--alpha", "1", "--gamma", "0", "--warmup-fraction", "2"], "--warmup-fraction"),
-    (["--n", "10", "--m", "3", "--alpha", "1", "--gamma", "0", "--bias-lr", "0"], "--bias-lr"),
-])
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (["--n", "0", "--m", "3", "--alpha", "1", "--gamma", "0"], "--n"),
+        (["--n", "10", "--m", "3", "--alpha", "-2", "--gamma", "0"], "alpha"),
+        (["--n", "10", "--m", "3", "--alpha", "1", "--gamma", "0", "--lr", "0"], "lr"),
+        (["--n", "10", "--m", "3", "--alpha", "1", "--gamma", "0", "--device", "tpu9"], "device"),
+        (["--n", "10", "--m", "3", "--alpha", "1", "--gamma", "0", "--seed", "-1"], "--seed"),
+        (["--n", "10", "--m", "3", "--alpha", "1", "--gamma", "0", "--warmup-fraction", "2"], "--warmup-fraction"),
+        (["--n", "10", "--m", "3", "--alpha", "1", "--gamma", "0", "--bias-lr", "0"], "--bias-lr"),
+    ],
+)
 def test_toy_bad_input_is_one_line_exit_2(capsys, args, needle):
     assert cli.main(["toy", *args, "--steps", "2", "--batch", "4", "--no-progress"]) == 2
     err = capsys.readouterr().err.strip()
@@ -73,9 +117,32 @@ def test_cli_defaults_are_the_dataclasses_defaults():
 
 
 def test_toy_negative_gamma_paper_rates_and_strict_json(capsys, monkeypatch):
-    argv = ["toy", "--n", "16", "--m", "4", "--alpha", "1", "--gamma=-1e-3", "--steps", "20", "--batch", "8",
-            "--lr-rule", "liu-exp17", "--warmup-fraction", "0.05", "--bias-lr", "0.3", "--loss-window", "5",
-            "--device", "cpu", "--json", "--no-progress"]
+    argv = [
+        "toy",
+        "--n",
+        "16",
+        "--m",
+        "4",
+        "--alpha",
+        "1",
+        "--gamma=-1e-3",
+        "--steps",
+        "20",
+        "--batch",
+        "8",
+        "--lr-rule",
+        "liu-exp17",
+        "--warmup-fraction",
+        "0.05",
+        "--bias-lr",
+        "0.3",
+        "--loss-window",
+        "5",
+        "--device",
+        "cpu",
+        "--json",
+        "--no-progress",
+    ]
     assert cli.main(argv) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["config"]["gamma"] == -1e-3 and out["config"]["lr_rule"] == "liu-exp17"
@@ -99,7 +166,23 @@ def test_toy_negative_gamma_paper_rates_and_strict_json(capsys, monkeypatch):
 
 @pytest.mark.parametrize("gamma", [["--gamma=-1e-3"], ["--gamma", "-1e-3"]])
 def test_toy_negative_gamma_in_exponent_form(capsys, gamma):
-    argv = ["toy", "--n", "8", "--m", "2", "--alpha", "1", *gamma, "--steps", "2", "--batch", "4",
-            "--device", "cpu", "--json", "--no-progress"]
+    argv = [
+        "toy",
+        "--n",
+        "8",
+        "--m",
+        "2",
+        "--alpha",
+        "1",
+        *gamma,
+        "--steps",
+        "2",
+        "--batch",
+        "4",
+        "--device",
+        "cpu",
+        "--json",
+        "--no-progress",
+    ]
     assert cli.main(argv) == 0
     assert json.loads(capsys.readouterr().out)["config"]["gamma"] == -1e-3

@@ -56,11 +56,13 @@ def test_liu_exp17_rates_per_width_as_used_by_the_optimiser(monkeypatch, m):
     assert len(seen["W"]) == len(seen["b"]) == len(seen["decay"]) == steps
     for t in range(steps):
         # float32 rates, as the optimiser sees them
-        torch.testing.assert_close(seen["W"][t], torch.full((2,), w_peak * ref[t].item(), dtype=torch.float64),
-                                   rtol=2e-7, atol=0)
+        torch.testing.assert_close(
+            seen["W"][t], torch.full((2,), w_peak * ref[t].item(), dtype=torch.float64), rtol=2e-7, atol=0
+        )
         torch.testing.assert_close(seen["decay"][t], seen["W"][t], rtol=0, atol=0)
-        torch.testing.assert_close(seen["b"][t], torch.full((2,), b_peak * ref[t].item(), dtype=torch.float64),
-                                   rtol=2e-7, atol=0)
+        torch.testing.assert_close(
+            seen["b"][t], torch.full((2,), b_peak * ref[t].item(), dtype=torch.float64), rtol=2e-7, atol=0
+        )
 
 
 @pytest.mark.parametrize("m", [4, 16])

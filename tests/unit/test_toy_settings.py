@@ -32,41 +32,47 @@ def test_every_setting_has_help_text():
             assert f.metadata.get("help"), f"{cls.__name__}.{f.name}"
 
 
-@pytest.mark.parametrize("kw, needle", [
-    (dict(n=0), "n=0 must be a positive integer"),
-    (dict(m=2.5), "m=2.5 must be a positive integer"),
-    (dict(steps=True), "steps=True must be a positive integer"),
-    (dict(batch=-3), "batch=-3 must be a positive integer"),
-    (dict(lr=0.0), "lr=0.0 must be a finite number > 0"),
-    (dict(lr=float("nan")), "lr=nan must be a finite number > 0"),
-    (dict(steps=10, warmup=11), "warmup=11 must lie in 0..steps"),
-    (dict(warmup=-1), "warmup=-1 must be an integer >= 0"),
-    (dict(warmup_fraction=1.5), "warmup_fraction=1.5 must lie in [0, 1]"),
-    (dict(warmup=5, warmup_fraction=0.05), "give one of them"),
-    (dict(lr_rule="sqrt"), "lr_rule='sqrt': use one of constant, liu-exp17"),
-    (dict(betas=(0.9,)), "betas=(0.9,) must be two numbers in [0, 1)"),
-    (dict(betas=(0.9, 1.0)), "must be two numbers in [0, 1)"),
-    (dict(loss_window=0), "loss_window=0 must be a positive integer"),
-    (dict(final_lr_frac=2.0), "final_lr_frac=2.0 must lie in [0, 1]"),
-])
+@pytest.mark.parametrize(
+    "kw, needle",
+    [
+        (dict(n=0), "n=0 must be a positive integer"),
+        (dict(m=2.5), "m=2.5 must be a positive integer"),
+        (dict(steps=True), "steps=True must be a positive integer"),
+        (dict(batch=-3), "batch=-3 must be a positive integer"),
+        (dict(lr=0.0), "lr=0.0 must be a finite number > 0"),
+        (dict(lr=float("nan")), "lr=nan must be a finite number > 0"),
+        (dict(steps=10, warmup=11), "warmup=11 must lie in 0..steps"),
+        (dict(warmup=-1), "warmup=-1 must be an integer >= 0"),
+        (dict(warmup_fraction=1.5), "warmup_fraction=1.5 must lie in [0, 1]"),
+        (dict(warmup=5, warmup_fraction=0.05), "give one of them"),
+        (dict(lr_rule="sqrt"), "lr_rule='sqrt': use one of constant, liu-exp17"),
+        (dict(betas=(0.9,)), "betas=(0.9,) must be two numbers in [0, 1)"),
+        (dict(betas=(0.9, 1.0)), "must be two numbers in [0, 1)"),
+        (dict(loss_window=0), "loss_window=0 must be a positive integer"),
+        (dict(final_lr_frac=2.0), "final_lr_frac=2.0 must lie in [0, 1]"),
+    ],
+)
 def test_train_config_checks(kw, needle):
     with pytest.raises(RepcapError) as exc:
         toy.TrainConfig(**kw)
     assert needle in str(exc.value) and "\n" not in str(exc.value)
 
 
-@pytest.mark.parametrize("kw, needle", [
-    (dict(seed=-1), "seed=-1 must be an integer in 0..2**63-1"),
-    (dict(seed=2**63), "must be an integer in 0..2**63-1"),
-    (dict(seed=1.5), "seed=1.5 must be an integer"),
-    (dict(alpha=-2.0), "alpha=-2.0 must be >= 0"),
-    (dict(gamma=float("inf")), "gamma=inf must be a finite number"),
-    (dict(lr=-1e-3), "lr=-0.001 must be a finite number > 0"),
-    (dict(bias_lr=0), "bias_lr=0 must be a finite number > 0"),
-    (dict(distribution="zipf"), "distribution='zipf': use one of power, exp, linear, density"),
-    (dict(tau=0.0), "tau=0.0 must be > 0"),
-    (dict(density=-1.0), "density=-1.0 must be > 0"),
-])
+@pytest.mark.parametrize(
+    "kw, needle",
+    [
+        (dict(seed=-1), "seed=-1 must be an integer in 0..2**63-1"),
+        (dict(seed=2**63), "must be an integer in 0..2**63-1"),
+        (dict(seed=1.5), "seed=1.5 must be an integer"),
+        (dict(alpha=-2.0), "alpha=-2.0 must be >= 0"),
+        (dict(gamma=float("inf")), "gamma=inf must be a finite number"),
+        (dict(lr=-1e-3), "lr=-0.001 must be a finite number > 0"),
+        (dict(bias_lr=0), "bias_lr=0 must be a finite number > 0"),
+        (dict(distribution="zipf"), "distribution='zipf': use one of power, exp, linear, density"),
+        (dict(tau=0.0), "tau=0.0 must be > 0"),
+        (dict(density=-1.0), "density=-1.0 must be > 0"),
+    ],
+)
 def test_model_spec_checks(kw, needle):
     with pytest.raises(RepcapError) as exc:
         toy.ModelSpec(**kw)

@@ -37,5 +37,19 @@ from .schema import LARGE_FIELDS, Bundle, BundleEntry, read
 from .store import Found, ImportReport, Lookup, Status, import_, lookup, lookup_configs, status
 from .writer import export
 
-__all__ = ["LARGE_FIELDS", "Bundle", "BundleEntry", "Found", "ImportReport", "Lookup", "Status", "export",
-           "import_", "lookup", "lookup_configs", "point_id", "read", "status"]
+__all__ = [
+    "LARGE_FIELDS",
+    "Bundle",
+    "BundleEntry",
+    "Found",
+    "ImportReport",
+    "Lookup",
+    "Status",
+    "export",
+    "import_",
+    "lookup",
+    "lookup_configs",
+    "point_id",
+    "read",
+    "status",
+]

@@ -31,9 +31,9 @@ def _read_record(cache: Cache, pid: str) -> dict | None:
 
 
 def _write_record(cache: Cache, pid: str, body: dict) -> None:
-    atomic_write_text(_record_path(cache, pid), json.dumps({**body, "sha256": _sha(canonical(body))},
-                                                          sort_keys=True) + "\n")
-
+    atomic_write_text(
+        _record_path(cache, pid), json.dumps({**body, "sha256": _sha(canonical(body))}, sort_keys=True) + "\n"
+    )
 
 
 def _stored(cache: Cache, key: str) -> tuple[dict, float] | None:

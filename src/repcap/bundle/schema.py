@@ -24,10 +24,22 @@ MAX_FILE_BYTES = 128 << 20
 MAX_DEPTH = 64
 _NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
 _HEX = re.compile(r"^[0-9a-f]{64}$")
-_PROV_TYPES: dict[str, tuple] = {"device": (str,), "seconds": (int, float, type(None)), "computed": (str,),
-                                 "commit": (str,), "versions": (dict,), "set": (str,), "experiment": (str,)}
-_MANIFEST_PROV: dict[str, Any] = {"commit": str, "exported": str, "versions": dict, "devices": list,
-                                  "wall_s": (int, float)}
+_PROV_TYPES: dict[str, tuple] = {
+    "device": (str,),
+    "seconds": (int, float, type(None)),
+    "computed": (str,),
+    "commit": (str,),
+    "versions": (dict,),
+    "set": (str,),
+    "experiment": (str,),
+}
+_MANIFEST_PROV: dict[str, Any] = {
+    "commit": str,
+    "exported": str,
+    "versions": dict,
+    "devices": list,
+    "wall_s": (int, float),
+}
 _ENTRY_KEYS = {"fn", "config", "key", "code", "result", "sha256", "omitted", "provenance"}
 
 
@@ -147,8 +159,9 @@ def _check_entry(e: Any, where: str, fn_expected: str, digests: dict[str, str]) 
     if _sha(canonical(e["result"])) != e["sha256"]:
         raise RepcapError(f"{where}: the result does not match its checksum (the bundle is damaged)")
     if point_key(fn, e["config"], code=e["code"]) != e["key"]:
-        raise RepcapError(f"{where}: its key does not match its function, config and code digest "
-                          "(the bundle is damaged)")
+        raise RepcapError(
+            f"{where}: its key does not match its function, config and code digest (the bundle is damaged)"
+        )
     if e["fn"] not in digests:
         digests[e["fn"]] = code_digest(fn)
     return fn, point_key(fn, e["config"], code=digests[e["fn"]]) == e["key"]

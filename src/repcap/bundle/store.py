@@ -21,13 +21,15 @@ from .schema import _sha, read
 class ImportReport:
     path: Path
     imported: int = 0
-    already: int = 0       # the cache held the same key already (its own result is kept)
-    summaries: int = 0     # fresh entries without their large fields: index records only
+    already: int = 0  # the cache held the same key already (its own result is kept)
+    summaries: int = 0  # fresh entries without their large fields: index records only
     stale: list[tuple[str, dict]] = field(default_factory=list)  # (experiment, config)
 
     def describe(self) -> str:
-        return (f"{self.path}: {self.imported} points imported, {self.already} already in the cache, "
-                f"{self.summaries} summaries (no cache entry), {len(self.stale)} stale (code changed; not imported)")
+        return (
+            f"{self.path}: {self.imported} points imported, {self.already} already in the cache, "
+            f"{self.summaries} summaries (no cache entry), {len(self.stale)} stale (code changed; not imported)"
+        )
 
 
 def import_(path: str | Path) -> ImportReport:
@@ -35,14 +37,27 @@ def import_(path: str | Path) -> ImportReport:
     docstring); the whole bundle is checked before anything is written."""
     b = read(path)
     rep = ImportReport(b.path)
-    where = {"path": str(b.path.resolve()), "set": b.manifest["set"], "scale": b.manifest["scale"],
-             "exported": b.manifest["provenance"]["exported"]}
+    where = {
+        "path": str(b.path.resolve()),
+        "set": b.manifest["set"],
+        "scale": b.manifest["scale"],
+        "exported": b.manifest["provenance"]["exported"],
+    }
     for be in sorted(b.entries, key=lambda x: not x.complete):  # complete entries first
         e, cache = be.data, Cache.named(be.cache)
         pid = point_id(e["fn"], e["config"])
-        rec = {"fn": e["fn"], "config": e["config"], "key": e["key"], "code": e["code"],
-               "result_sha256": e["sha256"], "omitted": e["omitted"], "provenance": e["provenance"],
-               "bundle": where, "status": "fresh" if be.fresh else "stale", "summary": None}
+        rec = {
+            "fn": e["fn"],
+            "config": e["config"],
+            "key": e["key"],
+            "code": e["code"],
+            "result_sha256": e["sha256"],
+            "omitted": e["omitted"],
+            "provenance": e["provenance"],
+            "bundle": where,
+            "status": "fresh" if be.fresh else "stale",
+            "summary": None,
+        }
         if not be.fresh:
             rep.stale.append((be.experiment, e["config"]))
             old = _read_record(cache, pid)
@@ -101,8 +116,10 @@ class Lookup:
 
     def describe(self) -> str:
         n_b = sum(f.provenance.get("source") == "bundle" for f in self.found)
-        return (f"{self.experiment}: {len(self.found)} points found ({n_b} from a bundle), "
-                f"{len(self.missing)} missing, {len(self.stale)} stale")
+        return (
+            f"{self.experiment}: {len(self.found)} points found ({n_b} from a bundle), "
+            f"{len(self.missing)} missing, {len(self.stale)} stale"
+        )
 
     def provenance_text(self, set_name: str = "reference") -> str:
         """One sentence for the book: how many points, where they come from (a bundle, or this
@@ -118,14 +135,24 @@ class Lookup:
             commits = sorted({str(p["commit"])[:12] for p in prov if p.get("commit")})
             dates = sorted(str(p["computed"])[:10] for p in prov if p.get("computed"))
             secs = sum(float(p.get("seconds") or 0.0) for p in prov)
-            where = (f"from the bundle {', '.join(bundles)}" if n_b == len(prov) else
-                     "from this machine's cache" if n_b == 0 else
-                     f"{n_b} from the bundle {', '.join(bundles)}, {len(prov) - n_b} from this machine's cache")
-            when = (dates[0] if dates and dates[0] == dates[-1] else f"{dates[0]} to {dates[-1]}") if dates else "unknown date"
+            where = (
+                f"from the bundle {', '.join(bundles)}"
+                if n_b == len(prov)
+                else "from this machine's cache"
+                if n_b == 0
+                else f"{n_b} from the bundle {', '.join(bundles)}, {len(prov) - n_b} from this machine's cache"
+            )
+            when = (
+                (dates[0] if dates and dates[0] == dates[-1] else f"{dates[0]} to {dates[-1]}")
+                if dates
+                else "unknown date"
+            )
             at = f" at commit {', '.join(commits)}" if commits else ""
             took = f"{secs / 60:.0f} min" if secs >= 90 else f"{secs:.0f} s"
-            parts.append(f"{len(prov)} point{'s' * (len(prov) != 1)} of the `{set_name}` set{scale} ({self.experiment}), "
-                         f"{where}: computed on {', '.join(devices)}{at}, {when}, in {took} of computing")
+            parts.append(
+                f"{len(prov)} point{'s' * (len(prov) != 1)} of the `{set_name}` set{scale} ({self.experiment}), "
+                f"{where}: computed on {', '.join(devices)}{at}, {when}, in {took} of computing"
+            )
         else:
             parts.append(f"no point of the `{set_name}` set{scale} ({self.experiment}) is available here")
         todo = len(self.missing) + len(self.stale)
@@ -135,8 +162,10 @@ class Lookup:
             parts.append(f"{len(self.missing)} not computed yet")
         if todo:
             flag = "" if self.scale == "full" else f" --scale {self.scale}"
-            parts.append(f"`repcap bundle compute {set_name}{flag} --only {self.experiment}` computes "
-                         f"{'them' if todo > 1 else 'it'}")
+            parts.append(
+                f"`repcap bundle compute {set_name}{flag} --only {self.experiment}` computes "
+                f"{'them' if todo > 1 else 'it'}"
+            )
         return "; ".join(parts) + "."
 
 
@@ -154,9 +183,12 @@ def lookup_configs(fn: Callable, configs: list[dict], cache: str, experiment: st
                 prov = {**rec["provenance"], "source": "bundle", "bundle": rec["bundle"]}
             else:
                 dev = result.get("device")
-                prov = {"source": "cache", "device": dev if isinstance(dev, str) else None,
-                        "seconds": result.get("seconds"),
-                        "computed": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(mtime))}
+                prov = {
+                    "source": "cache",
+                    "device": dev if isinstance(dev, str) else None,
+                    "seconds": result.get("seconds"),
+                    "computed": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(mtime)),
+                }
             found.append(Found(c, key, result, prov))
         elif rec and rec.get("key") == key and rec.get("status") == "fresh" and isinstance(rec.get("summary"), dict):
             prov = {**rec["provenance"], "source": "bundle", "bundle": rec["bundle"], "omitted": rec["omitted"]}
@@ -190,11 +222,15 @@ class Status:
 
     def describe(self) -> str:
         p = self.provenance
-        lines = [f"{self.path}: set {self.set} ({self.scale}), exported {p['exported']} at {p['commit']} on "
-                 f"{', '.join(p['devices']) or 'no device'}; {p['wall_s']:.0f} s of computing"]
+        lines = [
+            f"{self.path}: set {self.set} ({self.scale}), exported {p['exported']} at {p['commit']} on "
+            f"{', '.join(p['devices']) or 'no device'}; {p['wall_s']:.0f} s of computing"
+        ]
         for name, c in self.counts.items():
-            lines.append(f"  {name:14s} {c['fresh']:6d} fresh {c['stale']:6d} stale {c['summaries']:6d} summaries "
-                         f"{c['missing']:6d} missing")
+            lines.append(
+                f"  {name:14s} {c['fresh']:6d} fresh {c['stale']:6d} stale {c['summaries']:6d} summaries "
+                f"{c['missing']:6d} missing"
+            )
         return "\n".join(lines)
 
 
@@ -212,7 +248,10 @@ def status(path: str | Path) -> Status:
             missing = sum(point_id(x["fn"], c) not in have for c in e.configs)
         except RepcapError:
             missing = len(b.missing[x["name"]])
-        counts[x["name"]] = {"fresh": sum(be.fresh and be.complete for be in mine),
-                             "stale": sum(not be.fresh for be in mine),
-                             "summaries": sum(be.fresh and not be.complete for be in mine), "missing": missing}
+        counts[x["name"]] = {
+            "fresh": sum(be.fresh and be.complete for be in mine),
+            "stale": sum(not be.fresh for be in mine),
+            "summaries": sum(be.fresh and not be.complete for be in mine),
+            "missing": missing,
+        }
     return Status(b.path, b.manifest["set"], b.manifest["scale"], counts, b.manifest["provenance"])

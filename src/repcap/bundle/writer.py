@@ -33,17 +33,19 @@ def _versions() -> dict[str, str]:
     return out
 
 
-def _provenance(cache: Cache, name: str, config: dict, key: str, result: dict, mtime: float,
-                here: dict) -> dict:
+def _provenance(cache: Cache, name: str, config: dict, key: str, result: dict, mtime: float, here: dict) -> dict:
     """Where a cached point was computed: its import record's, if it came from a bundle, else here."""
     rec = _read_record(cache, point_id(name, config))
     if rec and rec.get("key") == key and rec.get("result_sha256") == _sha(canonical(result)):
         return {k: v for k, v in rec["provenance"].items() if k in _PROV_TYPES}
     dev = result.get("device")
-    return {"device": dev if isinstance(dev, str) else here["device"],
-            "seconds": result.get("seconds") if isinstance(result.get("seconds"), (int, float)) else None,
-            "computed": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(mtime)), "commit": here["commit"],
-            "versions": here["versions"]}
+    return {
+        "device": dev if isinstance(dev, str) else here["device"],
+        "seconds": result.get("seconds") if isinstance(result.get("seconds"), (int, float)) else None,
+        "computed": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(mtime)),
+        "commit": here["commit"],
+        "versions": here["versions"],
+    }
 
 
 def _write(path: Path, text: str) -> None:
@@ -85,18 +87,49 @@ def export(set_name: str, out_dir: str | Path, *, scale: str = "full", keep_larg
             prov = _provenance(cache, name, c, key, result, mtime, here) | {"set": set_name, "experiment": e.name}
             omitted = [] if keep else [f for f in LARGE_FIELDS if f in result]
             result = {k: v for k, v in result.items() if k not in omitted}
-            entries.append({"fn": name, "config": c, "key": key, "code": code, "result": result,
-                            "sha256": _sha(canonical(result)), "omitted": omitted, "provenance": prov})
+            entries.append(
+                {
+                    "fn": name,
+                    "config": c,
+                    "key": key,
+                    "code": code,
+                    "result": result,
+                    "sha256": _sha(canonical(result)),
+                    "omitted": omitted,
+                    "provenance": prov,
+                }
+            )
             devices.add(prov["device"])
             wall += prov["seconds"] or 0.0
         text = _dump_experiment({"experiment": e.name, "fn": name, "cache": e.cache, "missing": missing}, entries)
         _write(out / f"{e.name}.json", text)
-        lines.append({"name": e.name, "fn": name, "cache": e.cache, "file": f"{e.name}.json", "sha256": _sha(text),
-                      "n_entries": len(entries), "n_missing": len(missing), "wall_s": wall})
+        lines.append(
+            {
+                "name": e.name,
+                "fn": name,
+                "cache": e.cache,
+                "file": f"{e.name}.json",
+                "sha256": _sha(text),
+                "n_entries": len(entries),
+                "n_missing": len(missing),
+                "wall_s": wall,
+            }
+        )
         total += wall
-    body = {"format": FORMAT, "version": VERSION, "set": set_name, "scale": scale, "experiments": lines,
-            "provenance": {"commit": here["commit"], "exported": _now(), "versions": here["versions"],
-                           "devices": sorted(devices), "wall_s": total}}
+    body = {
+        "format": FORMAT,
+        "version": VERSION,
+        "set": set_name,
+        "scale": scale,
+        "experiments": lines,
+        "provenance": {
+            "commit": here["commit"],
+            "exported": _now(),
+            "versions": here["versions"],
+            "devices": sorted(devices),
+            "wall_s": total,
+        },
+    }
     manifest = {**body, "sha256": _sha(canonical(body))}
     _write(out / MANIFEST, json.dumps(manifest, indent=1, sort_keys=True) + "\n")
     return manifest

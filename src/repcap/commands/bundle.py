@@ -21,19 +21,29 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     from ..runs import SCALES, SETS
     from ..sweep.dask import add_arguments
 
-    p = subparsers.add_parser("bundle", help="compute a named point set; export, import and check results bundles",
-                              description="Named point sets (repcap.runs) and results bundles (repcap.bundle).")
+    p = subparsers.add_parser(
+        "bundle",
+        help="compute a named point set; export, import and check results bundles",
+        description="Named point sets (repcap.runs) and results bundles (repcap.bundle).",
+    )
     sub = p.add_subparsers(dest="action", metavar="ACTION", required=True)
     sets = ", ".join(f"{k} ({v})" for k, v in SETS.items())
 
-    c = sub.add_parser("compute", help="run a set's points (resumable), then optionally export them",
-                       description=f"Run the points of a set through the sweep cache. Sets: {sets}.")
+    c = sub.add_parser(
+        "compute",
+        help="run a set's points (resumable), then optionally export them",
+        description=f"Run the points of a set through the sweep cache. Sets: {sets}.",
+    )
     c.add_argument("set", choices=list(SETS), metavar="SET", help=f"one of {', '.join(SETS)}")
     c.add_argument("--out", metavar="DIR", help="export the set's finished points to this bundle folder at the end")
     c.add_argument("--scale", choices=list(SCALES), default="full", help="smoke: every size shrunk (seconds on a CPU)")
     c.add_argument("--only", nargs="+", metavar="EXPERIMENT", help="run only these experiments of the set")
-    c.add_argument("--budget", type=float, metavar="SECONDS",
-                   help="start no new batch after this many seconds (the rest is left for the next run)")
+    c.add_argument(
+        "--budget",
+        type=float,
+        metavar="SECONDS",
+        help="start no new batch after this many seconds (the rest is left for the next run)",
+    )
     c.add_argument("--no-progress", action="store_true", help="hide the progress bars")
     add_arguments(c)
     c.set_defaults(func=run_compute)
@@ -73,18 +83,29 @@ def run_compute(args: argparse.Namespace) -> int:
     executor = from_args(args)
     t0 = time.perf_counter()
     try:
-        done = runs.compute(pset, only=args.only, executor=executor, budget_s=args.budget,
-                            progress=not args.no_progress, log=lambda s: print(s, flush=True))
+        done = runs.compute(
+            pset,
+            only=args.only,
+            executor=executor,
+            budget_s=args.budget,
+            progress=not args.no_progress,
+            log=lambda s: print(s, flush=True),
+        )
     finally:
         if executor is not None:
             executor.close()
     left = sum(r.n_left for r in done)
-    print(f"set {args.set} ({args.scale}): {sum(r.n_computed for r in done)} points computed, "
-          f"{sum(r.n_cached for r in done)} cached, {left} left; wall time {time.perf_counter() - t0:.1f} s", flush=True)
+    print(
+        f"set {args.set} ({args.scale}): {sum(r.n_computed for r in done)} points computed, "
+        f"{sum(r.n_cached for r in done)} cached, {left} left; wall time {time.perf_counter() - t0:.1f} s",
+        flush=True,
+    )
     if args.out:
         m = bundle.export(args.set, args.out, scale=args.scale)
-        print(f"bundle {args.out}: {sum(x['n_entries'] for x in m['experiments'])} points, "
-              f"{sum(x['n_missing'] for x in m['experiments'])} missing")
+        print(
+            f"bundle {args.out}: {sum(x['n_entries'] for x in m['experiments'])} points, "
+            f"{sum(x['n_missing'] for x in m['experiments'])} missing"
+        )
     return 0
 
 

@@ -66,11 +66,24 @@ def run(args) -> int:
     entries = catalog.all_models() if args.all else catalog.offline_models()
     states: dict[str, dict[str, bool]] = {
         e.key: {"installed": offline.is_installed(e.offline), "cached": offline.is_cached(e.offline)}
-        for e in entries if e.offline}
+        for e in entries
+        if e.offline
+    }
     if args.json:
-        rows = [{"key": e.key, "hub_id": e.hub_id, "d_model": e.d_model, "vocab": e.vocab, "tied": e.tied,
-                 "sources": e.sources, "offline": e.offline, "eps_reported": e.eps_reported,
-                 **states.get(e.key, {})} for e in entries]
+        rows = [
+            {
+                "key": e.key,
+                "hub_id": e.hub_id,
+                "d_model": e.d_model,
+                "vocab": e.vocab,
+                "tied": e.tied,
+                "sources": e.sources,
+                "offline": e.offline,
+                "eps_reported": e.eps_reported,
+                **states.get(e.key, {}),
+            }
+            for e in entries
+        ]
         print(json.dumps(rows, indent=1))
         return 0
     print(f"{'key':36s} {'d':>6s} {'vocab':>7s} {'tied':>5s}  {'sources':24s} offline")
@@ -79,10 +92,10 @@ def run(args) -> int:
         if e.offline:
             spec = offline.spec(e.offline)
             st = states[e.key]
-            state = (("cached" if st["cached"] else "installed") if st["installed"] else "not installed") \
-                + f" ({spec.size_mb} MB, {spec.quant})"
-        print(f"{e.key:36s} {e.d_model or '':>6} {e.vocab or '':>7} {e.tied!s:>5s}  "
-              f"{','.join(e.sources):24s} {state}")
+            state = (
+                ("cached" if st["cached"] else "installed") if st["installed"] else "not installed"
+            ) + f" ({spec.size_mb} MB, {spec.quant})"
+        print(f"{e.key:36s} {e.d_model or '':>6} {e.vocab or '':>7} {e.tied!s:>5s}  {','.join(e.sources):24s} {state}")
     if not args.all:
         print(f"({len(catalog.all_models())} models in the catalog: `repcap models --all`)")
     return 0

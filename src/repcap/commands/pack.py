@@ -24,10 +24,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     from ..packing import PackConfig
 
     p = subparsers.add_parser(
-        "pack", help="optimise k unit vectors in R^d (vector packing) and report eps* = max |cos|",
+        "pack",
+        help="optimise k unit vectors in R^d (vector packing) and report eps* = max |cos|",
         description="Optimise k unit vectors in R^d with Adam on the column-normalised Gram "
-                    "(Guha 2026; Yoder 2025) and print eps* (max |cos|), the worst pair's angle, "
-                    "mean |cos|, nearly-parallel pair counts and the final loss.")
+        "(Guha 2026; Yoder 2025) and print eps* (max |cos|), the worst pair's angle, "
+        "mean |cos|, nearly-parallel pair counts and the final loss.",
+    )
     config.add_arguments(p, PackConfig, required=("k", "d"))
     p.add_argument("--json", action="store_true", help="print one JSON object (strict: null for a non-number)")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
@@ -94,8 +96,24 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         sys.stdout.write(json.dumps(out, allow_nan=False) + "\n")
         return 0
-    for key in ("k", "d", "loss", "p", "beta", "steps", "lr", "eps_star", "max_angle_deg", "mean_abs",
-                "mean_sq", "loss_final", "n_orthogonal", "n_pairs", "seconds", "device"):
+    for key in (
+        "k",
+        "d",
+        "loss",
+        "p",
+        "beta",
+        "steps",
+        "lr",
+        "eps_star",
+        "max_angle_deg",
+        "mean_abs",
+        "mean_sq",
+        "loss_final",
+        "n_orthogonal",
+        "n_pairs",
+        "seconds",
+        "device",
+    ):
         v = out[key]
         if v is not None:
             print(f"{key:16s} {v:.6g}" if isinstance(v, float) else f"{key:16s} {v}")

@@ -6,12 +6,19 @@ import argparse
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("run", help="execute one chapter notebook under a profile (cached by content)",
-                       description=__doc__)
+    p = sub.add_parser(
+        "run", help="execute one chapter notebook under a profile (cached by content)", description=__doc__
+    )
     p.add_argument("notebook", help="notebooks/NN_name.py or a chapter stem such as 01_random_vectors")
     p.add_argument("--profile", default="quick", help="smoke | quick (default) | paper")
-    p.add_argument("-p", "--param", action="append", default=[], metavar="NAME=VALUE",
-                   help="override one parameter (value read as YAML: 3, 0.5, [64, 128], text)")
+    p.add_argument(
+        "-p",
+        "--param",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="override one parameter (value read as YAML: 3, 0.5, [64, 128], text)",
+    )
     p.add_argument("--force", action="store_true", help="execute even if the cached output is current")
     p.add_argument("--list-params", action="store_true", help="print the notebook's parameters and exit")
     p.set_defaults(func=main)

@@ -46,8 +46,7 @@ class _Described:
 
 
 def register(sub) -> None:
-    p = sub.add_parser("stats", help="cosine statistics, eps and capacity of a model's embedding",
-                       description=__doc__)
+    p = sub.add_parser("stats", help="cosine statistics, eps and capacity of a model's embedding", description=__doc__)
     p.add_argument("source", help="offline key, catalog key, hub id, model folder or file")
     p.add_argument("--head", action="store_true", help="the output head instead of the input embedding")
     p.add_argument("--tiled", action="store_true", help="also run the tiled pass over all pairs")
@@ -82,8 +81,17 @@ def run(args) -> int:
     if args.list_tensors:
         return _list(args)
     stats = dataclasses.asdict(config.from_args(TiledConfig, args))
-    rec = describe(args.source, head=args.head, tiled=args.tiled or args.sample is not None, sample=args.sample,
-                   rows=args.rows, device=args.device, tensor=args.tensor, progress=not args.json, **stats)
+    rec = describe(
+        args.source,
+        head=args.head,
+        tiled=args.tiled or args.sample is not None,
+        sample=args.sample,
+        rows=args.rows,
+        device=args.device,
+        tensor=args.tensor,
+        progress=not args.json,
+        **stats,
+    )
     if args.json:
         rec.pop("hist_counts", None)
         print(json.dumps(rec, sort_keys=True, allow_nan=False, default=str))
@@ -97,8 +105,11 @@ def _human(rec) -> list[str]:
     if rec["capacity_note"]:
         capacity = f"  capacity: none ({rec['capacity_note']})"
     else:
-        capacity = "  capacity (log10 k): " + ", ".join(f"{k} {v:.2f}" for k, v in rec["log10_capacity"].items()) \
+        capacity = (
+            "  capacity (log10 k): "
+            + ", ".join(f"{k} {v:.2f}" for k, v in rec["log10_capacity"].items())
             + ("" if rec["class"] == 2 else "   (Guha reports capacity only for eps < 0.1)")
+        )
     lines = [
         f"{rec['source']}  [{rec['source_kind']}, tensor {rec['tensor']}, {rec['quant']}, tied={rec['tied']}]",
         f"  rows {rec['vocab_size']} (zero rows dropped: {rec['n_zero_rows']}), d_model {rec['d_model']}",
@@ -107,10 +118,15 @@ def _human(rec) -> list[str]:
         capacity,
     ]
     if rec.get("tiled"):
-        lines.append(f"  tiled pass: {rec['pairs_visited']} pairs of {rec['rows_used']} rows"
-                     f"{' (sampled)' if rec['sampled'] else ''}; max |cos| {rec['max_abs']:.5f}")
-        lines.append("  quantiles: " + ", ".join(f"q{q} {v:.4f}" for q, v in rec["quantiles"].items())
-                     + f"  (+- {rec['quantile_error']:.4f} bin)")
+        lines.append(
+            f"  tiled pass: {rec['pairs_visited']} pairs of {rec['rows_used']} rows"
+            f"{' (sampled)' if rec['sampled'] else ''}; max |cos| {rec['max_abs']:.5f}"
+        )
+        lines.append(
+            "  quantiles: "
+            + ", ".join(f"q{q} {v:.4f}" for q, v in rec["quantiles"].items())
+            + f"  (+- {rec['quantile_error']:.4f} bin)"
+        )
         if rec["sampling_error"]:
             se = rec["sampling_error"]
             lines.append(f"  sampling error (s.e.): mean {se['mean']:.2e}, std {se['std']:.2e}, eps {se['eps']:.2e}")

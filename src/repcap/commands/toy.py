@@ -26,9 +26,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     from ..toy import ModelSpec, TrainConfig
 
     p = subparsers.add_parser(
-        "toy", help="train one superposition toy model y = ReLU(x W Wᵀ + b)",
+        "toy",
+        help="train one superposition toy model y = ReLU(x W Wᵀ + b)",
         description="Train one toy model (Liu, Liu & Gore 2025) with the signed weight-decay AdamW and "
-                    "print the final loss (summed over features), phi_1/2 and the mean square overlap.")
+        "print the final loss (summed over features), phi_1/2 and the mean square overlap.",
+    )
     config.add_arguments(p, TrainConfig, required=REQUIRED_CONFIG)
     config.add_arguments(p, ModelSpec, required=REQUIRED_MODEL, exclude=("lr",))
     p.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
@@ -67,19 +69,39 @@ def run(args: argparse.Namespace) -> int:
     cfg, spec = _configs(args)
     res = toy.train([spec], cfg, progress=not args.no_progress)
     meas = res.measurements()[0]
-    out = {"loss": meas["loss"], "phi_half": meas["phi_half"], "n_represented": int(meas["n_represented"]),
-           "mean_sq_overlap": meas["mean_sq_overlap"],
-           "mean_sq_overlap_represented": meas["mean_sq_overlap_represented"],
-           "one_over_m": 1.0 / cfg.m, "lr": float(res.lr[0]), "bias_lr": float(res.bias_lr[0]),
-           "warmup": cfg.resolved_warmup(), "loss_window": cfg.resolved_window(),
-           "seconds": round(res.seconds, 3), "device": res.device,
-           "config": {**dataclasses.asdict(cfg), **dataclasses.asdict(spec), "lr": cfg.lr}}
+    out = {
+        "loss": meas["loss"],
+        "phi_half": meas["phi_half"],
+        "n_represented": int(meas["n_represented"]),
+        "mean_sq_overlap": meas["mean_sq_overlap"],
+        "mean_sq_overlap_represented": meas["mean_sq_overlap_represented"],
+        "one_over_m": 1.0 / cfg.m,
+        "lr": float(res.lr[0]),
+        "bias_lr": float(res.bias_lr[0]),
+        "warmup": cfg.resolved_warmup(),
+        "loss_window": cfg.resolved_window(),
+        "seconds": round(res.seconds, 3),
+        "device": res.device,
+        "config": {**dataclasses.asdict(cfg), **dataclasses.asdict(spec), "lr": cfg.lr},
+    }
     if args.json:
         json.dump(_finite(out), sys.stdout, allow_nan=False)
         sys.stdout.write("\n")
     else:
-        for k in ("loss", "phi_half", "n_represented", "mean_sq_overlap", "mean_sq_overlap_represented",
-                  "one_over_m", "lr", "bias_lr", "warmup", "loss_window", "seconds", "device"):
+        for k in (
+            "loss",
+            "phi_half",
+            "n_represented",
+            "mean_sq_overlap",
+            "mean_sq_overlap_represented",
+            "one_over_m",
+            "lr",
+            "bias_lr",
+            "warmup",
+            "loss_window",
+            "seconds",
+            "device",
+        ):
             v = out[k]
             print(f"{k:30s} {v:.6g}" if isinstance(v, float) else f"{k:30s} {v}")
     return 0

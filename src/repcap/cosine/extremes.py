@@ -15,8 +15,9 @@ class MaxAbs:
         self.value = -1.0
         self.pair = (0, 1)
 
-    def update(self, vmin: float, vmax: float, at_min: tuple[int, int], at_max: tuple[int, int],
-               r0: int, c0: int) -> None:
+    def update(
+        self, vmin: float, vmax: float, at_min: tuple[int, int], at_max: tuple[int, int], r0: int, c0: int
+    ) -> None:
         """Update from a tile's smallest and largest value and their (first) positions in the tile."""
         if max(vmax, -vmin) <= self.value:
             return
@@ -33,10 +34,10 @@ class NearestNeighbours:
     def update(self, rmax: torch.Tensor, cmax: torch.Tensor | None, r0: int, c0: int) -> None:
         """From a tile's row maxima and (off the diagonal) column maxima."""
         rmax = rmax.to(self.cos.device)
-        self.cos[r0:r0 + rmax.shape[0]] = torch.maximum(self.cos[r0:r0 + rmax.shape[0]], rmax)
+        self.cos[r0 : r0 + rmax.shape[0]] = torch.maximum(self.cos[r0 : r0 + rmax.shape[0]], rmax)
         if cmax is not None:
             cmax = cmax.to(self.cos.device)
-            self.cos[c0:c0 + cmax.shape[0]] = torch.maximum(self.cos[c0:c0 + cmax.shape[0]], cmax)
+            self.cos[c0 : c0 + cmax.shape[0]] = torch.maximum(self.cos[c0 : c0 + cmax.shape[0]], cmax)
 
 
 class TopPairs:

@@ -126,7 +126,7 @@ class Histogram:
         """The number of values above ``x``; exact when ``x`` is a bin edge."""
         if not self.is_edge(x):
             raise RepcapError(f"{x} is not a bin edge; count it in the pass instead")
-        return float(self.counts[int(round((float(x) - self.lo) / self.width)):].sum())
+        return float(self.counts[int(round((float(x) - self.lo) / self.width)) :].sum())
 
 
 def quantiles(h: Histogram, qs: Sequence[float]) -> dict[float, float]:

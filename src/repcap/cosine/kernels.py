@@ -35,16 +35,16 @@ except ImportError:  # pragma: no cover - numba is a dependency, but keep the fa
 class TileSummary:
     """What one tile contributes (diagonal tiles: both halves counted, halve them downstream)."""
 
-    counts: np.ndarray     # (bins,) float64
-    rmax: torch.Tensor     # (rows,) float32: each row's max over the tile (diagonal excluded)
+    counts: np.ndarray  # (bins,) float64
+    rmax: torch.Tensor  # (rows,) float32: each row's max over the tile (diagonal excluded)
     cmax: torch.Tensor | None  # (cols,) float32, None for a diagonal tile
-    vmin: float            # after clamping to [-1, 1]
+    vmin: float  # after clamping to [-1, 1]
     vmax: float
-    raw_beyond: bool       # some value lay outside [-1, 1] before clamping
+    raw_beyond: bool  # some value lay outside [-1, 1] before clamping
     argmin: tuple[int, int]
     argmax: tuple[int, int]
     sum_abs: float
-    above: np.ndarray      # (len(thresholds), 2) int64: counts of v > t and |v| > t
+    above: np.ndarray  # (len(thresholds), 2) int64: counts of v > t and |v| > t
 
 
 if HAVE_NUMBA:
@@ -119,11 +119,17 @@ def tile_summary(T: torch.Tensor, diag: bool, bins: int, thresholds: Sequence[fl
     hi = int(np.argmax(ext[:, 2]))
     cols = a.shape[1]
     return TileSummary(
-        counts=counts.sum(axis=0).astype(np.float64), rmax=torch.from_numpy(rmax),
+        counts=counts.sum(axis=0).astype(np.float64),
+        rmax=torch.from_numpy(rmax),
         cmax=None if diag else torch.from_numpy(cmax.max(axis=0)),
-        vmin=float(ext[lo, 0]), vmax=float(ext[hi, 2]), raw_beyond=bool(ext[:, 5].any()),
+        vmin=float(ext[lo, 0]),
+        vmax=float(ext[hi, 2]),
+        raw_beyond=bool(ext[:, 5].any()),
         argmin=divmod(int(ext[lo, 1]), cols),
-        argmax=divmod(int(ext[hi, 3]), cols), sum_abs=float(ext[:, 4].sum()), above=above.sum(axis=0))
+        argmax=divmod(int(ext[hi, 3]), cols),
+        sum_abs=float(ext[:, 4].sum()),
+        above=above.sum(axis=0),
+    )
 
 
 def tile_summary_torch(T: torch.Tensor, diag: bool, bins: int, thresholds: Sequence[float]) -> TileSummary:
@@ -147,6 +153,15 @@ def tile_summary_torch(T: torch.Tensor, diag: bool, bins: int, thresholds: Seque
     imin = int(torch.argmax((flat == vmin).to(torch.uint8))) if vals.numel() else 0
     thr = list(thresholds)
     above = np.array([[int((vals > t).sum()), int((vals.abs() > t).sum())] for t in thr], dtype=np.int64).reshape(-1, 2)
-    return TileSummary(counts=counts, rmax=Vm.amax(dim=1), cmax=None if diag else Vm.amax(dim=0), vmin=vmin,
-                       vmax=vmax, raw_beyond=beyond, argmin=divmod(imin, cols), argmax=divmod(imax, cols),
-                       sum_abs=float(vals.abs().sum(dtype=torch.float64)), above=above)
+    return TileSummary(
+        counts=counts,
+        rmax=Vm.amax(dim=1),
+        cmax=None if diag else Vm.amax(dim=0),
+        vmin=vmin,
+        vmax=vmax,
+        raw_beyond=beyond,
+        argmin=divmod(imin, cols),
+        argmax=divmod(imax, cols),
+        sum_abs=float(vals.abs().sum(dtype=torch.float64)),
+        above=above,
+    )

@@ -27,17 +27,17 @@ from .rows import unit_batch, unit_chunks
 class CosineMoments:
     """Exact moments of cos over all pairs i < j of the non-zero rows (population variance)."""
 
-    n_rows: int          # rows kept (non-zero)
-    n_zero_rows: int     # rows dropped because their norm is 0
-    d: int               # width
-    n_pairs: int         # n (n - 1) / 2
-    sum_cos: float       # sum over i < j of cos_ij
-    mean: float          # E[cos]
-    mean_sq: float       # E[cos^2] over i != j
-    var: float           # E[cos^2] - E[cos]^2: the variance of the signed cosine
+    n_rows: int  # rows kept (non-zero)
+    n_zero_rows: int  # rows dropped because their norm is 0
+    d: int  # width
+    n_pairs: int  # n (n - 1) / 2
+    sum_cos: float  # sum over i < j of cos_ij
+    mean: float  # E[cos]
+    mean_sq: float  # E[cos^2] over i != j
+    var: float  # E[cos^2] - E[cos]^2: the variance of the signed cosine
     std: float
-    eps: float           # mean + 2 std (Guha's eps)
-    eps3: float          # mean + 3 std
+    eps: float  # mean + 2 std (Guha's eps)
+    eps3: float  # mean + 3 std
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -46,14 +46,26 @@ class CosineMoments:
 def from_sums(n: int, n_zero: int, d: int, sum_offdiag: float, sumsq_offdiag: float) -> CosineMoments:
     """The moments from the off-diagonal sums ``sum_{i != j} cos`` and ``sum_{i != j} cos^2``."""
     if n < 2:
-        raise RepcapError(f"need at least two non-zero rows for pairwise cosines; got {n} of {n + n_zero} "
-                          f"({n_zero} zero rows)")
+        raise RepcapError(
+            f"need at least two non-zero rows for pairwise cosines; got {n} of {n + n_zero} ({n_zero} zero rows)"
+        )
     mean = sum_offdiag / (n * (n - 1))
     mean_sq = sumsq_offdiag / (n * (n - 1))
     var = max(mean_sq - mean * mean, 0.0)
     std = math.sqrt(var)
-    return CosineMoments(n_rows=n, n_zero_rows=n_zero, d=d, n_pairs=n * (n - 1) // 2, sum_cos=sum_offdiag / 2,
-                         mean=mean, mean_sq=mean_sq, var=var, std=std, eps=mean + 2 * std, eps3=mean + 3 * std)
+    return CosineMoments(
+        n_rows=n,
+        n_zero_rows=n_zero,
+        d=d,
+        n_pairs=n * (n - 1) // 2,
+        sum_cos=sum_offdiag / 2,
+        mean=mean,
+        mean_sq=mean_sq,
+        var=var,
+        std=std,
+        eps=mean + 2 * std,
+        eps3=mean + 3 * std,
+    )
 
 
 def moments(X: Any, *, device: str | torch.device = "auto", compute: str = "float32") -> CosineMoments:

@@ -46,12 +46,14 @@ def check_finite(norms: torch.Tensor, offset: int = 0) -> None:
         rows = torch.nonzero(bad).flatten() + offset
         head = ", ".join(str(int(r)) for r in rows[:5])
         more = f" and {len(rows) - 5} more" if len(rows) > 5 else ""
-        raise RepcapError(f"{len(rows)} row(s) hold NaN or inf (rows {head}{more}); "
-                          "the matrix is corrupt or was dequantised wrongly - re-export it")
+        raise RepcapError(
+            f"{len(rows)} row(s) hold NaN or inf (rows {head}{more}); "
+            "the matrix is corrupt or was dequantised wrongly - re-export it"
+        )
 
 
 def _float_chunk(t: torch.Tensor, start: int, device: torch.device) -> torch.Tensor:
-    c = t[start:start + GRAM_CHUNK_ROWS].to(device=device)
+    c = t[start : start + GRAM_CHUNK_ROWS].to(device=device)
     return c if c.dtype in (torch.float32, torch.float64) else c.to(torch.float64)
 
 
@@ -84,8 +86,9 @@ def unit_chunks(X: Any, device: torch.device, dtype: torch.dtype = torch.float32
         yield s, u, keep
 
 
-def normalised(X: Any, device: torch.device, dtype: torch.dtype = torch.float32
-               ) -> tuple[torch.Tensor, np.ndarray, int]:
+def normalised(
+    X: Any, device: torch.device, dtype: torch.dtype = torch.float32
+) -> tuple[torch.Tensor, np.ndarray, int]:
     """``(U: (n, d) unit rows on device, input index of each kept row (n,), zero rows dropped)``."""
     parts, idx = [], []
     total = 0

@@ -39,12 +39,12 @@ CPU_MAX_TILE = 2048
 class TiledConfig:
     """Settings of :func:`tiled_stats` (defaults used by the CLI, the survey and the chapters)."""
 
-    bins: int = 2000                     # fixed bins on [-1, 1]: width 0.001
-    top_k: int = 20                      # most similar pairs kept
-    thresholds: tuple = (0.1, 0.2, 0.3, 0.5, 0.9)   # exceedance fractions P(cos > t) and P(|cos| > t)
+    bins: int = 2000  # fixed bins on [-1, 1]: width 0.001
+    top_k: int = 20  # most similar pairs kept
+    thresholds: tuple = (0.1, 0.2, 0.3, 0.5, 0.9)  # exceedance fractions P(cos > t) and P(|cos| > t)
     quantiles: tuple = (0.5, 0.9, 0.95, 0.99, 0.999, 0.9999)
-    groups: int = 8                      # row groups for the sampling error (sample mode only)
-    seed: int = 0                        # row sample seed
+    groups: int = 8  # row groups for the sampling error (sample mode only)
+    seed: int = 0  # row sample seed
 
 
 DEFAULTS = TiledConfig()
@@ -54,27 +54,27 @@ DEFAULTS = TiledConfig()
 class TiledStats:
     """Result of :func:`tiled_stats`.  Row indices refer to the rows of the input matrix."""
 
-    n_rows: int                  # non-zero rows in the input
+    n_rows: int  # non-zero rows in the input
     n_zero_rows: int
     d: int
-    rows_used: int               # rows visited (= n_rows unless sampled)
-    n_pairs: int                 # pairs visited
+    rows_used: int  # rows visited (= n_rows unless sampled)
+    n_pairs: int  # pairs visited
     sampled: bool
-    edges: np.ndarray            # (bins + 1,)
-    counts: np.ndarray           # (bins,) int64
-    mean: float                  # over the pairs visited (float64 sums)
+    edges: np.ndarray  # (bins + 1,)
+    counts: np.ndarray  # (bins,) int64
+    mean: float  # over the pairs visited (float64 sums)
     std: float
     mean_sq: float
     mean_abs: float
     max_abs: float
-    max_abs_pair: tuple          # (i, j)
-    top_pairs: list              # [(i, j, cos)] most similar first
-    nn_cos: np.ndarray           # (rows_used,) each row's nearest-neighbour cosine (among rows used)
-    row_index: np.ndarray        # (rows_used,) input index of each row used
-    exceed: dict                 # {t: P(cos > t)}, at bin resolution when t is a bin edge
-    exceed_abs: dict             # {t: P(|cos| > t)}
-    quantiles: dict              # {q: value}, interpolated inside the bin
-    quantile_error: float        # bound on the bin error of every quantile (one bin width)
+    max_abs_pair: tuple  # (i, j)
+    top_pairs: list  # [(i, j, cos)] most similar first
+    nn_cos: np.ndarray  # (rows_used,) each row's nearest-neighbour cosine (among rows used)
+    row_index: np.ndarray  # (rows_used,) input index of each row used
+    exceed: dict  # {t: P(cos > t)}, at bin resolution when t is a bin edge
+    exceed_abs: dict  # {t: P(|cos| > t)}
+    quantiles: dict  # {q: value}, interpolated inside the bin
+    quantile_error: float  # bound on the bin error of every quantile (one bin width)
     sampling_error: dict = field(default_factory=dict)  # {stat: standard error} in sample mode
 
     @property
@@ -148,10 +148,10 @@ class _Rows:
 
     U: torch.Tensor
     row_index: np.ndarray
-    n: int               # non-zero rows of the input
+    n: int  # non-zero rows of the input
     n_zero: int
     sampled: bool
-    group_bounds: list   # row ranges [g_k, g_k+1) of the sampling groups
+    group_bounds: list  # row ranges [g_k, g_k+1) of the sampling groups
 
 
 def _select_rows(X: Any, sample: int | None, seed: int, groups: int, dev: torch.device, unit: bool = False) -> _Rows:
@@ -176,8 +176,9 @@ def _select_rows(X: Any, sample: int | None, seed: int, groups: int, dev: torch.
             return _Rows(U, row_index, n, int(t.shape[0]) - n, True, [round(k * m / K) for k in range(K + 1)])
     U, row_index, n_zero = normalised(t, dev)
     if U.shape[0] < 2:
-        raise RepcapError(f"need at least two non-zero rows for pairwise cosines; got {U.shape[0]} "
-                          f"({n_zero} zero rows)")
+        raise RepcapError(
+            f"need at least two non-zero rows for pairwise cosines; got {U.shape[0]} ({n_zero} zero rows)"
+        )
     return _Rows(U, row_index, int(U.shape[0]), n_zero, False, [0, int(U.shape[0])])
 
 
@@ -263,11 +264,21 @@ class _Pass:
         return out
 
 
-def tiled_stats(X: Any, *, bins: int = DEFAULTS.bins, top_k: int = DEFAULTS.top_k,
-                thresholds: Sequence[float] = DEFAULTS.thresholds, quantiles: Sequence[float] = DEFAULTS.quantiles,
-                sample: int | None = None, seed: int = DEFAULTS.seed, groups: int = DEFAULTS.groups,
-                device: str | torch.device = "auto", memory_budget: int | None = None,
-                progress: bool = True, unit: bool = False) -> TiledStats:
+def tiled_stats(
+    X: Any,
+    *,
+    bins: int = DEFAULTS.bins,
+    top_k: int = DEFAULTS.top_k,
+    thresholds: Sequence[float] = DEFAULTS.thresholds,
+    quantiles: Sequence[float] = DEFAULTS.quantiles,
+    sample: int | None = None,
+    seed: int = DEFAULTS.seed,
+    groups: int = DEFAULTS.groups,
+    device: str | torch.device = "auto",
+    memory_budget: int | None = None,
+    progress: bool = True,
+    unit: bool = False,
+) -> TiledStats:
     """One pass over the upper-triangle tiles of ``U U^T`` for ``X: (V, d)`` (see the module
     docstring).  ``sample=m`` visits all pairs among m rows drawn without replacement (seeded) and
     fills ``sampling_error`` from ``groups`` disjoint row groups; ``memory_budget`` (bytes) sets the
@@ -284,13 +295,14 @@ def tiled_stats(X: Any, *, bins: int = DEFAULTS.bins, top_k: int = DEFAULTS.top_
     bounds, block_group = _blocks(rows.group_bounds, tile_size(d, m, memory_budget or memory_budget_bytes(dev), dev))
     acc = _Pass(rows, bins, thresholds, top_k, dev)
     nblk = len(block_group)
-    bar = tqdm(total=nblk * (nblk + 1) // 2, desc="cosine tiles", unit="tile", disable=not show_progress(progress),
-               leave=False)
+    bar = tqdm(
+        total=nblk * (nblk + 1) // 2, desc="cosine tiles", unit="tile", disable=not show_progress(progress), leave=False
+    )
     with torch.no_grad():
         for bi in range(nblk):
-            A = U[bounds[bi]:bounds[bi + 1]]
+            A = U[bounds[bi] : bounds[bi + 1]]
             for bj in range(bi, nblk):
-                T = A @ U[bounds[bj]:bounds[bj + 1]].T
+                T = A @ U[bounds[bj] : bounds[bj + 1]].T
                 same = block_group[bi] if rows.sampled and block_group[bi] == block_group[bj] else None
                 acc.add(T, bounds[bi], bounds[bj], bi == bj, same)
                 del T
@@ -306,13 +318,29 @@ def _result(acc: _Pass, rows: _Rows, d: int, quantiles: Sequence[float]) -> Tile
     ri = rows.row_index
     mi, mj = acc.max.pair
     return TiledStats(
-        n_rows=rows.n, n_zero_rows=rows.n_zero, d=d, rows_used=int(rows.U.shape[0]), n_pairs=acc.total.n,
-        sampled=rows.sampled, edges=h.edges, counts=h.counts.astype(np.int64), mean=mean, std=std,
-        mean_sq=acc.total.s2 / acc.total.n, mean_abs=acc.total.sa / acc.total.n, max_abs=float(acc.max.value),
-        max_abs_pair=tuple(sorted((int(ri[mi]), int(ri[mj])))), top_pairs=acc.top.pairs(ri),
-        nn_cos=acc.nn.cos.cpu().numpy().astype(np.float64), row_index=np.asarray(ri), exceed=exceed,
-        exceed_abs=exceed_abs, quantiles={float(q): h.quantile(float(q)) for q in quantiles},
-        quantile_error=h.width, sampling_error=acc.sampling_error(quantiles) if rows.sampled else {})
+        n_rows=rows.n,
+        n_zero_rows=rows.n_zero,
+        d=d,
+        rows_used=int(rows.U.shape[0]),
+        n_pairs=acc.total.n,
+        sampled=rows.sampled,
+        edges=h.edges,
+        counts=h.counts.astype(np.int64),
+        mean=mean,
+        std=std,
+        mean_sq=acc.total.s2 / acc.total.n,
+        mean_abs=acc.total.sa / acc.total.n,
+        max_abs=float(acc.max.value),
+        max_abs_pair=tuple(sorted((int(ri[mi]), int(ri[mj])))),
+        top_pairs=acc.top.pairs(ri),
+        nn_cos=acc.nn.cos.cpu().numpy().astype(np.float64),
+        row_index=np.asarray(ri),
+        exceed=exceed,
+        exceed_abs=exceed_abs,
+        quantiles={float(q): h.quantile(float(q)) for q in quantiles},
+        quantile_error=h.width,
+        sampling_error=acc.sampling_error(quantiles) if rows.sampled else {},
+    )
 
 
 def batched_max_abs(U: torch.Tensor, tile: int = 2048) -> torch.Tensor:

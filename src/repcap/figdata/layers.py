@@ -56,11 +56,26 @@ def matrix_table(records: Sequence[Rec]) -> pd.DataFrame:
     for r in records:
         b = r["baseline"]
         d = r["d_model"]
-        rows.append({"model": r["label"], "matrix": _matrix_name(r["kind"]), "layer": r["layer"],
-                     "n": r["n_directions"], "d": d, "ε": r["eps"], "class": class_name(r["class"]),
-                     "μ": r["mean"], "σ": r["std"], "d E[cos²]": r["mean_sq"] * d, "ε random": b["eps"],
-                     "ε / ε random": r["eps"] / b["eps"], "log10 k (four-constant)": r["log10_capacity"].get("four"),
-                     "directions": r.get("axis"), "tensor": r.get("tensor"), "storage": r.get("quant")})
+        rows.append(
+            {
+                "model": r["label"],
+                "matrix": _matrix_name(r["kind"]),
+                "layer": r["layer"],
+                "n": r["n_directions"],
+                "d": d,
+                "ε": r["eps"],
+                "class": class_name(r["class"]),
+                "μ": r["mean"],
+                "σ": r["std"],
+                "d E[cos²]": r["mean_sq"] * d,
+                "ε random": b["eps"],
+                "ε / ε random": r["eps"] / b["eps"],
+                "log10 k (four-constant)": r["log10_capacity"].get("four"),
+                "directions": r.get("axis"),
+                "tensor": r.get("tensor"),
+                "storage": r.get("quant"),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -73,13 +88,25 @@ def by_layer(records: Sequence[Rec]) -> pd.DataFrame:
         e = _embedding(records, r["label"])
         b = r["baseline"]
         d = r["d_model"]
-        rows.append({"model": r["label"], "kind": r["kind"], "matrix": KINDS[r["kind"]], "layer": r["layer"],
-                     "n": r["n_directions"], "d": d, "eps": r["eps"], "class": class_name(r["class"]),
-                     "eps_random": b["eps"], "d_mean_sq": r["mean_sq"] * d, "d_mean_sq_random": b["mean_sq"] * d,
-                     "eps_embedding": e["eps"] if e else np.nan,
-                     "log10_capacity_four": r["log10_capacity"].get("four"),
-                     "log10_capacity_four_random": b["log10_capacity"].get("four"),
-                     "log10_capacity_four_embedding": e["log10_capacity"].get("four") if e else np.nan})
+        rows.append(
+            {
+                "model": r["label"],
+                "kind": r["kind"],
+                "matrix": KINDS[r["kind"]],
+                "layer": r["layer"],
+                "n": r["n_directions"],
+                "d": d,
+                "eps": r["eps"],
+                "class": class_name(r["class"]),
+                "eps_random": b["eps"],
+                "d_mean_sq": r["mean_sq"] * d,
+                "d_mean_sq_random": b["mean_sq"] * d,
+                "eps_embedding": e["eps"] if e else np.nan,
+                "log10_capacity_four": r["log10_capacity"].get("four"),
+                "log10_capacity_four_random": b["log10_capacity"].get("four"),
+                "log10_capacity_four_embedding": e["log10_capacity"].get("four") if e else np.nan,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -93,11 +120,14 @@ def range_table(records: Sequence[Rec]) -> pd.DataFrame:
         e = _embedding(records, label)
         head = next((r for r in records if r["label"] == label and r["kind"] == "head"), None)
         lay = _layer_records(records, label)
-        row: dict[str, Any] = {"model": label, "d": e["d_model"] if e else None,
-                               "ε embedding": e["eps"] if e else np.nan,
-                               "embedding class": class_name(e["class"]) if e else None,
-                               "ε head": head["eps"] if head else np.nan,
-                               "layers": len({r["layer"] for r in lay})}
+        row: dict[str, Any] = {
+            "model": label,
+            "d": e["d_model"] if e else None,
+            "ε embedding": e["eps"] if e else np.nan,
+            "embedding class": class_name(e["class"]) if e else None,
+            "ε head": head["eps"] if head else np.nan,
+            "layers": len({r["layer"] for r in lay}),
+        }
         for k in kinds:
             mine = [r for r in lay if r["kind"] == k]
             eps = [r["eps"] for r in mine]
@@ -119,11 +149,19 @@ def excess_table(records: Sequence[Rec]) -> pd.DataFrame:
             mine = [r for r in lay if r["kind"] == k]
             ratio = [r["eps"] / r["baseline"]["eps"] for r in mine]
             over = [r["mean_sq"] * r["d_model"] for r in mine]
-            rows.append({"model": label, "matrix": KINDS[k], "layers": len(mine),
-                         "ε random": float(np.median([r["baseline"]["eps"] for r in mine])),
-                         "ε / ε random, median": float(np.median(ratio)), "ε / ε random, max": max(ratio),
-                         "d E[cos²], median": float(np.median(over)), "d E[cos²], max": max(over),
-                         "d E[cos²], random": float(np.median([r["baseline"]["mean_sq"] * r["d_model"] for r in mine]))})
+            rows.append(
+                {
+                    "model": label,
+                    "matrix": KINDS[k],
+                    "layers": len(mine),
+                    "ε random": float(np.median([r["baseline"]["eps"] for r in mine])),
+                    "ε / ε random, median": float(np.median(ratio)),
+                    "ε / ε random, max": max(ratio),
+                    "d E[cos²], median": float(np.median(over)),
+                    "d E[cos²], max": max(over),
+                    "d E[cos²], random": float(np.median([r["baseline"]["mean_sq"] * r["d_model"] for r in mine])),
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -136,10 +174,18 @@ def class_table(records: Sequence[Rec]) -> pd.DataFrame:
         lay = _layer_records(records, label)
         cls = [r["class"] for r in lay]
         same = sum(1 for c in cls if e is not None and c == e["class"])
-        rows.append({"model": label, "embedding class": class_name(e["class"]) if e else None,
-                     "layer matrices": len(lay), "Class 1": cls.count(1), "between": cls.count(None),
-                     "Class 2": cls.count(2), "same class as the embedding": same,
-                     "share in the embedding's class": same / len(lay) if lay else np.nan})
+        rows.append(
+            {
+                "model": label,
+                "embedding class": class_name(e["class"]) if e else None,
+                "layer matrices": len(lay),
+                "Class 1": cls.count(1),
+                "between": cls.count(None),
+                "Class 2": cls.count(2),
+                "same class as the embedding": same,
+                "share in the embedding's class": same / len(lay) if lay else np.nan,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -178,14 +224,19 @@ def capacity_table(records: Sequence[Rec], law: str = "four") -> pd.DataFrame:
         e = _embedding(records, label)
         lay = _layer_records(records, label)
         d = e["d_model"] if e else (lay[0]["d_model"] if lay else None)
-        row: dict[str, Any] = {"model": label, "d": d, "ε embedding": e["eps"] if e else np.nan,
-                               "log10 k, embedding": e["log10_capacity"].get(law) if e else np.nan}
+        row: dict[str, Any] = {
+            "model": label,
+            "d": d,
+            "ε embedding": e["eps"] if e else np.nan,
+            "log10 k, embedding": e["log10_capacity"].get(law) if e else np.nan,
+        }
         for k in kinds:
             eps = [r["eps"] for r in lay if r["kind"] == k]
             med = float(np.median(eps)) if eps else np.nan
             row[f"ε {SHORT[k]} (median)"] = med
-            row[f"log10 k, {SHORT[k]} (median ε)"] = (float(laws.log10_capacity(med, d, law))
-                                                       if eps and med >= 0 else np.nan)
+            row[f"log10 k, {SHORT[k]} (median ε)"] = (
+                float(laws.log10_capacity(med, d, law)) if eps and med >= 0 else np.nan
+            )
         base = [r["baseline"]["log10_capacity"].get(law) for r in lay if r["kind"] == (kinds[0] if kinds else None)]
         row["log10 k, random (first kind's shape)"] = base[0] if base else np.nan
         row["n directions in the layers"] = int(sum(r["n_directions"] for r in lay))
@@ -193,5 +244,16 @@ def capacity_table(records: Sequence[Rec], law: str = "four") -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-__all__ = ["SHORT", "WHOLE", "by_layer", "capacity_table", "class_name", "class_table", "excess_table", "matrix_table",
-           "median_eps_ratio", "range_table", "share_same_class"]
+__all__ = [
+    "SHORT",
+    "WHOLE",
+    "by_layer",
+    "capacity_table",
+    "class_name",
+    "class_table",
+    "excess_table",
+    "matrix_table",
+    "median_eps_ratio",
+    "range_table",
+    "share_same_class",
+]

@@ -15,8 +15,10 @@ from ..fits import fit_exponent
 def left_out_loss(df: pd.DataFrame, n: int, threshold: float = 0.5) -> list[float]:
     """For each trained model (a row with ``norms``), the loss its left-out features carry: those
     with ``||W_i|| <= threshold`` (Liu, Liu & Gore 2025's weak-regime account of the loss)."""
-    return [toy.unlearned_loss(toy.frequencies(n, "power", a), np.asarray(nr) > threshold)
-            for a, nr in zip(df["alpha"], df["norms"])]
+    return [
+        toy.unlearned_loss(toy.frequencies(n, "power", a), np.asarray(nr) > threshold)
+        for a, nr in zip(df["alpha"], df["norms"])
+    ]
 
 
 def exponent_fits(df: pd.DataFrame, by: Sequence[str] = ("regime", "alpha"), m_min: float = 0) -> pd.DataFrame:
@@ -33,8 +35,17 @@ def exponent_fits(df: pd.DataFrame, by: Sequence[str] = ("regime", "alpha"), m_m
 def unlearned_prediction(n: int, alphas: Sequence[float], ms: Sequence[int]) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The weak-regime ideal (keep exactly the m most frequent features): its loss at each (alpha, m)
     and the width exponent fitted to it over the same widths."""
-    pred = pd.DataFrame([{"alpha": a, "m": m, "unlearned_loss": toy.unlearned_loss(toy.frequencies(n, "power", a), m)}
-                         for a in alphas for m in ms])
-    slopes = pd.DataFrame([{"alpha": a, "alpha_m_pred": fit_exponent(d["m"], d["unlearned_loss"]).alpha_m}
-                           for a, d in pred.groupby("alpha")])
+    pred = pd.DataFrame(
+        [
+            {"alpha": a, "m": m, "unlearned_loss": toy.unlearned_loss(toy.frequencies(n, "power", a), m)}
+            for a in alphas
+            for m in ms
+        ]
+    )
+    slopes = pd.DataFrame(
+        [
+            {"alpha": a, "alpha_m_pred": fit_exponent(d["m"], d["unlearned_loss"]).alpha_m}
+            for a, d in pred.groupby("alpha")
+        ]
+    )
     return pred, slopes

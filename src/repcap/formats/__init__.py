@@ -25,14 +25,36 @@ from .onnx import load_onnx
 from .safetensors import SAFETENSORS_DTYPE_BITS, check_safetensors, load_safetensors
 
 #: The suffixes a model file may have, with the reader module's listing for each.
-_LISTERS = {".safetensors": safetensors.list_tensors, ".gguf": gguf.list_tensors, ".onnx": onnx.list_tensors,
-            ".npy": npy.list_tensors}
+_LISTERS = {
+    ".safetensors": safetensors.list_tensors,
+    ".gguf": gguf.list_tensors,
+    ".onnx": onnx.list_tensors,
+    ".npy": npy.list_tensors,
+}
 SUFFIXES = tuple(_LISTERS)
 
-__all__ = ["EMBED_NAMES", "GGUF_OK_TYPES", "HEAD_NAMES", "PICKLE_SUFFIXES", "SAFETENSORS_DTYPE_BITS", "SUFFIXES",
-           "GGUFFile", "bytelevel_decode", "check_npy", "check_safetensors", "choose_tensor", "list_tensors",
-           "load_file", "load_gguf", "load_npy", "load_onnx", "load_safetensors", "open_gguf", "pick_tensor",
-           "tie_flag"]
+__all__ = [
+    "EMBED_NAMES",
+    "GGUF_OK_TYPES",
+    "HEAD_NAMES",
+    "PICKLE_SUFFIXES",
+    "SAFETENSORS_DTYPE_BITS",
+    "SUFFIXES",
+    "GGUFFile",
+    "bytelevel_decode",
+    "check_npy",
+    "check_safetensors",
+    "choose_tensor",
+    "list_tensors",
+    "load_file",
+    "load_gguf",
+    "load_npy",
+    "load_onnx",
+    "load_safetensors",
+    "open_gguf",
+    "pick_tensor",
+    "tie_flag",
+]
 
 
 def _suffix(path: Path) -> str:
@@ -58,8 +80,15 @@ def load_file(path: str | os.PathLike, *, head: bool = False, tensor: str | None
     suf = _suffix(path)
     if suf == ".safetensors":
         t, name, tied, dtype = load_safetensors(path, head=head, tensor=tensor)
-        return Embedding(matrix=t.to(torch.float32), name=str(path), source_kind="safetensors", tensor_name=name,
-                         tied=tied, quant=dtype, meta={"path": str(path)})
+        return Embedding(
+            matrix=t.to(torch.float32),
+            name=str(path),
+            source_kind="safetensors",
+            tensor_name=name,
+            tied=tied,
+            quant=dtype,
+            meta={"path": str(path)},
+        )
     if suf == ".gguf":
         return load_gguf(path, head=head, tensor=tensor)
     if suf == ".onnx":

@@ -27,9 +27,11 @@ def pickle_magic(head: bytes) -> bool:
 
 
 def refuse_pickle(path: Path) -> None:
-    raise RepcapError(f"{path}: refusing to unpickle a {path.suffix} checkpoint (it can run arbitrary code); "
-                      "use the model's .safetensors release, or convert it where you trust it with "
-                      "safetensors.torch.save_file / np.save(..., allow_pickle=False)")
+    raise RepcapError(
+        f"{path}: refusing to unpickle a {path.suffix} checkpoint (it can run arbitrary code); "
+        "use the model's .safetensors release, or convert it where you trust it with "
+        "safetensors.torch.save_file / np.save(..., allow_pickle=False)"
+    )
 
 
 def one_line(text: object, limit: int = 200) -> str:
@@ -47,8 +49,10 @@ def check_name_lengths(path: Path | str) -> None:
     for part in Path(path).parts:
         n = len(os.fsencode(part))
         if n > NAME_MAX:
-            raise RepcapError(f"{str(path)[:120]}...: a path component is {n} bytes, over the {NAME_MAX}-byte "
-                              "limit of file names; not a file or folder that can exist - check the path")
+            raise RepcapError(
+                f"{str(path)[:120]}...: a path component is {n} bytes, over the {NAME_MAX}-byte "
+                "limit of file names; not a file or folder that can exist - check the path"
+            )
 
 
 def plain_relative(name: str) -> bool:
@@ -56,8 +60,13 @@ def plain_relative(name: str) -> bool:
     stays in its folder: not empty, not absolute, no drive, no ``~``, no ``.``/``..``/empty segments, no NUL."""
     s = str(name)
     segs = s.replace("\\", "/").split("/")
-    return bool(s) and not s.startswith(("/", "~")) and not re.match(r"^[A-Za-z]:", s) \
-        and not any(g in ("", ".", "..") for g in segs) and "\x00" not in s
+    return (
+        bool(s)
+        and not s.startswith(("/", "~"))
+        and not re.match(r"^[A-Za-z]:", s)
+        and not any(g in ("", ".", "..") for g in segs)
+        and "\x00" not in s
+    )
 
 
 def resolves_inside(path: Path, root: Path) -> bool:
@@ -81,18 +90,30 @@ def read_json_object(path: Path, what: str = "JSON file") -> dict[str, Any]:
     except (ValueError, RecursionError) as exc:
         raise RepcapError(f"{path}: the {what} is not readable JSON ({str(exc)[:100]}); re-download it") from None
     if not isinstance(obj, dict):
-        raise RepcapError(f"{path}: the {what} holds a JSON {type(obj).__name__}, not an object {{...}}; "
-                          "the file is corrupt or not what its name says - re-download it")
+        raise RepcapError(
+            f"{path}: the {what} holds a JSON {type(obj).__name__}, not an object {{...}}; "
+            "the file is corrupt or not what its name says - re-download it"
+        )
     return obj
 
 
 #: Element kinds that are not real numbers, with what to say about each (numpy ``dtype.kind``).
-NOT_REAL = {"b": "boolean", "c": "complex", "m": "timedelta", "M": "datetime", "O": "Python object",
-            "S": "byte-string", "U": "string", "V": "raw/structured"}
+NOT_REAL = {
+    "b": "boolean",
+    "c": "complex",
+    "m": "timedelta",
+    "M": "datetime",
+    "O": "Python object",
+    "S": "byte-string",
+    "U": "string",
+    "V": "raw/structured",
+}
 
 
 def refuse_storage(path: Path | str, name: str | None, storage: str, what: str) -> RepcapError:
     """The refusal for a tensor whose element type is not a real number (``what``: e.g. "complex")."""
     where = f"tensor {name!r}" if name else "the array"
-    return RepcapError(f"{path}: {where} is stored as {storage} ({what} values), not real numbers; "
-                       "repcap reads float or integer matrices - choose another tensor (--list-tensors)")
+    return RepcapError(
+        f"{path}: {where} is stored as {storage} ({what} values), not real numbers; "
+        "repcap reads float or integer matrices - choose another tensor (--list-tensors)"
+    )

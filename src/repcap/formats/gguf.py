@@ -21,9 +21,33 @@ from .common import one_line, os_error, pickle_magic
 from .names import choose_tensor
 
 #: GGUF tensor types we can read; anything else is refused with its name.
-GGUF_OK_TYPES = ("F32", "F16", "BF16", "Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q8_0", "Q2_K", "Q3_K", "Q4_K",
-                 "Q5_K", "Q6_K", "IQ2_XXS", "IQ2_XS", "IQ2_S", "IQ3_XXS", "IQ3_S", "IQ1_S", "IQ1_M",
-                 "IQ4_NL", "IQ4_XS", "TQ1_0", "TQ2_0", "MXFP4")
+GGUF_OK_TYPES = (
+    "F32",
+    "F16",
+    "BF16",
+    "Q4_0",
+    "Q4_1",
+    "Q5_0",
+    "Q5_1",
+    "Q8_0",
+    "Q2_K",
+    "Q3_K",
+    "Q4_K",
+    "Q5_K",
+    "Q6_K",
+    "IQ2_XXS",
+    "IQ2_XS",
+    "IQ2_S",
+    "IQ3_XXS",
+    "IQ3_S",
+    "IQ1_S",
+    "IQ1_M",
+    "IQ4_NL",
+    "IQ4_XS",
+    "TQ1_0",
+    "TQ2_0",
+    "MXFP4",
+)
 #: Smallest possible GGUF file: magic, version, tensor count, kv count.
 _GGUF_MIN = 4 + 4 + 8 + 8
 _HINT = "re-download or re-export it"
@@ -41,8 +65,10 @@ def _strict_gguf_reader_class():
             count = int(count)
             end = int(offset) + int(np.dtype(dtype).itemsize) * count
             if count < 0 or int(offset) < 0 or end > len(self.data):
-                raise ValueError(f"read of {count} x {np.dtype(dtype)} at byte {int(offset)} runs past the end "
-                                 f"of the file ({len(self.data)} bytes)")
+                raise ValueError(
+                    f"read of {count} x {np.dtype(dtype)} at byte {int(offset)} runs past the end "
+                    f"of the file ({len(self.data)} bytes)"
+                )
             return super()._get(offset, dtype, count, override_order)
 
     return StrictGGUFReader
@@ -68,12 +94,15 @@ def _gguf_reader(path: Path):
     except ValueError as exc:
         msg = str(exc)
         if "GGMLQuantizationType" in msg:
-            raise RepcapError(f"{path}: a tensor has an unknown GGUF tensor type ({repr(msg)[:200]}); the file is corrupt or "
-                              "from a newer llama.cpp - re-export it as F16 or Q8_0") from None
+            raise RepcapError(
+                f"{path}: a tensor has an unknown GGUF tensor type ({repr(msg)[:200]}); the file is corrupt or "
+                "from a newer llama.cpp - re-export it as F16 or Q8_0"
+            ) from None
         raise RepcapError(f"{path}: truncated or malformed GGUF file ({repr(msg)[:200]}); {_HINT}") from None
     except Exception as exc:  # the reader has no error type of its own: IndexError, struct, Unicode ...
-        raise RepcapError(f"{path}: truncated or malformed GGUF file ({type(exc).__name__}: {repr(str(exc))[:200]}); "
-                          f"{_HINT}") from None
+        raise RepcapError(
+            f"{path}: truncated or malformed GGUF file ({type(exc).__name__}: {repr(str(exc))[:200]}); {_HINT}"
+        ) from None
 
 
 def _guarded(path: Path, fn):
@@ -85,8 +114,9 @@ def _guarded(path: Path, fn):
     except MemoryError:
         raise RepcapError(f"{path}: the tensor does not fit in memory") from None
     except Exception as exc:
-        raise RepcapError(f"{path}: malformed GGUF file ({type(exc).__name__}: {one_line(repr(str(exc)))}); "
-                          f"{_HINT}") from None
+        raise RepcapError(
+            f"{path}: malformed GGUF file ({type(exc).__name__}: {one_line(repr(str(exc)))}); {_HINT}"
+        ) from None
 
 
 def _shape(t) -> tuple[int, ...]:
@@ -108,8 +138,12 @@ class GGUFFile:
         import gguf
 
         r = self._reader
-        return _guarded(self.path, lambda: [
-            TensorInfo(t.name, _shape(t), gguf.GGMLQuantizationType(int(t.tensor_type)).name) for t in r.tensors])
+        return _guarded(
+            self.path,
+            lambda: [
+                TensorInfo(t.name, _shape(t), gguf.GGMLQuantizationType(int(t.tensor_type)).name) for t in r.tensors
+            ],
+        )
 
     def read(self, name: str | None = None, *, head: bool = False, with_tokens: bool = True) -> Embedding:
         """The 2-D tensor ``name`` (default: ``token_embd.weight``, or the head with ``head=True``)
@@ -132,8 +166,9 @@ def list_tensors(path: str | os.PathLike) -> list[TensorInfo]:
     return open_gguf(path).list_tensors()
 
 
-def load_gguf(path: str | os.PathLike, *, head: bool = False, tensor: str | None = None,
-              with_tokens: bool = True) -> Embedding:
+def load_gguf(
+    path: str | os.PathLike, *, head: bool = False, tensor: str | None = None, with_tokens: bool = True
+) -> Embedding:
     """Dequantise ``token_embd.weight`` (or ``output.weight`` with ``head=True``) from a GGUF file.
 
     GGUF lists shapes reversed (``[d, V]``); the result is ``(V, d)``.  ``quant`` names the storage
@@ -152,24 +187,35 @@ def _gguf_embedding(r, path: Path, head: bool, tensor: str | None, with_tokens: 
     t = by_name[name]
     qtype = gguf.GGMLQuantizationType(int(t.tensor_type)).name
     if qtype not in GGUF_OK_TYPES:
-        raise RepcapError(f"{path}: tensor {name} is stored as {qtype}, a quantisation type repcap cannot "
-                          f"dequantise (readable: {', '.join(GGUF_OK_TYPES)}); use an F16/Q8_0 export")
+        raise RepcapError(
+            f"{path}: tensor {name} is stored as {qtype}, a quantisation type repcap cannot "
+            f"dequantise (readable: {', '.join(GGUF_OK_TYPES)}); use an F16/Q8_0 export"
+        )
     shape = _shape(t)
     if len(shape) != 2 or min(shape) < 1:
         raise RepcapError(f"{path}: tensor {name} has shape {shape}, not (V, d)")
     block, tsize = gguf.GGML_QUANT_SIZES[t.tensor_type]
     numel = shape[0] * shape[1]
     if numel % block or shape[1] % block or int(t.data.nbytes) != numel // block * tsize:
-        raise RepcapError(f"{path}: tensor {name} declares shape {shape} ({qtype}) but holds {int(t.data.nbytes)} "
-                          f"bytes: truncated or malformed file; {_HINT}")
+        raise RepcapError(
+            f"{path}: tensor {name} declares shape {shape} ({qtype}) but holds {int(t.data.nbytes)} "
+            f"bytes: truncated or malformed file; {_HINT}"
+        )
     try:
         arr = quants.dequantize(t.data, t.tensor_type)
     except (NotImplementedError, ValueError, KeyError) as exc:
         raise RepcapError(f"{path}: cannot dequantise {name} ({qtype}): {one_line(exc)}") from None
     arr = np.array(arr, dtype=np.float32, copy=True).reshape(shape)  # F32/F16 come back as read-only memmaps
-    return Embedding(matrix=torch.from_numpy(arr), name=str(path), source_kind="gguf", tensor_name=name,
-                     tied=tied, quant=qtype, tokens=_tokens(r) if with_tokens else None,
-                     meta={"path": str(path), "architecture": _string_field(r, "general.architecture")})
+    return Embedding(
+        matrix=torch.from_numpy(arr),
+        name=str(path),
+        source_kind="gguf",
+        tensor_name=name,
+        tied=tied,
+        quant=qtype,
+        tokens=_tokens(r) if with_tokens else None,
+        meta={"path": str(path), "architecture": _string_field(r, "general.architecture")},
+    )
 
 
 def _string_field(r, key: str) -> str | None:
@@ -190,8 +236,11 @@ def _tokens(r) -> list[str] | None:
 @functools.lru_cache(maxsize=1)
 def _byte_decoder() -> dict[str, int]:
     """Inverse of GPT-2's byte-to-unicode table (byte-level BPE vocabularies store tokens in it)."""
-    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("\xa1"), ord("\xac") + 1)) + \
-        list(range(ord("\xae"), ord("\xff") + 1))
+    bs = (
+        list(range(ord("!"), ord("~") + 1))
+        + list(range(ord("\xa1"), ord("\xac") + 1))
+        + list(range(ord("\xae"), ord("\xff") + 1))
+    )
     cs = bs[:]
     n = 0
     for b in range(256):

@@ -17,11 +17,21 @@ from .. import RepcapError
 #: Phi-3, old Phi, BERT-like encoders, BLOOM, ChatGLM, Meta originals, GGUF).  A ``language_model.``
 #: (or ``model.language_model.``) prefix is handled by suffix matching.
 EMBED_NAMES: tuple[str, ...] = (
-    "model.embed_tokens.weight", "transformer.wte.weight", "wte.weight", "gpt_neox.embed_in.weight",
-    "embed_in.weight", "model.decoder.embed_tokens.weight", "decoder.embed_tokens.weight",
-    "embed_tokens.weight", "transformer.embd.wte.weight", "embeddings.word_embeddings.weight",
-    "word_embeddings.weight", "transformer.word_embeddings.weight",
-    "transformer.embedding.word_embeddings.weight", "tok_embeddings.weight", "token_embd.weight",
+    "model.embed_tokens.weight",
+    "transformer.wte.weight",
+    "wte.weight",
+    "gpt_neox.embed_in.weight",
+    "embed_in.weight",
+    "model.decoder.embed_tokens.weight",
+    "decoder.embed_tokens.weight",
+    "embed_tokens.weight",
+    "transformer.embd.wte.weight",
+    "embeddings.word_embeddings.weight",
+    "word_embeddings.weight",
+    "transformer.word_embeddings.weight",
+    "transformer.embedding.word_embeddings.weight",
+    "tok_embeddings.weight",
+    "token_embd.weight",
 )
 #: Output-head tensor names.
 HEAD_NAMES: tuple[str, ...] = ("lm_head.weight", "embed_out.weight", "output.weight", "lm_head.linear.weight")
@@ -30,8 +40,9 @@ _SKIP = re.compile(r"(vision|visual|audio|image|mm_projector|multi_modal|mtp)", 
 _SUB_CONFIGS = ("text_config", "language_config")
 
 
-def choose_tensor(path, shapes: dict[str, tuple], head: bool, tensor: str | None,
-                  config: dict | None = None, kind: str = "tensor") -> tuple[str, bool | None]:
+def choose_tensor(
+    path, shapes: dict[str, tuple], head: bool, tensor: str | None, config: dict | None = None, kind: str = "tensor"
+) -> tuple[str, bool | None]:
     """``(name, tied)`` of the matrix to read from a file whose candidates have ``shapes``:
     the named ``tensor`` if given (a clear error if absent), else :func:`pick_tensor`'s choice."""
     if tensor is not None:
@@ -42,8 +53,9 @@ def choose_tensor(path, shapes: dict[str, tuple], head: bool, tensor: str | None
     return (hd if (head and hd) else emb), tied
 
 
-def pick_tensor(names: Sequence[str], head: bool, config: dict | None = None,
-                shapes: dict[str, tuple] | None = None) -> tuple[str, str | None, bool | None]:
+def pick_tensor(
+    names: Sequence[str], head: bool, config: dict | None = None, shapes: dict[str, tuple] | None = None
+) -> tuple[str, str | None, bool | None]:
     """Choose ``(embedding_name, head_name_or_None, tied)`` among ``names``.
 
     ``tied`` is True when the source has no separate head (or the config ties it), False when a head
@@ -64,14 +76,18 @@ def pick_tensor(names: Sequence[str], head: bool, config: dict | None = None,
         if len(two_d) == 1:
             emb = two_d[0]
     if emb is None:
-        raise RepcapError("no embedding tensor found among "
-                          f"{short(names)}; pass tensor=NAME (repcap stats --tensor NAME) to choose one")
+        raise RepcapError(
+            "no embedding tensor found among "
+            f"{short(names)}; pass tensor=NAME (repcap stats --tensor NAME) to choose one"
+        )
     hd = find(HEAD_NAMES)
     tie_cfg = tie_flag(config)
     if hd is None:
         if tie_cfg is False and head:
-            raise RepcapError(f"the config says the head is untied but no head tensor ({', '.join(HEAD_NAMES)}) "
-                              f"is stored; tensors: {short(names)}")
+            raise RepcapError(
+                f"the config says the head is untied but no head tensor ({', '.join(HEAD_NAMES)}) "
+                f"is stored; tensors: {short(names)}"
+            )
         tied: bool | None = True
     else:
         tied = bool(tie_cfg)
@@ -97,8 +113,10 @@ def _as_bool(v: Any) -> bool:
         return v
     if isinstance(v, str) and v.strip().lower() in ("true", "false"):
         return v.strip().lower() == "true"
-    raise RepcapError(f"config.json: tie_word_embeddings is {str(v)[:40]!r} ({type(v).__name__}); expected "
-                      "true or false - fix the config")
+    raise RepcapError(
+        f"config.json: tie_word_embeddings is {str(v)[:40]!r} ({type(v).__name__}); expected "
+        "true or false - fix the config"
+    )
 
 
 def short(names: Sequence[str], n: int = 8) -> str:

@@ -47,14 +47,17 @@ def check_npy(path: str | os.PathLike) -> tuple[tuple[int, ...], np.dtype]:
     except (ValueError, SyntaxError, TypeError) as exc:
         raise RepcapError(f"{path}: not a readable .npy file ({str(exc)[:120]}); re-save it with np.save") from None
     if dtype.hasobject:
-        raise RepcapError(f"{path}: holds Python objects (a pickle); repcap reads only plain numeric .npy "
-                          f"arrays - {_RESAVE}")
+        raise RepcapError(
+            f"{path}: holds Python objects (a pickle); repcap reads only plain numeric .npy arrays - {_RESAVE}"
+        )
     if dtype.kind in NOT_REAL:
         raise refuse_storage(path, None, str(dtype), NOT_REAL[dtype.kind])
     need = math.prod(shape) * dtype.itemsize
     if offset + need > size:
-        raise RepcapError(f"{path}: the header declares shape {shape} {dtype} ({need} bytes) but the file holds "
-                          f"{size - offset}: truncated or hostile file, refused without reading it")
+        raise RepcapError(
+            f"{path}: the header declares shape {shape} {dtype} ({need} bytes) but the file holds "
+            f"{size - offset}: truncated or hostile file, refused without reading it"
+        )
     return tuple(shape), dtype
 
 
@@ -71,8 +74,10 @@ def read_array(path: str | os.PathLike, *, mmap: bool = True) -> np.ndarray:
     try:
         return np.load(path, allow_pickle=False, mmap_mode="r" if mmap else None)
     except ValueError as exc:
-        raise RepcapError(f"{path}: holds Python objects (a pickle) or a malformed header; repcap reads only plain "
-                          f"numeric .npy arrays - {_RESAVE}") from exc
+        raise RepcapError(
+            f"{path}: holds Python objects (a pickle) or a malformed header; repcap reads only plain "
+            f"numeric .npy arrays - {_RESAVE}"
+        ) from exc
     except OSError as exc:
         raise RepcapError(f"{path}: not a readable .npy file ({exc})") from exc
 
@@ -82,5 +87,12 @@ def load_npy(path: str | os.PathLike) -> Embedding:
     arr = read_array(path)
     if arr.ndim != 2 or not np.issubdtype(arr.dtype, np.number):
         raise RepcapError(f"{path}: expected a 2-D numeric (V, d) array, got shape {arr.shape} dtype {arr.dtype}")
-    return Embedding(matrix=torch.from_numpy(np.array(arr, dtype=np.float32)), name=str(path), source_kind="npy",
-                     tensor_name=None, tied=None, quant=storage_name(arr.dtype), meta={"path": str(path)})
+    return Embedding(
+        matrix=torch.from_numpy(np.array(arr, dtype=np.float32)),
+        name=str(path),
+        source_kind="npy",
+        tensor_name=None,
+        tied=None,
+        quant=storage_name(arr.dtype),
+        meta={"path": str(path)},
+    )

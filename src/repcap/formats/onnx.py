@@ -22,15 +22,28 @@ from .common import one_line, os_error, plain_relative, refuse_storage, resolves
 from .names import choose_tensor
 
 #: Element types read as a matrix: ONNX name -> (short name, bytes per element, typed data field).
-READABLE = {"FLOAT": ("F32", 4, "float_data"), "FLOAT16": ("F16", 2, "int32_data"),
-            "BFLOAT16": ("BF16", 2, "int32_data"), "DOUBLE": ("F64", 8, "double_data"),
-            "INT8": ("I8", 1, "int32_data"), "UINT8": ("U8", 1, "int32_data"), "INT16": ("I16", 2, "int32_data"),
-            "UINT16": ("U16", 2, "int32_data"), "INT32": ("I32", 4, "int32_data"),
-            "INT64": ("I64", 8, "int64_data"), "UINT32": ("U32", 4, "uint64_data"),
-            "UINT64": ("U64", 8, "uint64_data")}
+READABLE = {
+    "FLOAT": ("F32", 4, "float_data"),
+    "FLOAT16": ("F16", 2, "int32_data"),
+    "BFLOAT16": ("BF16", 2, "int32_data"),
+    "DOUBLE": ("F64", 8, "double_data"),
+    "INT8": ("I8", 1, "int32_data"),
+    "UINT8": ("U8", 1, "int32_data"),
+    "INT16": ("I16", 2, "int32_data"),
+    "UINT16": ("U16", 2, "int32_data"),
+    "INT32": ("I32", 4, "int32_data"),
+    "INT64": ("I64", 8, "int64_data"),
+    "UINT32": ("U32", 4, "uint64_data"),
+    "UINT64": ("U64", 8, "uint64_data"),
+}
 #: Element types that are not real numbers.
-NOT_REAL = {"BOOL": "boolean", "COMPLEX64": "complex", "COMPLEX128": "complex", "STRING": "string",
-            "UNDEFINED": "undefined"}
+NOT_REAL = {
+    "BOOL": "boolean",
+    "COMPLEX64": "complex",
+    "COMPLEX128": "complex",
+    "STRING": "string",
+    "UNDEFINED": "undefined",
+}
 _HINT = "re-export the model"
 
 
@@ -74,8 +87,10 @@ def _initialisers(path: Path) -> list:
     inits = list(_open(path).graph.initializer)
     for i in inits:
         if not isinstance(i.name, str):
-            raise RepcapError(f"{path}: an initialiser's name is not valid UTF-8 text ({bytes(i.name)[:60]!r}); "
-                              f"the file is corrupt; {_HINT}")
+            raise RepcapError(
+                f"{path}: an initialiser's name is not valid UTF-8 text ({bytes(i.name)[:60]!r}); "
+                f"the file is corrupt; {_HINT}"
+            )
     return inits
 
 
@@ -91,8 +106,10 @@ def _checked_numel(path: Path, init) -> tuple[int, str, int]:
     if name in NOT_REAL:
         raise refuse_storage(path, init.name, name, NOT_REAL[name])
     if name not in READABLE:
-        raise RepcapError(f"{path}: initialiser {init.name!r} has element type {name}, which repcap does not read "
-                          f"(readable: {', '.join(READABLE)}); {_HINT} as float32")
+        raise RepcapError(
+            f"{path}: initialiser {init.name!r} has element type {name}, which repcap does not read "
+            f"(readable: {', '.join(READABLE)}); {_HINT} as float32"
+        )
     dims = [int(x) for x in init.dims]
     if len(dims) != 2 or min(dims) < 1:
         raise RepcapError(f"{path}: initialiser {init.name!r} has dims {tuple(dims)}, not (V, d)")
@@ -105,8 +122,10 @@ def _in_file_array(path: Path, init, numel: int, name: str, itemsize: int) -> np
     have, need = (len(init.raw_data), numel * itemsize) if init.raw_data else (len(getattr(init, field)), numel)
     if have != need:
         unit = "bytes" if init.raw_data else f"{field} values"
-        raise RepcapError(f"{path}: initialiser {init.name!r} declares dims {tuple(init.dims)} {name} ({need} {unit}) "
-                          f"but holds {have}: truncated or malformed file; {_HINT}")
+        raise RepcapError(
+            f"{path}: initialiser {init.name!r} declares dims {tuple(init.dims)} {name} ({need} {unit}) "
+            f"but holds {have}: truncated or malformed file; {_HINT}"
+        )
     try:
         return numpy_helper.to_array(init)
     except Exception as exc:  # any other inconsistency the converter finds
@@ -121,19 +140,25 @@ def _external_array(path: Path, init, numel: int, name: str, itemsize: int) -> n
     loc = info.get("location", "")
     where = path.parent / loc
     if not plain_relative(loc) or not resolves_inside(where, path.parent):
-        raise RepcapError(f"{path}: initialiser {init.name!r} names the external file {loc[:200]!r}, which escapes "
-                          "the model folder; refused - the model is corrupt or hostile")
+        raise RepcapError(
+            f"{path}: initialiser {init.name!r} names the external file {loc[:200]!r}, which escapes "
+            "the model folder; refused - the model is corrupt or hostile"
+        )
     try:
         offset, length = int(info.get("offset", 0)), int(info.get("length", numel * itemsize))
         size = where.stat().st_size
     except ValueError:
-        raise RepcapError(f"{path}: initialiser {init.name!r}: external offset/length are not integers; {_HINT}") from None
+        raise RepcapError(
+            f"{path}: initialiser {init.name!r}: external offset/length are not integers; {_HINT}"
+        ) from None
     except OSError as exc:
         raise os_error(where, exc, f"cannot read the external data of {init.name!r}") from None
     if length != numel * itemsize or offset < 0 or offset + length > size:
-        raise RepcapError(f"{path}: initialiser {init.name!r} declares dims {tuple(init.dims)} {name} "
-                          f"({numel * itemsize} bytes) at offset {offset}, length {length} of {where.name} "
-                          f"({size} bytes): truncated or malformed; {_HINT}")
+        raise RepcapError(
+            f"{path}: initialiser {init.name!r} declares dims {tuple(init.dims)} {name} "
+            f"({numel * itemsize} bytes) at offset {offset}, length {length} of {where.name} "
+            f"({size} bytes): truncated or malformed; {_HINT}"
+        )
     with open(where, "rb") as fh:
         fh.seek(offset)
         data = fh.read(length)
@@ -146,8 +171,7 @@ def load_onnx(path: str | os.PathLike, *, head: bool = False, tensor: str | None
     onnx, _ = _onnx()
     path = Path(path)
     inits = {i.name: i for i in _initialisers(path)}
-    name, tied = choose_tensor(path, {k: tuple(v.dims) for k, v in inits.items()}, head, tensor,
-                               kind="initialiser")
+    name, tied = choose_tensor(path, {k: tuple(v.dims) for k, v in inits.items()}, head, tensor, kind="initialiser")
     init = inits[name]
     numel, tname, itemsize = _checked_numel(path, init)
     external = init.data_location == onnx.TensorProto.EXTERNAL
@@ -155,6 +179,15 @@ def load_onnx(path: str | os.PathLike, *, head: bool = False, tensor: str | None
     try:
         mat = np.array(arr, dtype=np.float32, copy=True).reshape(tuple(int(x) for x in init.dims))
     except (ValueError, TypeError) as exc:
-        raise RepcapError(f"{path}: cannot convert initialiser {name!r} to float32 ({one_line(exc)}); {_HINT}") from None
-    return Embedding(matrix=torch.from_numpy(mat), name=str(path), source_kind="onnx", tensor_name=name,
-                     tied=tied, quant=READABLE[tname][0], meta={"path": str(path)})
+        raise RepcapError(
+            f"{path}: cannot convert initialiser {name!r} to float32 ({one_line(exc)}); {_HINT}"
+        ) from None
+    return Embedding(
+        matrix=torch.from_numpy(mat),
+        name=str(path),
+        source_kind="onnx",
+        tensor_name=name,
+        tied=tied,
+        quant=READABLE[tname][0],
+        meta={"path": str(path)},
+    )

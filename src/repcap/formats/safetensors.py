@@ -20,9 +20,28 @@ from .common import one_line, os_error, pickle_magic, refuse_storage
 from .names import choose_tensor
 
 #: Bits per element of each safetensors dtype (the format's own list, sub-byte floats included).
-SAFETENSORS_DTYPE_BITS = {"BOOL": 8, "U8": 8, "I8": 8, "F8_E5M2": 8, "F8_E4M3": 8, "F8_E8M0": 8, "I16": 16,
-                          "U16": 16, "F16": 16, "BF16": 16, "I32": 32, "U32": 32, "F32": 32, "F64": 64,
-                          "I64": 64, "U64": 64, "F4": 4, "F6_E2M3": 6, "F6_E3M2": 6, "C64": 64}
+SAFETENSORS_DTYPE_BITS = {
+    "BOOL": 8,
+    "U8": 8,
+    "I8": 8,
+    "F8_E5M2": 8,
+    "F8_E4M3": 8,
+    "F8_E8M0": 8,
+    "I16": 16,
+    "U16": 16,
+    "F16": 16,
+    "BF16": 16,
+    "I32": 32,
+    "U32": 32,
+    "F32": 32,
+    "F64": 64,
+    "I64": 64,
+    "U64": 64,
+    "F4": 4,
+    "F6_E2M3": 6,
+    "F6_E3M2": 6,
+    "C64": 64,
+}
 #: Stored types that are not real numbers: listed, never read as a matrix.
 NOT_REAL = {"BOOL": "boolean", "C64": "complex"}
 #: Largest safetensors JSON header we read (the format's own limit is 100 MB).
@@ -40,14 +59,18 @@ def _read_header(path: Path) -> tuple[bytes, int, int]:
             valid = len(head8) == 8 and 2 <= n <= min(size - 8, SAFETENSORS_MAX_HEADER)
             # a header length of 128 (+ 256 j) also starts with 0x80: the magic tells only when the length is wrong
             if not valid and pickle_magic(head8):
-                raise RepcapError(f"{path}: this .safetensors file is really a pickle / torch.save checkpoint; "
-                                  "repcap never unpickles (it can run arbitrary code) - use the model's real "
-                                  "safetensors release")
+                raise RepcapError(
+                    f"{path}: this .safetensors file is really a pickle / torch.save checkpoint; "
+                    "repcap never unpickles (it can run arbitrary code) - use the model's real "
+                    "safetensors release"
+                )
             if len(head8) < 8:
                 raise RepcapError(f"{path}: truncated safetensors file ({size} bytes, no header length); {_HINT}")
             if not valid:
-                raise RepcapError(f"{path}: malformed or truncated safetensors header (declares {n} header bytes, "
-                                  f"the file has {size}); {_HINT}")
+                raise RepcapError(
+                    f"{path}: malformed or truncated safetensors header (declares {n} header bytes, "
+                    f"the file has {size}); {_HINT}"
+                )
             return fh.read(n), n, size
     except OSError as exc:
         raise os_error(path, exc) from None
@@ -63,18 +86,23 @@ def _check_entry(path: Path, name: str, info, buf: int) -> dict:
         raise RepcapError(f"{bad}: unknown dtype {repr(dtype)[:20]}; {_HINT}")
     if not isinstance(shape, list) or not all(type(x) is int and x >= 0 for x in shape) or len(shape) > 16:
         raise RepcapError(f"{bad}: shape {repr(shape)[:60]} is not a list of non-negative ints; {_HINT}")
-    if not (isinstance(offs, list) and len(offs) == 2 and all(type(x) is int for x in offs)
-            and 0 <= offs[0] <= offs[1]):
+    if not (
+        isinstance(offs, list) and len(offs) == 2 and all(type(x) is int for x in offs) and 0 <= offs[0] <= offs[1]
+    ):
         raise RepcapError(f"{bad}: data_offsets {repr(offs)[:60]} are not [begin, end]; {_HINT}")
     numel = math.prod(shape)
     nbytes = (numel * SAFETENSORS_DTYPE_BITS[dtype] + 7) // 8
     if nbytes > buf or offs[1] > buf:
-        raise RepcapError(f"{path}: tensor {str(name)[:80]!r} declares shape {shape} {dtype} ({numel:.3g} elements, "
-                          f"{nbytes} bytes) but the file holds only {buf} data bytes: truncated or hostile "
-                          f"file, refused without reading it; {_HINT}")
+        raise RepcapError(
+            f"{path}: tensor {str(name)[:80]!r} declares shape {shape} {dtype} ({numel:.3g} elements, "
+            f"{nbytes} bytes) but the file holds only {buf} data bytes: truncated or hostile "
+            f"file, refused without reading it; {_HINT}"
+        )
     if offs[1] - offs[0] != nbytes:
-        raise RepcapError(f"{path}: tensor {str(name)[:80]!r}: shape {shape} {dtype} needs {nbytes} bytes but its "
-                          f"data_offsets span {offs[1] - offs[0]}; {_HINT}")
+        raise RepcapError(
+            f"{path}: tensor {str(name)[:80]!r}: shape {shape} {dtype} needs {nbytes} bytes but its "
+            f"data_offsets span {offs[1] - offs[0]}; {_HINT}"
+        )
     return {"dtype": dtype, "shape": shape, "data_offsets": offs}
 
 
@@ -101,12 +129,15 @@ def check_safetensors(path: str | os.PathLike) -> dict[str, dict]:
     pos = 0
     for b, e in sorted(tuple(v["data_offsets"]) for v in out.values()):
         if b != pos:
-            raise RepcapError(f"{path}: malformed safetensors header: tensor data overlap or leave gaps at byte {b}; "
-                              f"{_HINT}")
+            raise RepcapError(
+                f"{path}: malformed safetensors header: tensor data overlap or leave gaps at byte {b}; {_HINT}"
+            )
         pos = e
     if pos != buf:
-        raise RepcapError(f"{path}: truncated or padded safetensors file: the header covers {pos} data bytes, "
-                          f"the file holds {buf}; {_HINT}")
+        raise RepcapError(
+            f"{path}: truncated or padded safetensors file: the header covers {pos} data bytes, "
+            f"the file holds {buf}; {_HINT}"
+        )
     return out
 
 
@@ -115,8 +146,9 @@ def list_tensors(path: str | os.PathLike) -> list[TensorInfo]:
     return [TensorInfo(k, tuple(v["shape"]), v["dtype"]) for k, v in check_safetensors(path).items()]
 
 
-def load_safetensors(path: str | os.PathLike, *, head: bool = False, tensor: str | None = None,
-                     config: dict | None = None) -> tuple[torch.Tensor, str, bool | None, str]:
+def load_safetensors(
+    path: str | os.PathLike, *, head: bool = False, tensor: str | None = None, config: dict | None = None
+) -> tuple[torch.Tensor, str, bool | None, str]:
     """Read one 2-D tensor from a ``.safetensors`` file: ``(matrix, tensor_name, tied, dtype_name)``.
 
     The header is validated by :func:`check_safetensors` first (the Rust reader only sees files

@@ -41,8 +41,33 @@ from .optimiser import PackResult, optimise
 from .points import packed_group, sweep_packed, sweep_projection, sweep_random
 from .stats import coherence, max_abs_cos, pair_stats
 
-__all__ = ["LOSSES", "ORTHOGONAL_THRESHOLD", "PARALLEL_THRESHOLDS", "CostEstimate", "PackConfig", "PackResult",
-           "TiledPackingLoss", "coherence", "default_block", "default_tile", "dense_loss", "estimate_cost",
-           "guha_exponent", "guha_lr", "loss_and_grad", "max_abs_cos", "max_exp_beta", "normalise", "optimise",
-           "packed_group", "pair_stats", "projection_distortion", "projection_matrix", "random_eps_star",
-           "random_unit", "sweep_packed", "sweep_projection", "sweep_random"]
+__all__ = [
+    "LOSSES",
+    "ORTHOGONAL_THRESHOLD",
+    "PARALLEL_THRESHOLDS",
+    "CostEstimate",
+    "PackConfig",
+    "PackResult",
+    "TiledPackingLoss",
+    "coherence",
+    "default_block",
+    "default_tile",
+    "dense_loss",
+    "estimate_cost",
+    "guha_exponent",
+    "guha_lr",
+    "loss_and_grad",
+    "max_abs_cos",
+    "max_exp_beta",
+    "normalise",
+    "optimise",
+    "packed_group",
+    "pair_stats",
+    "projection_distortion",
+    "projection_matrix",
+    "random_eps_star",
+    "random_unit",
+    "sweep_packed",
+    "sweep_projection",
+    "sweep_random",
+]

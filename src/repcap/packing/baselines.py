@@ -31,8 +31,16 @@ def random_unit(k: int, d: int, batch: int = 1, seed: int = 0, device="auto") ->
     return normalise(torch.randn(batch, d, k, generator=g, device=dev))
 
 
-def random_eps_star(k: int, d: int, trials: int = 1000, *, seed: int = 0, device="auto",
-                    batch: int | None = None, progress: bool = False) -> dict:
+def random_eps_star(
+    k: int,
+    d: int,
+    trials: int = 1000,
+    *,
+    seed: int = 0,
+    device="auto",
+    batch: int | None = None,
+    progress: bool = False,
+) -> dict:
     """Guha's random baseline: over ``trials`` draws of k random unit vectors in R^d, the max |cos|
     of each draw; returns ``eps_star`` (the minimum over trials, as Guha reports), ``eps_mean`` and
     ``eps_max``.  Draws come in batches of ``batch`` (default: from the memory budget); batch s
@@ -46,13 +54,14 @@ def random_eps_star(k: int, d: int, trials: int = 1000, *, seed: int = 0, device
         batch = max(1, min(trials, int(memory_budget_bytes(dev, 256 << 20) // (4 * (d * k + 3 * k * min(k, 2048))))))
     out = []
     with cpu_threads(dev, batch * k * k, None):
-        for s in tqdm(range(0, trials, batch), disable=not show_progress(progress), leave=False, desc=f"random k={k} d={d}"):
+        for s in tqdm(
+            range(0, trials, batch), disable=not show_progress(progress), leave=False, desc=f"random k={k} d={d}"
+        ):
             b = min(batch, trials - s)
             V = random_unit(k, d, b, seed=(seed * 1_000_003 + s) % (MAX_SEED + 1), device=dev)
             out.append(max_abs_cos(V).double().cpu().numpy())
     e = np.concatenate(out)
-    return {"eps_star": float(e.min()), "eps_mean": float(e.mean()), "eps_max": float(e.max()),
-            "trials": int(trials)}
+    return {"eps_star": float(e.min()), "eps_mean": float(e.mean()), "eps_max": float(e.max()), "trials": int(trials)}
 
 
 def _hadamard_rows(rows: torch.Tensor, N: int) -> torch.Tensor:
@@ -92,8 +101,7 @@ def projection_matrix(N: int, k: int, kind: str = "gaussian", seed: int = 0) -> 
     return _hadamard_rows(rows, N) * signs[None, :] / math.sqrt(k)
 
 
-def projection_distortion(N: int, k: int, kind: str = "gaussian", seed: int = 0,
-                          tile: int = 2048) -> dict:
+def projection_distortion(N: int, k: int, kind: str = "gaussian", seed: int = 0, tile: int = 2048) -> dict:
     """Distortion of projecting the N basis vectors e_i of R^N into R^k with :func:`projection_matrix`.
 
     ``eps`` = max over i < j of |(|P e_i - P e_j|^2 / |e_i - e_j|^2) - 1| and over i of
@@ -114,5 +122,13 @@ def projection_distortion(N: int, k: int, kind: str = "gaussian", seed: int = 0,
         eps = max(eps, float(dist.abs()[upper].max()))
     U, _ = cosine.unit_batch(P.T[None])
     eps_cos = float(cosine.batched_max_abs(U, tile=tile)[0])
-    return {"N": N, "k": k, "kind": kind, "seed": seed, "eps": eps, "eps_cos": eps_cos,
-            "C": eps**2 * k / math.log(N), "C_cos": eps_cos**2 * k / math.log(N)}
+    return {
+        "N": N,
+        "k": k,
+        "kind": kind,
+        "seed": seed,
+        "eps": eps,
+        "eps_cos": eps_cos,
+        "C": eps**2 * k / math.log(N),
+        "C_cos": eps_cos**2 * k / math.log(N),
+    }

@@ -50,6 +50,7 @@ def guha_lr(d: int) -> float:
 
 # --------------------------------------------------------------------------------------------- checks
 
+
 def _is_int(v) -> bool:
     return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
 
@@ -99,8 +100,9 @@ def _check_threads(name, v):
         return
     hi = max_cpu_threads()
     if not _is_int(v) or not 1 <= v <= hi:
-        raise RepcapError(f"{name}={v!r} must be an integer in 1 .. {hi} (4 x the {os.cpu_count() or 1} "
-                          "cores of this machine)")
+        raise RepcapError(
+            f"{name}={v!r} must be an integer in 1 .. {hi} (4 x the {os.cpu_count() or 1} cores of this machine)"
+        )
 
 
 def _check_device(name, v):
@@ -142,9 +144,11 @@ def max_exp_beta(k: int) -> float:
 def check_exp_overflow(k: int, beta: float) -> None:
     """Refuse an exp loss whose float32 sums could overflow (a NaN run, not a result)."""
     if exp_worst_case(k, beta) >= FLOAT32_MAX:
-        raise RepcapError(f"beta={beta:g} with k={k}: the exp loss k(k-1)exp(beta) (and its gradient) can reach "
-                          f"{exp_worst_case(k, beta):.3g}, beyond float32's {FLOAT32_MAX:.3g}; lower beta to at "
-                          f"most {max_exp_beta(k):g} for this k")
+        raise RepcapError(
+            f"beta={beta:g} with k={k}: the exp loss k(k-1)exp(beta) (and its gradient) can reach "
+            f"{exp_worst_case(k, beta):.3g}, beyond float32's {FLOAT32_MAX:.3g}; lower beta to at "
+            f"most {max_exp_beta(k):g} for this k"
+        )
 
 
 # --------------------------------------------------------------------------------------------- config
@@ -160,20 +164,23 @@ class PackConfig:
     d: int = S(help="dimension (>= 1)", check=_check_d)
     loss: str = S("power", "packing loss: power (Guha) | exp (Yoder) | abs-relu (3Blue1Brown)", check=_check_loss)
     beta: float = S(20.0, "exp loss sum exp(beta cos^2) sharpness (Yoder: 20)", check=_check_beta)
-    p: float | None = S(None, "exponent of the power loss sum |cos|^p; None: Guha's rule min(floor(M/ln d), 20)",
-                        check=_check_p)
+    p: float | None = S(
+        None, "exponent of the power loss sum |cos|^p; None: Guha's rule min(floor(M/ln d), 20)", check=_check_p
+    )
     steps: int = S(5000, "Adam steps (Guha: 5000)", check=config.at_least(0, integer_only=True))
-    lr: float | None = S(None, f"Adam learning rate in (0, {MAX_LR:g}]; None: 0.005 if d <= 1024 else 0.0025 (Guha)",
-                         check=_check_lr)
+    lr: float | None = S(
+        None, f"Adam learning rate in (0, {MAX_LR:g}]; None: 0.005 if d <= 1024 else 0.0025 (Guha)", check=_check_lr
+    )
     seed: int = S(0, "seed of the random initial vectors N(0, I), then normalised", check=check_seed)
-    tile: int | None = S(None, "columns per tile; None: from the memory budget",
-                         check=config.at_least(1, integer_only=True))
-    record_every: int = S(0, "loss-curve sampling in steps; 0: about 200 points",
-                          check=config.at_least(0, integer_only=True))
+    tile: int | None = S(
+        None, "columns per tile; None: from the memory budget", check=config.at_least(1, integer_only=True)
+    )
+    record_every: int = S(
+        0, "loss-curve sampling in steps; 0: about 200 points", check=config.at_least(0, integer_only=True)
+    )
     n_bins: int = S(200, "bins of the final |cos| histogram on [0, 1]", check=check_bins)
     device: str = S("auto", "auto | cpu | cuda[:N]", check=_check_device)
-    threads: int | None = S(None, "CPU threads; None: 1 for B k^2 <= 16 M, else torch's setting",
-                            check=_check_threads)
+    threads: int | None = S(None, "CPU threads; None: 1 for B k^2 <= 16 M, else torch's setting", check=_check_threads)
 
     def __post_init__(self):
         for f in dataclasses.fields(self):  # numpy scalars (from a grid) as Python numbers

@@ -25,16 +25,24 @@ CONFIRM_SECONDS = 3600.0
 class CostEstimate:
     """The work of a run and its estimated wall time."""
 
-    flops: float          # matmul flops, all steps and problems
-    pair_steps: float     # pairs x steps x problems of elementwise work
+    flops: float  # matmul flops, all steps and problems
+    pair_steps: float  # pairs x steps x problems of elementwise work
     seconds: float
 
     def describe(self) -> str:
         return f"about {_duration(self.seconds)} ({self.flops:.2g} flops and {self.pair_steps:.2g} pair-steps)"
 
 
-def estimate_cost(k: int, d: int, steps: int, *, batch: int = 1, device: str = "cpu",
-                  flops_per_second: float | None = None, pairs_per_second: float | None = None) -> CostEstimate:
+def estimate_cost(
+    k: int,
+    d: int,
+    steps: int,
+    *,
+    batch: int = 1,
+    device: str = "cpu",
+    flops_per_second: float | None = None,
+    pairs_per_second: float | None = None,
+) -> CostEstimate:
     """The cost of ``steps`` Adam steps on ``batch`` problems of k vectors in R^d on ``device``
     (``"cpu"`` or ``"cuda"``; a torch device string's type), with the module's throughputs unless
     given.  The curve samples and the final statistics add about one step."""

@@ -96,8 +96,16 @@ class flush_denormal:
             torch.set_flush_denormal(False)
 
 
-def loss_and_grad(V: torch.Tensor, loss: str = "power", *, beta: float = 20.0, p: float = 10.0,
-                  tile: int | None = None, want_max: bool = False, symmetric: bool | None = None):
+def loss_and_grad(
+    V: torch.Tensor,
+    loss: str = "power",
+    *,
+    beta: float = 20.0,
+    p: float = 10.0,
+    tile: int | None = None,
+    want_max: bool = False,
+    symmetric: bool | None = None,
+):
     """Tiled ``L_b = sum_{i != j} f(G_ij)`` and ``dL_b/dV`` for unit columns ``V: (B, d, k)``.
 
     Returns ``(loss: (B,) float64, grad: (B, d, k) V.dtype, maxabs: (B,) or None)`` where
@@ -117,10 +125,15 @@ def loss_and_grad(V: torch.Tensor, loss: str = "power", *, beta: float = 20.0, p
     if symmetric and B > 1 and V.device.type == "cpu":
         # On a CPU a batch gains nothing from batched matmuls of small blocks (measured 0.64x of a
         # loop at B = 8, k = 1000); run the problems one after another through the same pass.
-        outs = [loss_and_grad(V[b:b + 1], loss, beta=beta, p=p, tile=tile, want_max=want_max, symmetric=True)
-                for b in range(B)]
-        return (torch.cat([o[0] for o in outs]), torch.cat([o[1] for o in outs]),
-                torch.cat([o[2] for o in outs]) if want_max else None)
+        outs = [
+            loss_and_grad(V[b : b + 1], loss, beta=beta, p=p, tile=tile, want_max=want_max, symmetric=True)
+            for b in range(B)
+        ]
+        return (
+            torch.cat([o[0] for o in outs]),
+            torch.cat([o[1] for o in outs]),
+            torch.cat([o[2] for o in outs]) if want_max else None,
+        )
     run = _symmetric_pass if symmetric else _column_pass
     return run(V, loss, beta, p, tile, want_max)
 

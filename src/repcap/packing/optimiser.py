@@ -30,21 +30,21 @@ class PackResult:
 
     config: dict
     seeds: list[int]
-    V: torch.Tensor                  # (B, d, k) unit columns, float32, on the CPU
-    eps_star: np.ndarray             # (B,) max |cos| over pairs
-    max_angle_deg: np.ndarray        # (B,) arccos(eps_star): the angle of the worst pair
-    mean_abs: np.ndarray             # (B,) mean |cos| over pairs
-    mean_sq: np.ndarray              # (B,) mean cos^2 over pairs
-    hist: np.ndarray                 # (B, n_bins) |cos| histogram counts over pairs i < j
-    bin_edges: np.ndarray            # (n_bins + 1,)
-    n_above: np.ndarray              # (B, len(thresholds)) nearly-parallel pair counts
+    V: torch.Tensor  # (B, d, k) unit columns, float32, on the CPU
+    eps_star: np.ndarray  # (B,) max |cos| over pairs
+    max_angle_deg: np.ndarray  # (B,) arccos(eps_star): the angle of the worst pair
+    mean_abs: np.ndarray  # (B,) mean |cos| over pairs
+    mean_sq: np.ndarray  # (B,) mean cos^2 over pairs
+    hist: np.ndarray  # (B, n_bins) |cos| histogram counts over pairs i < j
+    bin_edges: np.ndarray  # (n_bins + 1,)
+    n_above: np.ndarray  # (B, len(thresholds)) nearly-parallel pair counts
     thresholds: np.ndarray
-    n_orthogonal: np.ndarray         # (B,) pairs with |cos| < ORTHOGONAL_THRESHOLD
+    n_orthogonal: np.ndarray  # (B,) pairs with |cos| < ORTHOGONAL_THRESHOLD
     n_pairs: float
-    curve_steps: np.ndarray          # (T,) steps at which the curve was sampled
-    loss_curve: np.ndarray           # (B, T) loss per problem
-    eps_curve: np.ndarray            # (B, T) max |cos| at those steps
-    loss_final: np.ndarray           # (B,) loss after the last step
+    curve_steps: np.ndarray  # (T,) steps at which the curve was sampled
+    loss_curve: np.ndarray  # (B, T) loss per problem
+    eps_curve: np.ndarray  # (B, T) max |cos| at those steps
+    loss_final: np.ndarray  # (B,) loss after the last step
     seconds: float
     device: str
     tile: int
@@ -53,16 +53,35 @@ class PackResult:
         """JSON-able record of problem ``b`` (a non-finite number is ``None``)."""
         c = self.config
         out = {
-            "k": c["k"], "d": c["d"], "loss": c["loss"], "p": c["p_used"] if c["loss"] == "power" else None,
-            "beta": c["beta"] if c["loss"] == "exp" else None, "steps": c["steps"], "lr": c["lr_used"],
-            "seed": self.seeds[b], "eps_star": self.eps_star[b], "max_angle_deg": self.max_angle_deg[b],
-            "mean_abs": self.mean_abs[b], "mean_sq": self.mean_sq[b], "loss_final": self.loss_final[b],
-            "n_pairs": self.n_pairs, "n_orthogonal": self.n_orthogonal[b],
+            "k": c["k"],
+            "d": c["d"],
+            "loss": c["loss"],
+            "p": c["p_used"] if c["loss"] == "power" else None,
+            "beta": c["beta"] if c["loss"] == "exp" else None,
+            "steps": c["steps"],
+            "lr": c["lr_used"],
+            "seed": self.seeds[b],
+            "eps_star": self.eps_star[b],
+            "max_angle_deg": self.max_angle_deg[b],
+            "mean_abs": self.mean_abs[b],
+            "mean_sq": self.mean_sq[b],
+            "loss_final": self.loss_final[b],
+            "n_pairs": self.n_pairs,
+            "n_orthogonal": self.n_orthogonal[b],
             "n_above": {f"{t:g}": _finite(c_) for t, c_ in zip(self.thresholds, self.n_above[b])},
-            "seconds": self.seconds, "device": self.device,
+            "seconds": self.seconds,
+            "device": self.device,
         }
-        for key in ("eps_star", "max_angle_deg", "mean_abs", "mean_sq", "loss_final", "n_pairs", "n_orthogonal",
-                    "seconds"):
+        for key in (
+            "eps_star",
+            "max_angle_deg",
+            "mean_abs",
+            "mean_sq",
+            "loss_final",
+            "n_pairs",
+            "n_orthogonal",
+            "seconds",
+        ):
             out[key] = _finite(out[key])
         return out
 
@@ -83,8 +102,9 @@ class _Curve:
     eps: list
 
 
-def optimise(cfg: PackConfig, *, seeds: list[int] | None = None, progress: bool = True,
-             desc: str | None = None) -> PackResult:
+def optimise(
+    cfg: PackConfig, *, seeds: list[int] | None = None, progress: bool = True, desc: str | None = None
+) -> PackResult:
     """Optimise a batch of packings (one per seed; default ``[cfg.seed]``) with Adam (see the
     module docstring).  A loss that turns non-finite stops the run with the setting to lower."""
     seeds = [int(s) for s in (seeds if seeds is not None else [cfg.seed])]
@@ -101,8 +121,13 @@ def optimise(cfg: PackConfig, *, seeds: list[int] | None = None, progress: bool 
     opt = torch.optim.Adam([W], lr=lr)
     curve = _Curve(cfg.record_every or max(1, cfg.steps // 200), [], [], [])
     t0 = time.perf_counter()
-    bar = tqdm(range(cfg.steps), desc=desc or f"pack k={k} d={d} {cfg.loss}", disable=not show_progress(progress),
-               leave=False, mininterval=0.5)
+    bar = tqdm(
+        range(cfg.steps),
+        desc=desc or f"pack k={k} d={d} {cfg.loss}",
+        disable=not show_progress(progress),
+        leave=False,
+        mininterval=0.5,
+    )
     with flush_denormal(dev), cpu_threads(dev, B * k * k, cfg.threads):
         try:
             _adam_loop(cfg, W, opt, bar, tile, p, curve, progress)
@@ -122,14 +147,17 @@ def _check_finite(cfg: PackConfig, total: torch.Tensor, step: int, opt=None) -> 
     what = None
     if not bool(torch.isfinite(total).all()):
         what = f"the {cfg.loss} loss became non-finite"
-    elif opt is not None and any(not bool(torch.isfinite(st["exp_avg_sq"]).all())
-                                 for st in opt.state.values() if "exp_avg_sq" in st):
+    elif opt is not None and any(
+        not bool(torch.isfinite(st["exp_avg_sq"]).all()) for st in opt.state.values() if "exp_avg_sq" in st
+    ):
         what = f"Adam's squared gradient of the {cfg.loss} loss became infinite"
     if what:
-        raise RepcapError(f"{what} at step {step} (k={cfg.k}, d={cfg.d}, lr={cfg.learning_rate:g}"
-                          f"{f', beta={cfg.beta:g}' if cfg.loss == 'exp' else ''}"
-                          f"{f', p={cfg.exponent:g}' if cfg.loss == 'power' else ''}): the run left float32's range; "
-                          f"lower {cfg.setting_to_lower}")
+        raise RepcapError(
+            f"{what} at step {step} (k={cfg.k}, d={cfg.d}, lr={cfg.learning_rate:g}"
+            f"{f', beta={cfg.beta:g}' if cfg.loss == 'exp' else ''}"
+            f"{f', p={cfg.exponent:g}' if cfg.loss == 'power' else ''}): the run left float32's range; "
+            f"lower {cfg.setting_to_lower}"
+        )
 
 
 def _adam_loop(cfg: PackConfig, W, opt, bar, tile: int, p: float, curve: _Curve, progress: bool) -> None:
@@ -138,8 +166,7 @@ def _adam_loop(cfg: PackConfig, W, opt, bar, tile: int, p: float, curve: _Curve,
         V = normalise(W)
         if step % curve.every == 0:  # sample the curve: loss and max |cos| at this step
             with torch.no_grad():
-                total, grad, mx = loss_and_grad(V.detach(), cfg.loss, beta=cfg.beta, p=p, tile=tile,
-                                                want_max=True)
+                total, grad, mx = loss_and_grad(V.detach(), cfg.loss, beta=cfg.beta, p=p, tile=tile, want_max=True)
             V.backward(grad)
             curve.steps.append(step)
             curve.losses.append(total.cpu().numpy())
@@ -166,11 +193,24 @@ def _result(cfg, seeds, dev, V, final, stats, curve: _Curve, p, lr, tile, t0, de
     eps = stats["eps_star"]
     config = asdict(cfg) | {"p_used": p, "lr_used": lr}
     return PackResult(
-        config=config, seeds=seeds, V=V.float().cpu(), eps_star=eps,
+        config=config,
+        seeds=seeds,
+        V=V.float().cpu(),
+        eps_star=eps,
         max_angle_deg=np.degrees(np.arccos(np.clip(eps, 0.0, 1.0))),
-        mean_abs=stats["mean_abs"], mean_sq=stats["mean_sq"], hist=stats["hist"],
-        bin_edges=stats["bin_edges"], n_above=stats["n_above"], thresholds=stats["thresholds"],
-        n_orthogonal=stats["n_orthogonal"], n_pairs=stats["n_pairs"],
-        curve_steps=np.asarray(curve.steps), loss_curve=np.stack(curve.losses, axis=1),
-        eps_curve=np.stack(curve.eps, axis=1), loss_final=final.cpu().numpy(), seconds=seconds,
-        device=devname, tile=tile)
+        mean_abs=stats["mean_abs"],
+        mean_sq=stats["mean_sq"],
+        hist=stats["hist"],
+        bin_edges=stats["bin_edges"],
+        n_above=stats["n_above"],
+        thresholds=stats["thresholds"],
+        n_orthogonal=stats["n_orthogonal"],
+        n_pairs=stats["n_pairs"],
+        curve_steps=np.asarray(curve.steps),
+        loss_curve=np.stack(curve.losses, axis=1),
+        eps_curve=np.stack(curve.eps, axis=1),
+        loss_final=final.cpu().numpy(),
+        seconds=seconds,
+        device=devname,
+        tile=tile,
+    )

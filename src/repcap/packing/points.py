@@ -61,8 +61,9 @@ def packed_group(config_: dict) -> tuple:
 def _arguments(values: dict, required: tuple, optional: tuple, what: str) -> dict:
     bad = sorted(set(values) - set(required) - set(optional))
     if bad or any(r not in values for r in required):
-        raise RepcapError(f"{what} config {sorted(values)}: needs {', '.join(required)}, "
-                          f"may have {', '.join(optional)}")
+        raise RepcapError(
+            f"{what} config {sorted(values)}: needs {', '.join(required)}, may have {', '.join(optional)}"
+        )
     return _plain(values)
 
 

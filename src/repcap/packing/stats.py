@@ -17,8 +17,9 @@ from .config import ORTHOGONAL_THRESHOLD, PARALLEL_THRESHOLDS, check_bins
 from .losses import default_tile
 
 
-def pair_stats(V: torch.Tensor, *, tile: int | None = None, n_bins: int = 200,
-               thresholds=PARALLEL_THRESHOLDS) -> dict[str, Any]:
+def pair_stats(
+    V: torch.Tensor, *, tile: int | None = None, n_bins: int = 200, thresholds=PARALLEL_THRESHOLDS
+) -> dict[str, Any]:
     """Statistics over the pairs i < j of unit columns ``V: (B, d, k)``, one engine pass per problem.
 
     Returns arrays with a leading batch axis: ``eps_star`` (max |cos|), ``mean_abs``,
@@ -39,8 +40,17 @@ def pair_stats(V: torch.Tensor, *, tile: int | None = None, n_bins: int = 200,
     n = k * (k - 1) / 2
     out: dict[str, list] = {name: [] for name in ("eps_star", "mean_abs", "mean_sq", "hist", "n_above", "n_orthogonal")}
     for b in range(B):
-        st = cosine.tiled_stats(V[b].T, bins=2 * n_bins, thresholds=asked, top_k=0, quantiles=(), progress=False, unit=True,
-                                device=V.device, memory_budget=16 * int(tile) ** 2 if tile else None)
+        st = cosine.tiled_stats(
+            V[b].T,
+            bins=2 * n_bins,
+            thresholds=asked,
+            top_k=0,
+            quantiles=(),
+            progress=False,
+            unit=True,
+            device=V.device,
+            memory_budget=16 * int(tile) ** 2 if tile else None,
+        )
         h = st.histogram.folded()
         out["eps_star"].append(st.max_abs)
         out["mean_abs"].append(st.mean_abs)
@@ -48,7 +58,7 @@ def pair_stats(V: torch.Tensor, *, tile: int | None = None, n_bins: int = 200,
         out["hist"].append(h.counts)
         out["n_above"].append([round(st.exceed_abs[t] * st.n_pairs) for t in th])
         if ortho_on_edge:
-            below = float(h.counts[:int(round(ORTHOGONAL_THRESHOLD * n_bins))].sum())
+            below = float(h.counts[: int(round(ORTHOGONAL_THRESHOLD * n_bins))].sum())
         else:
             below = st.n_pairs - round(st.exceed_abs[ORTHOGONAL_THRESHOLD] * st.n_pairs)
         out["n_orthogonal"].append(below)

@@ -8,7 +8,6 @@ same host, and any older than :data:`STALE_TEMP_S` by any host.  The point keys 
 from :mod:`.keys`.
 """
 
-
 from __future__ import annotations
 
 import contextlib
@@ -59,8 +58,7 @@ def atomic_write_text(path: Path, text: str) -> None:
     leftover from a live writer's file, and ends in ``.tmp`` so that no glob for entries sees it.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{_host_token()}.{os.getpid()}.", suffix=".tmp",
-                               dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{_host_token()}.{os.getpid()}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(text.encode("utf-8"))
@@ -115,8 +113,12 @@ class Cache:
 
     def put(self, key: str, config: dict, result: dict) -> None:
         payload = canonical(result)
-        entry = {"key": key, "config": config, "result": json.loads(payload),
-                 "sha256": hashlib.sha256(payload.encode()).hexdigest()}
+        entry = {
+            "key": key,
+            "config": config,
+            "result": json.loads(payload),
+            "sha256": hashlib.sha256(payload.encode()).hexdigest(),
+        }
         atomic_write_text(self.path(key), json.dumps(entry, sort_keys=True) + "\n")
 
     def entries(self) -> Iterator[Path]:
@@ -162,5 +164,3 @@ class Cache:
         m = self.root / MARKER
         if not m.exists():
             atomic_write_text(m, json.dumps({"repcap_sweep_cache": str(self.root)}) + "\n")
-
-

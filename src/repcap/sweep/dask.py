@@ -55,8 +55,13 @@ from .tasks import PointTask, TaskOutcome
 
 #: The dask-jobqueue cluster class of each batch system.
 JOBQUEUE_SYSTEMS: dict[str, str] = {
-    "slurm": "SLURMCluster", "pbs": "PBSCluster", "sge": "SGECluster", "lsf": "LSFCluster",
-    "htcondor": "HTCondorCluster", "oar": "OARCluster", "moab": "MoabCluster",
+    "slurm": "SLURMCluster",
+    "pbs": "PBSCluster",
+    "sge": "SGECluster",
+    "lsf": "LSFCluster",
+    "htcondor": "HTCondorCluster",
+    "oar": "OARCluster",
+    "moab": "MoabCluster",
 }
 _ADDRESS = re.compile(r"^(?:(?:tcp|tls|ucx|ws|wss|inproc)://\S+|[A-Za-z0-9_.\-\[\]:]+:\d{1,5})$")
 EXECUTORS = ("local", "dask")
@@ -102,9 +107,9 @@ def _import_distributed():
 class JobqueueConfig:
     """A dask-jobqueue cluster described by a few lines of YAML (see the module docstring)."""
 
-    system: str                    # batch system: slurm | pbs | sge | lsf | htcondor | oar | moab
-    jobs: int = 1                  # batch jobs to start (cluster.scale(jobs=...)); ignored with adapt
-    adapt: dict | None = None      # e.g. {"minimum_jobs": 0, "maximum_jobs": 20}: follow the queue
+    system: str  # batch system: slurm | pbs | sge | lsf | htcondor | oar | moab
+    jobs: int = 1  # batch jobs to start (cluster.scale(jobs=...)); ignored with adapt
+    adapt: dict | None = None  # e.g. {"minimum_jobs": 0, "maximum_jobs": 20}: follow the queue
     options: dict = field(default_factory=dict)  # to the cluster class: cores, memory, walltime, queue, account, ...
 
     @classmethod
@@ -141,8 +146,10 @@ class JobqueueConfig:
         try:
             import dask_jobqueue
         except ImportError as exc:
-            raise RepcapError(f"a {self.system.upper()} cluster needs dask-jobqueue, which is not installed: "
-                              f"pip install dask-jobqueue") from exc
+            raise RepcapError(
+                f"a {self.system.upper()} cluster needs dask-jobqueue, which is not installed: "
+                f"pip install dask-jobqueue"
+            ) from exc
         cls = getattr(dask_jobqueue, JOBQUEUE_SYSTEMS[self.system])
         try:
             cluster = cls(**self.options)
@@ -166,8 +173,9 @@ class DaskExecutor:
     by the scheduler anyway).
     """
 
-    def __init__(self, target: Any = None, *, detach: bool = False, retries: int = 0,
-                 connect_timeout: str = "20s") -> None:
+    def __init__(
+        self, target: Any = None, *, detach: bool = False, retries: int = 0, connect_timeout: str = "20s"
+    ) -> None:
         self.detach = detach
         self.retries = retries
         self.connect_timeout = connect_timeout
@@ -185,8 +193,10 @@ class DaskExecutor:
             if target.endswith((".yaml", ".yml")):
                 self._target = JobqueueConfig.load(target)
             else:
-                raise RepcapError(f"scheduler {target!r} is neither an address (tcp://host:8786), 'local[:N]' nor "
-                                  f"a jobqueue .yaml file")
+                raise RepcapError(
+                    f"scheduler {target!r} is neither an address (tcp://host:8786), 'local[:N]' nor "
+                    f"a jobqueue .yaml file"
+                )
         elif isinstance(target, Mapping):
             self._target = JobqueueConfig.from_mapping(target)
 
@@ -211,8 +221,9 @@ class DaskExecutor:
             t = self._target
             if t is None or _is_local(t):
                 n = int(t.split(":", 1)[1]) if isinstance(t, str) and ":" in t else None
-                cluster = distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                                   dashboard_address=None)
+                cluster = distributed.LocalCluster(
+                    n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None
+                )
                 self._owned.append(cluster)
                 address: Any = cluster
             elif isinstance(t, JobqueueConfig):
@@ -226,8 +237,9 @@ class DaskExecutor:
             try:
                 self._client = distributed.Client(address, timeout=self.connect_timeout)
             except (OSError, TimeoutError) as exc:
-                raise RepcapError(f"cannot reach the Dask scheduler at {t}: {exc}; is it running, and is the "
-                                  f"address right?") from exc
+                raise RepcapError(
+                    f"cannot reach the Dask scheduler at {t}: {exc}; is it running, and is the address right?"
+                ) from exc
             self._owned.insert(0, self._client)
         return self._client
 
@@ -238,8 +250,9 @@ class DaskExecutor:
         from distributed.client import FutureCancelledError
 
         client = self.client
-        futures = [client.submit(pickle.loads, _payload(t), key=t.name, pure=False, retries=self.retries)
-                   for t in tasks]
+        futures = [
+            client.submit(pickle.loads, _payload(t), key=t.name, pure=False, retries=self.retries) for t in tasks
+        ]
         if self.detach:
             distributed.fire_and_forget(futures)
         index = {f.key: j for j, f in enumerate(futures)}
@@ -260,7 +273,8 @@ class DaskExecutor:
             # errors are not of these types and pass through unchanged.
             raise RepcapError(
                 f"the Dask cluster lost sweep task {key or '?'} ({type(exc).__name__}: {exc}); the "
-                f"{finished} tasks finished so far are cached: run the sweep again to resume") from exc
+                f"{finished} tasks finished so far are cached: run the sweep again to resume"
+            ) from exc
         finally:
             rest = [f for f in futures if f is not None]
             if rest and not self.detach:
@@ -311,11 +325,19 @@ def make_executor(executor: str = "local", scheduler: Any = None, **kwargs: Any)
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add ``--executor`` and ``--scheduler`` to a CLI sub-command that runs sweeps."""
-    parser.add_argument("--executor", default="local", choices=list(EXECUTORS),
-                        help="where sweep points run: this process (local) or a Dask cluster (dask)")
-    parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                        help="with --executor dask: tcp://host:8786, local[:N] (default: a LocalCluster here) "
-                             "or a dask-jobqueue YAML file (SLURM, PBS)")
+    parser.add_argument(
+        "--executor",
+        default="local",
+        choices=list(EXECUTORS),
+        help="where sweep points run: this process (local) or a Dask cluster (dask)",
+    )
+    parser.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="with --executor dask: tcp://host:8786, local[:N] (default: a LocalCluster here) "
+        "or a dask-jobqueue YAML file (SLURM, PBS)",
+    )
 
 
 def from_args(args: argparse.Namespace) -> DaskExecutor | None:

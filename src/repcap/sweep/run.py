@@ -64,8 +64,10 @@ def _resolve_executor(executor: Any) -> Executor:
         from .dask import DaskExecutor
 
         return DaskExecutor(executor)
-    raise RepcapError(f"sweep executor {executor!r} is not one: give None, 'local', a distributed.Client or "
-                      f"repcap.sweep.dask.make_executor(...)")
+    raise RepcapError(
+        f"sweep executor {executor!r} is not one: give None, 'local', a distributed.Client or "
+        f"repcap.sweep.dask.make_executor(...)"
+    )
 
 
 @dataclass
@@ -78,10 +80,19 @@ class SweepReport:
     errors: list[dict] = field(default_factory=list)
 
 
-def run(fn: Callable, configs: Sequence[dict], *, cache: str | Cache, batched: bool = False,
-        group_by: Callable[[dict], Any] | None = None, max_batch: int | None = None,
-        desc: str | None = None, progress: bool = True, executor: Any = None,
-        on_error: str = "raise") -> SweepReport:
+def run(
+    fn: Callable,
+    configs: Sequence[dict],
+    *,
+    cache: str | Cache,
+    batched: bool = False,
+    group_by: Callable[[dict], Any] | None = None,
+    max_batch: int | None = None,
+    desc: str | None = None,
+    progress: bool = True,
+    executor: Any = None,
+    on_error: str = "raise",
+) -> SweepReport:
     """Evaluate ``fn`` on every config, reading finished points from ``cache``.
 
     Returns the results in the order of ``configs``; ``n_cached`` counts configs answered by the
@@ -107,8 +118,12 @@ def run(fn: Callable, configs: Sequence[dict], *, cache: str | Cache, batched: b
     todo = [i for i, r in enumerate(results) if r is None]
     n_cached = len(configs) - len(todo)
     if not todo:
-        return SweepReport(results=results, n_cached=n_cached, n_computed=0,  # type: ignore[arg-type]
-                           seconds=time.perf_counter() - t0)
+        return SweepReport(
+            results=results,  # type: ignore[arg-type]
+            n_cached=n_cached,
+            n_computed=0,
+            seconds=time.perf_counter() - t0,
+        )
 
     # Unique pending points (the same config twice is computed once).
     first: dict[str, int] = {}
@@ -126,7 +141,7 @@ def run(fn: Callable, configs: Sequence[dict], *, cache: str | Cache, batched: b
         batches = []
         for members in groups.values():
             step = int(min(size, len(members)))
-            batches.extend(members[s:s + step] for s in range(0, len(members), step))
+            batches.extend(members[s : s + step] for s in range(0, len(members), step))
     else:
         batches = [[i] for i in pending]
 
@@ -136,8 +151,10 @@ def run(fn: Callable, configs: Sequence[dict], *, cache: str | Cache, batched: b
     store.ensure_marker()
     store.clean_temp()
     root = str(store.root)
-    tasks = [PointTask(fn, [configs[i] for i in b], [keys[i] for i in b], root, batched, on_error == "collect")
-             for b in batches]
+    tasks = [
+        PointTask(fn, [configs[i] for i in b], [keys[i] for i in b], root, batched, on_error == "collect")
+        for b in batches
+    ]
     by_key: dict[str, dict] = {}
     failed: dict[str, str] = {}
     counts = {"computed": 0, "late": 0}
@@ -145,8 +162,14 @@ def run(fn: Callable, configs: Sequence[dict], *, cache: str | Cache, batched: b
     for i in todo:
         n_dup[keys[i]] += 1
 
-    bar = tqdm(total=len(configs), initial=n_cached, desc=desc or fn_name(fn).split(":")[-1],
-               disable=not show_progress(progress), unit="pt", leave=False)
+    bar = tqdm(
+        total=len(configs),
+        initial=n_cached,
+        desc=desc or fn_name(fn).split(":")[-1],
+        disable=not show_progress(progress),
+        unit="pt",
+        leave=False,
+    )
 
     def on_done(j: int, outcome: TaskOutcome) -> None:
         errs = outcome.errors or [None] * len(outcome.results)
@@ -168,10 +191,17 @@ def run(fn: Callable, configs: Sequence[dict], *, cache: str | Cache, batched: b
             results[i] = by_key[keys[i]] if keys[i] in by_key else store.get(keys[i])
     missing = [configs[i] for i, r in enumerate(results) if r is None and keys[i] not in failed]
     if missing:
-        raise RepcapError(f"sweep {fn_name(fn)}: the executor returned without {len(missing)} points "
-                          f"(first: {missing[0]!r}); run again to compute them")
-    return SweepReport(results=results, n_cached=n_cached + counts["late"],  # type: ignore[arg-type]
-                       n_computed=counts["computed"], seconds=time.perf_counter() - t0, errors=errors)
+        raise RepcapError(
+            f"sweep {fn_name(fn)}: the executor returned without {len(missing)} points "
+            f"(first: {missing[0]!r}); run again to compute them"
+        )
+    return SweepReport(
+        results=results,  # type: ignore[arg-type]
+        n_cached=n_cached + counts["late"],
+        n_computed=counts["computed"],
+        seconds=time.perf_counter() - t0,
+        errors=errors,
+    )
 
 
 def grid(**axes: Iterable[Any]) -> list[dict]:

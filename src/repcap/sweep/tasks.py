@@ -31,7 +31,6 @@ def error_message(exc: BaseException) -> str:
     return str(exc) if isinstance(exc, RepcapError) else f"{type(exc).__name__}: {exc}"
 
 
-
 @dataclass
 class PointTask:
     """A batch of points of one function, with everything needed to compute and cache them anywhere.
@@ -60,7 +59,8 @@ class PointTask:
         if not (store.root / MARKER).exists():
             raise RepcapError(
                 f"this worker ({socket.gethostname()}) cannot see the sweep cache folder {self.root}: put the cache "
-                f"(REPCAP_CACHE) on a file system shared by the client and every worker, at the same path")
+                f"(REPCAP_CACHE) on a file system shared by the client and every worker, at the same path"
+            )
         results: list[dict | None] = [store.get(k) for k in self.keys]
         todo = [i for i, r in enumerate(results) if r is None]
         errors: list[str | None] = [None] * len(self.keys)
@@ -91,8 +91,7 @@ class PointTask:
                     continue
                 results[i] = self._store(store, i, out)
         done = {i for i in todo if errors[i] is None}
-        return TaskOutcome(results=results, computed=[i in done for i in range(len(self.keys))],
-                           errors=errors)
+        return TaskOutcome(results=results, computed=[i in done for i in range(len(self.keys))], errors=errors)
 
     def _store(self, store: Cache, i: int, out: Any) -> dict:
         if not isinstance(out, dict):

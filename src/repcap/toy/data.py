@@ -19,8 +19,9 @@ V_MEAN, V_SQ_MEAN = 1.0, 4.0 / 3.0
 DISTRIBUTIONS = ("power", "exp", "linear", "density")
 
 
-def frequencies(n: int, distribution: str = "power", alpha: float = 1.0, tau: float = 400.0,
-                density: float = 1.0) -> torch.Tensor:
+def frequencies(
+    n: int, distribution: str = "power", alpha: float = 1.0, tau: float = 400.0, density: float = 1.0
+) -> torch.Tensor:
     """Feature frequencies ``p: (n,)`` (float64), most frequent first.
 
     * ``"power"``:   ``p_i ∝ i^-alpha``, ``i = 1..n``, normalised to ``sum p = 1`` (the paper);
@@ -54,8 +55,13 @@ def frequencies(n: int, distribution: str = "power", alpha: float = 1.0, tau: fl
     return p
 
 
-def sample_batch(p: torch.Tensor, batch: int, generators: Sequence[torch.Generator],
-                 out: torch.Tensor | None = None, mask: torch.Tensor | None = None) -> torch.Tensor:
+def sample_batch(
+    p: torch.Tensor,
+    batch: int,
+    generators: Sequence[torch.Generator],
+    out: torch.Tensor | None = None,
+    mask: torch.Tensor | None = None,
+) -> torch.Tensor:
     """One fresh batch per model: ``x: (n_models, batch, n)`` float32.
 
     ``p: (n_models, n)`` frequencies on the target device.  Model ``k`` draws from

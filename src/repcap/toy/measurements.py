@@ -48,8 +48,11 @@ def measure(W: torch.Tensor) -> dict[str, torch.Tensor]:
     }
 
 
-def norm_histogram(norms: Sequence[float] | np.ndarray | torch.Tensor, bins: int | Sequence[float] = 40,
-                   range_: tuple[float, float] = (0.0, 2.0)) -> tuple[np.ndarray, np.ndarray]:
+def norm_histogram(
+    norms: Sequence[float] | np.ndarray | torch.Tensor,
+    bins: int | Sequence[float] = 40,
+    range_: tuple[float, float] = (0.0, 2.0),
+) -> tuple[np.ndarray, np.ndarray]:
     """Histogram of row norms: ``(counts, edges)`` (integer counts) on equal bins over ``range_``;
     values outside are clipped into the end bins so nothing is lost.  ``bins``: their number, or
     their equally spaced edges (which then set the range)."""

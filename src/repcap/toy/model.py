@@ -11,8 +11,9 @@ import torch
 from ..devices import generator
 
 
-def init_params(n: int, m: int, seeds: Sequence[int], device: torch.device
-                ) -> tuple[torch.Tensor, torch.Tensor, list[torch.Generator]]:
+def init_params(
+    n: int, m: int, seeds: Sequence[int], device: torch.device
+) -> tuple[torch.Tensor, torch.Tensor, list[torch.Generator]]:
     """``W: (n_models, n, m)`` ~ N(0,1)/sqrt(m), ``b: (n_models, n)`` ~ N(0,1), and the per-model
     generators (seeded with ``seeds``; they go on to draw the data)."""
     gens = [generator(int(s), device) for s in seeds]
@@ -25,9 +26,14 @@ def init_params(n: int, m: int, seeds: Sequence[int], device: torch.device
     return W, b, gens
 
 
-def loss_and_grad(x: torch.Tensor, W: torch.Tensor, b: torch.Tensor, need_loss: bool = True,
-                  z_buf: torch.Tensor | None = None, pos_buf: torch.Tensor | None = None
-                  ) -> tuple[torch.Tensor | None, torch.Tensor, torch.Tensor]:
+def loss_and_grad(
+    x: torch.Tensor,
+    W: torch.Tensor,
+    b: torch.Tensor,
+    need_loss: bool = True,
+    z_buf: torch.Tensor | None = None,
+    pos_buf: torch.Tensor | None = None,
+) -> tuple[torch.Tensor | None, torch.Tensor, torch.Tensor]:
     """Per-model loss and analytic gradients of the training objective.
 
     ``x: (M, B, n)``, ``W: (M, n, m)``, ``b: (M, n)``.  Training objective (as the paper's

@@ -15,8 +15,9 @@ from dataclasses import dataclass
 import torch
 
 
-def decay_(W: torch.Tensor, lr: torch.Tensor, gamma: torch.Tensor, min_norm: float = 1e-12,
-           signs: str | None = None) -> torch.Tensor:
+def decay_(
+    W: torch.Tensor, lr: torch.Tensor, gamma: torch.Tensor, min_norm: float = 1e-12, signs: str | None = None
+) -> torch.Tensor:
     """The paper's signed decoupled weight decay, in place.  ``W: (M, n, m)``; ``lr, gamma: (M,)``.
 
     ``gamma >= 0``: ``W <- W (1 - lr gamma)``.  ``gamma < 0``: each row
@@ -56,16 +57,22 @@ class AdamState:
         return cls(torch.zeros_like(t), torch.zeros_like(t))
 
 
-def adam_(param: torch.Tensor, grad: torch.Tensor, state: AdamState, lr: torch.Tensor,
-          betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8) -> torch.Tensor:
+def adam_(
+    param: torch.Tensor,
+    grad: torch.Tensor,
+    state: AdamState,
+    lr: torch.Tensor,
+    betas: tuple[float, float] = (0.9, 0.999),
+    eps: float = 1e-8,
+) -> torch.Tensor:
     """One Adam step in place (as ``torch.optim.Adam``), with a per-model learning rate
     ``lr: (M,)`` broadcast over the remaining axes of ``param: (M, ...)``."""
     b1, b2 = betas
     state.step += 1
     state.exp_avg.lerp_(grad, 1.0 - b1)
     state.exp_avg_sq.mul_(b2).addcmul_(grad, grad, value=1.0 - b2)
-    bc1 = 1.0 - b1 ** state.step
-    bc2 = 1.0 - b2 ** state.step
+    bc1 = 1.0 - b1**state.step
+    bc2 = 1.0 - b2**state.step
     denom = (state.exp_avg_sq / bc2).sqrt_().add_(eps)
     step = (lr / bc1).to(param.dtype).reshape((-1,) + (1,) * (param.dim() - 1))
     param.addcdiv_(state.exp_avg * step, denom, value=-1.0)

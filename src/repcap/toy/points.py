@@ -21,8 +21,9 @@ from .training import train
 #: Settings that may differ inside a batch (ModelSpec's) and those a batch shares (the rest of
 #: TrainConfig's); a name in both (``lr``) is a per-model value.
 PER_MODEL = tuple(f.name for f in dataclasses.fields(ModelSpec))
-SHARED = tuple(f.name for f in dataclasses.fields(TrainConfig)
-               if f.name not in EXECUTION_SETTINGS and f.name not in PER_MODEL)
+SHARED = tuple(
+    f.name for f in dataclasses.fields(TrainConfig) if f.name not in EXECUTION_SETTINGS and f.name not in PER_MODEL
+)
 
 #: Keys of a sweep config and their defaults (the dataclasses'; for ``lr``, in both, TrainConfig's).
 SWEEP_DEFAULTS: dict[str, Any] = {
@@ -84,7 +85,9 @@ def train_points(configs: Sequence[dict], device: str = "auto", progress: bool =
     cs = [sweep_config(**c) for c in configs]
     keys = {group_key(c) for c in cs}
     if len(keys) != 1:
-        raise RepcapError(f"train_points got configs of {len(keys)} different groups; batch them with group_by=toy.group_key")
+        raise RepcapError(
+            f"train_points got configs of {len(keys)} different groups; batch them with group_by=toy.group_key"
+        )
     res = train([_model(c) for c in cs], _batch(cs[0], device), progress=progress)
     out = []
     for c, d in zip(cs, res.measurements(keep_norms=True)):
@@ -110,8 +113,14 @@ def models_per_batch(n: int, batch: int, budget_bytes: int | None = None, device
     return max(1, int(budget // (8 * 4 * batch * n)))
 
 
-def run_sweep(configs: Sequence[dict], cache: str = "toy", *, progress: bool = True, desc: str | None = None,
-              max_batch: int | None = None) -> Any:
+def run_sweep(
+    configs: Sequence[dict],
+    cache: str = "toy",
+    *,
+    progress: bool = True,
+    desc: str | None = None,
+    max_batch: int | None = None,
+) -> Any:
     """Run toy configs through :func:`repcap.sweep.run`, batched by :func:`group_key`; returns a
     pandas DataFrame with one row per config (config columns + results, ``norms`` dropped unless
     asked for)."""
@@ -122,7 +131,15 @@ def run_sweep(configs: Sequence[dict], cache: str = "toy", *, progress: bool = T
     cs = [sweep_config(**c) for c in configs]
     if max_batch is None and cs:
         max_batch = min(models_per_batch(c["n"], c["batch"]) for c in cs)
-    rep = sweep.run(train_points, cs, cache=cache, batched=True, group_by=group_key, max_batch=max_batch,
-                    desc=desc or "toy models", progress=progress)
+    rep = sweep.run(
+        train_points,
+        cs,
+        cache=cache,
+        batched=True,
+        group_by=group_key,
+        max_batch=max_batch,
+        desc=desc or "toy models",
+        progress=progress,
+    )
     rows = [{**c, **r} for c, r in zip(cs, rep.results)]
     return pd.DataFrame(rows)

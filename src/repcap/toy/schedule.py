@@ -34,8 +34,9 @@ def rule_lrs(rule: str, m: int) -> tuple[float, float | None]:
     raise RepcapError(f"lr_rule={rule!r}: use one of {', '.join(LR_RULES)}")
 
 
-def peak_lrs(rule: str, m: int, lr: float | None = None, model_lr: float | None = None,
-             model_bias_lr: float | None = None) -> tuple[float, float]:
+def peak_lrs(
+    rule: str, m: int, lr: float | None = None, model_lr: float | None = None, model_bias_lr: float | None = None
+) -> tuple[float, float]:
     """One model's peak learning rates ``(W, b)``, the most specific value first.
 
     ``W``: the model's own ``model_lr``, else the batch's ``lr``, else the rule's.  ``b``: the

@@ -51,8 +51,11 @@ def _seed(name: str, v: Any) -> None:
 
 
 def _betas(name: str, v: Any) -> None:
-    ok = isinstance(v, (tuple, list)) and len(v) == 2 and all(
-        isinstance(b, numbers.Real) and not isinstance(b, bool) and 0 <= float(b) < 1 for b in v)
+    ok = (
+        isinstance(v, (tuple, list))
+        and len(v) == 2
+        and all(isinstance(b, numbers.Real) and not isinstance(b, bool) and 0 <= float(b) < 1 for b in v)
+    )
     if not ok:
         raise RepcapError(f"{name}={v!r} must be two numbers in [0, 1)")
 
@@ -61,21 +64,22 @@ def _betas(name: str, v: Any) -> None:
 class ModelSpec:
     """Per-model values (they may differ inside one batch)."""
 
-    alpha: float = config.setting(1.0, "power-law exponent of the feature frequencies p_i ∝ i^-alpha",
-                                  check=config.at_least(0.0))
-    gamma: float = config.setting(0.0, "signed weight decay: < 0 strong, >= 0 weak superposition",
-                                  check=config.finite)
+    alpha: float = config.setting(
+        1.0, "power-law exponent of the feature frequencies p_i ∝ i^-alpha", check=config.at_least(0.0)
+    )
+    gamma: float = config.setting(0.0, "signed weight decay: < 0 strong, >= 0 weak superposition", check=config.finite)
     seed: int = config.setting(0, "seed of the model's initialisation and of its own data stream", check=_seed)
-    lr: float | None = config.setting(None, "this model's peak learning rate of W; None: the batch's (lr)",
-                                      check=_rate)
+    lr: float | None = config.setting(None, "this model's peak learning rate of W; None: the batch's (lr)", check=_rate)
     bias_lr: float | None = config.setting(
-        None, "this model's peak learning rate of b; None: the lr rule's (liu-exp17: 2/m), else the W rate",
-        check=_rate)
-    distribution: str = config.setting("power", "feature-frequency distribution (see toy.frequencies)",
-                                       choices=DISTRIBUTIONS)
+        None, "this model's peak learning rate of b; None: the lr rule's (liu-exp17: 2/m), else the W rate", check=_rate
+    )
+    distribution: str = config.setting(
+        "power", "feature-frequency distribution (see toy.frequencies)", choices=DISTRIBUTIONS
+    )
     tau: float = config.setting(400.0, "scale of the exp distribution p_i ∝ exp(-i/tau)", check=config.positive)
-    density: float = config.setting(1.0, "expected active features per sample for the density distribution",
-                                    check=config.positive)
+    density: float = config.setting(
+        1.0, "expected active features per sample for the density distribution", check=config.positive
+    )
 
     def __post_init__(self) -> None:
         config.check(self)
@@ -90,30 +94,43 @@ class TrainConfig:
     steps: int = config.setting(20000, "optimiser steps (paper: 20000; large run 40000)", check=_count)
     batch: int = config.setting(2048, "samples per step (paper: 2048; large run 8192)", check=_count)
     lr: float | None = config.setting(
-        None, "peak learning rate of W for the models without their own; None: the lr rule's", check=_rate)
+        None, "peak learning rate of W for the models without their own; None: the lr rule's", check=_rate
+    )
     lr_rule: str = config.setting(
-        "constant", "peak learning rates by width: constant (1e-2 for W and b, the main sweep) or liu-exp17 "
-        "(the large run: W 0.02 (8/m)^(1/4), b 2/m)", choices=LR_RULES)
+        "constant",
+        "peak learning rates by width: constant (1e-2 for W and b, the main sweep) or liu-exp17 "
+        "(the large run: W 0.02 (8/m)^(1/4), b 2/m)",
+        choices=LR_RULES,
+    )
     warmup: int | None = config.setting(
-        None, "warm-up steps; None: warmup_fraction x steps, else steps // 10 (paper: 2000 of 20000)",
-        check=_steps)
+        None, "warm-up steps; None: warmup_fraction x steps, else steps // 10 (paper: 2000 of 20000)", check=_steps
+    )
     warmup_fraction: float | None = config.setting(
-        None, "warm-up as a fraction of the steps (large run: 0.05); None: steps // 10",
-        check=config.between(0.0, 1.0))
-    final_lr_frac: float = config.setting(0.05, "the cosine decays to this fraction of the peak (paper: 0.05)",
-                                          check=config.between(0.0, 1.0))
+        None, "warm-up as a fraction of the steps (large run: 0.05); None: steps // 10", check=config.between(0.0, 1.0)
+    )
+    final_lr_frac: float = config.setting(
+        0.05, "the cosine decays to this fraction of the peak (paper: 0.05)", check=config.between(0.0, 1.0)
+    )
     betas: tuple[float, float] = config.setting((0.9, 0.999), "Adam betas (paper: 0.9 0.999)", check=_betas)
     eps: float = config.setting(1e-8, "Adam epsilon (torch default)", check=config.positive)
     loss_window: int | None = config.setting(
-        None, "last steps averaged for the final loss (large run: 100); None: max(1, steps // 20)", check=_count)
+        None, "last steps averaged for the final loss (large run: 100); None: max(1, steps // 20)", check=_count
+    )
     sampler: str = config.setting(
-        "auto", "data sampler: dense (B x n uniforms a step), sparse (geometric gaps between active samples, "
+        "auto",
+        "data sampler: dense (B x n uniforms a step), sparse (geometric gaps between active samples, "
         "O(B sum p); with a sparse forward/backward) or auto (sparse on a CPU for n >= 512, else dense); dense "
-        "and sparse draw different streams of one distribution", choices=SAMPLERS)
+        "and sparse draw different streams of one distribution",
+        choices=SAMPLERS,
+    )
     device: str = config.setting("auto", "auto | cpu | cuda[:N]")
     cpu_chunk_elems: int | None = config.setting(
-        1 << 17, "on the CPU, the forward/backward runs over groups of models with at most this many "
-        "batch x n entries (cache-sized; the sparse sampler's path 8x as many); None: all at once", check=_count, cli=False)
+        1 << 17,
+        "on the CPU, the forward/backward runs over groups of models with at most this many "
+        "batch x n entries (cache-sized; the sparse sampler's path 8x as many); None: all at once",
+        check=_count,
+        cli=False,
+    )
 
     def __post_init__(self) -> None:
         if isinstance(self.betas, list):

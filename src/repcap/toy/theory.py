@@ -13,8 +13,9 @@ from .. import RepcapError
 from .data import V_MEAN, V_SQ_MEAN
 
 
-def unlearned_loss(p: torch.Tensor | np.ndarray, k: int | np.ndarray | Sequence[bool],
-                   optimal_bias: bool = True) -> float:
+def unlearned_loss(
+    p: torch.Tensor | np.ndarray, k: int | np.ndarray | Sequence[bool], optimal_bias: bool = True
+) -> float:
     """Loss (per sample, summed over features) carried by the features a model leaves out, if the
     ones it keeps are reconstructed perfectly.  ``p: (n,)`` the feature frequencies.
 
@@ -29,7 +30,7 @@ def unlearned_loss(p: torch.Tensor | np.ndarray, k: int | np.ndarray | Sequence[
     """
     p = np.asarray(p, dtype=np.float64).ravel()
     if isinstance(k, (int, np.integer)):
-        q = np.sort(p)[::-1][int(k):]
+        q = np.sort(p)[::-1][int(k) :]
     else:
         mask = np.asarray(k, dtype=bool).ravel()
         if mask.shape != p.shape:

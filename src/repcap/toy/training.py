@@ -96,8 +96,9 @@ class _Models:
 
     def __init__(self, specs: list[ModelSpec], cfg: TrainConfig, dev: torch.device):
         n, m = int(cfg.n), int(cfg.m)
-        self.p = torch.stack([frequencies(n, s.distribution, s.alpha, s.tau, s.density) for s in specs]
-                             ).to(dev, torch.float32)
+        self.p = torch.stack([frequencies(n, s.distribution, s.alpha, s.tau, s.density) for s in specs]).to(
+            dev, torch.float32
+        )
         self.gamma = torch.tensor([float(s.gamma) for s in specs], dtype=torch.float32, device=dev)
         lrs = [peak_lrs(cfg.lr_rule, m, cfg.lr, s.lr, s.bias_lr) for s in specs]
         self.rates = torch.tensor(lrs, dtype=torch.float64)  # (M, 2): the peak rates of W and b, as given
@@ -150,16 +151,18 @@ class _Workspace:
         self.db = torch.empty_like(models.b)
         self.loss_sum = torch.zeros(M, dtype=torch.float64, device=dev)
 
-    def _group(self, models: _Models, j: int, need_loss: bool
-               ) -> tuple[torch.Tensor | None, torch.Tensor, torch.Tensor]:
+    def _group(
+        self, models: _Models, j: int, need_loss: bool
+    ) -> tuple[torch.Tensor | None, torch.Tensor, torch.Tensor]:
         a, e = self.groups[j]
         if self.sparse:
             xs = self.samplers[j].sample(models.gens[a:e])
             return sparse_loss_and_grad(xs, models.W[a:e], models.b[a:e], need_loss=need_loss, ws=self.sparse_ws)
         k = e - a
         x = sample_batch(models.p[a:e], self.B, models.gens[a:e], out=self.scratch[:k], mask=self.bool_buf[:k])
-        return loss_and_grad(x, models.W[a:e], models.b[a:e], need_loss=need_loss,
-                             z_buf=self.z_buf[:k], pos_buf=self.bool_buf[:k])
+        return loss_and_grad(
+            x, models.W[a:e], models.b[a:e], need_loss=need_loss, z_buf=self.z_buf[:k], pos_buf=self.bool_buf[:k]
+        )
 
     def gradients(self, models: _Models, need_loss: bool) -> tuple[torch.Tensor, torch.Tensor]:
         """Fresh data and the gradients ``(dW, db)`` of every model; the losses go to ``loss_sum``."""
@@ -210,9 +213,14 @@ class _LossLog:
         return ((self.tail / self.window).cpu(), (self.curve / counts).cpu(), torch.tensor(self.edges[1:] - 1))
 
 
-def train(models: Sequence[ModelSpec | dict], config: TrainConfig | None = None, *,
-          progress: bool = False, n_curve: int = 50, callback: Callable[[int, torch.Tensor], None] | None = None
-          ) -> TrainResult:
+def train(
+    models: Sequence[ModelSpec | dict],
+    config: TrainConfig | None = None,
+    *,
+    progress: bool = False,
+    n_curve: int = 50,
+    callback: Callable[[int, torch.Tensor], None] | None = None,
+) -> TrainResult:
     """Train ``len(models)`` toy models of one shape ``(config.n, config.m)`` as one batch.
 
     ``callback(step, loss_sum)`` (``loss_sum: (M,)``) is called after every step if given.  On the
@@ -237,8 +245,9 @@ def _train(specs: list[ModelSpec], cfg: TrainConfig, *, progress: bool, n_curve:
     log = _LossLog(M, steps, cfg.resolved_window(), n_curve, dev, every_step=callback is not None)
     mults = schedule(steps, cfg.resolved_warmup(), cfg.final_lr_frac)
     t0 = time.perf_counter()
-    bar = trange(steps, disable=not show_progress(progress), desc=f"toy n={cfg.n} m={cfg.m} x{M}", leave=False,
-                 unit="step")
+    bar = trange(
+        steps, disable=not show_progress(progress), desc=f"toy n={cfg.n} m={cfg.m} x{M}", leave=False, unit="step"
+    )
     for step in bar:
         need = log.needs(step)
         dW, db = ws.gradients(models, need)
@@ -253,7 +262,18 @@ def _train(specs: list[ModelSpec], cfg: TrainConfig, *, progress: bool, n_curve:
         bad = [i for i in range(M) if not torch.isfinite(models.W[i]).all()]
         raise RepcapError(f"training diverged (non-finite weights) for models {bad}; lower the learning rate")
     loss, curve, curve_steps = log.results()
-    return TrainResult(W=models.W.cpu(), b=models.b.cpu(), loss=loss, curve=curve, curve_steps=curve_steps,
-                       specs=specs, config=cfg, seconds=seconds, device=str(dev),
-                       lr=models.rates[:, 0].clone(), bias_lr=models.rates[:, 1].clone(),
-                       schedule=torch.tensor(mults, dtype=torch.float64), sampler=sampler)
+    return TrainResult(
+        W=models.W.cpu(),
+        b=models.b.cpu(),
+        loss=loss,
+        curve=curve,
+        curve_steps=curve_steps,
+        specs=specs,
+        config=cfg,
+        seconds=seconds,
+        device=str(dev),
+        lr=models.rates[:, 0].clone(),
+        bias_lr=models.rates[:, 1].clone(),
+        schedule=torch.tensor(mults, dtype=torch.float64),
+        sampler=sampler,
+    )
