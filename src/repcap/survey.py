@@ -135,7 +135,12 @@ def _tiled_fields(t: TiledStats, tokens: list[str] | None) -> dict[str, Any]:
         "tiled_std": t.std,
         "tiled_eps": t.eps,
         "sampling_error": t.sampling_error,
-        "top_pairs": [{"i": i, "j": j, "cos": c, "token_i": name(i), "token_j": name(j)} for i, j, c in t.top_pairs],
+        # at most as many pairs as there are (a top-k larger than the pairs visited is padded with -inf)
+        "top_pairs": [
+            {"i": i, "j": j, "cos": c, "token_i": name(i), "token_j": name(j)}
+            for i, j, c in t.top_pairs
+            if math.isfinite(c)
+        ],
         "nn_cos_quantiles": {str(q): float(np.quantile(t.nn_cos, q)) for q in (0.01, 0.1, 0.5, 0.9, 0.99)},
         "nn_cos_mean": float(np.mean(t.nn_cos)),
         "hist_counts": t.counts.tolist(),

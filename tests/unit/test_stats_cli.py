@@ -221,3 +221,21 @@ def test_negative_eps_means_the_laws_do_not_apply(tmp_path, capsys):
     rng = np.random.default_rng(0)
     np.save(tmp_path / "g.npy", rng.standard_normal((50, d)).astype(np.float32))
     assert run_json(capsys, str(tmp_path / "g.npy"))["capacity_note"] is None
+
+
+def test_a_top_k_beyond_the_pairs_lists_the_pairs_there_are_as_strict_json(tmp_path):
+    """--top-k larger than the pairs of a small sample: only real pairs, and JSON without -inf."""
+    import json as _json
+    import subprocess
+    import sys
+
+    import numpy as np
+
+    p = tmp_path / "x.npy"
+    np.save(p, np.random.default_rng(0).standard_normal((40, 8)).astype(np.float32))
+    out = subprocess.run([sys.executable, "-m", "repcap", "stats", str(p), "--tiled", "--sample", "5", "--top-k", "50",
+                          "--json"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    rec = _json.loads(out.stdout, parse_constant=lambda c: (_ for _ in ()).throw(ValueError(c)))
+    assert len(rec["top_pairs"]) == 5 * 4 // 2
+    assert all(-1.0 <= q["cos"] <= 1.0 for q in rec["top_pairs"])

@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
-import math
 import sys
 
 from .. import RepcapError, config
+from . import print_json, strict_json
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -75,17 +74,6 @@ def confirm_cost(cfg, assume_yes: bool, stdin=None, stderr=None) -> None:
         raise RepcapError("not started")
 
 
-def strict_json(obj):
-    """``obj`` with every non-finite float as ``None`` (JSON has no NaN or infinity)."""
-    if isinstance(obj, float):
-        return obj if math.isfinite(obj) else None
-    if isinstance(obj, dict):
-        return {k: strict_json(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [strict_json(v) for v in obj]
-    return obj
-
-
 def run(args: argparse.Namespace) -> int:
     from .. import packing
 
@@ -94,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     res = packing.optimise(cfg, progress=not args.no_progress)
     out = strict_json(res.summary(0))
     if args.json:
-        sys.stdout.write(json.dumps(out, allow_nan=False) + "\n")
+        print_json(out)
         return 0
     for key in (
         "k",

@@ -16,6 +16,7 @@ import typing
 
 from .. import config
 from ..cosine import TiledConfig
+from . import print_json
 
 #: Help for the TiledConfig fields, which carry no ``config.setting`` metadata of their own (the
 #: defaults, types and names come from the dataclass; only the wording lives here).
@@ -94,7 +95,7 @@ def run(args) -> int:
     )
     if args.json:
         rec.pop("hist_counts", None)
-        print(json.dumps(rec, sort_keys=True, allow_nan=False, default=str))
+        print_json(rec, sort_keys=True, default=str)
         return 0
     print("\n".join(_human(rec)))
     return 0

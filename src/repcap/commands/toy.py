@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
-import math
-import sys
 from typing import Any
+
+from . import print_json
 
 #: Flags every run must give (the model to train); the rest default to the dataclasses' values.
 REQUIRED_CONFIG = ("n", "m")
@@ -52,17 +51,6 @@ def _configs(args: argparse.Namespace) -> tuple[Any, Any]:
         raise
 
 
-def _finite(v: Any) -> Any:
-    """JSON has no NaN or infinity: an undefined number is null."""
-    if isinstance(v, float) and not math.isfinite(v):
-        return None
-    if isinstance(v, dict):
-        return {k: _finite(x) for k, x in v.items()}
-    if isinstance(v, (list, tuple)):
-        return [_finite(x) for x in v]
-    return v
-
-
 def run(args: argparse.Namespace) -> int:
     from .. import toy
 
@@ -85,8 +73,7 @@ def run(args: argparse.Namespace) -> int:
         "config": {**dataclasses.asdict(cfg), **dataclasses.asdict(spec), "lr": cfg.lr},
     }
     if args.json:
-        json.dump(_finite(out), sys.stdout, allow_nan=False)
-        sys.stdout.write("\n")
+        print_json(out)
     else:
         for k in (
             "loss",
