@@ -233,8 +233,12 @@ def test_a_top_k_beyond_the_pairs_lists_the_pairs_there_are_as_strict_json(tmp_p
 
     p = tmp_path / "x.npy"
     np.save(p, np.random.default_rng(0).standard_normal((40, 8)).astype(np.float32))
-    out = subprocess.run([sys.executable, "-m", "repcap", "stats", str(p), "--tiled", "--sample", "5", "--top-k", "50",
-                          "--json"], capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-m", "repcap", "stats", str(p), "--tiled", "--sample", "5", "--top-k", "50", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     rec = _json.loads(out.stdout, parse_constant=lambda c: (_ for _ in ()).throw(ValueError(c)))
     assert len(rec["top_pairs"]) == 5 * 4 // 2
