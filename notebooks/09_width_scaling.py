@@ -368,18 +368,31 @@ if len(rfits):
     glue("scaling_ref_summary", Markdown("; ".join(parts) + f" (widths {', '.join(str(m_) for m_ in sorted(rdf.m.unique()))})."
                                          + ov_text + " The table below sets the exponents against the paper."))
     prov = ref_lookup.provenance_text(reference_set)
+    ref_profile = finding_profile(reference_set, reference_scale)
+    widths = ", ".join(str(m_) for m_ in sorted(rdf.m.unique()))
+
+    def ci_note(reg, a):
+        r = rfits[(rfits["regime"] == reg) & np.isclose(rfits["alpha"].astype(float), a)].iloc[0]
+        return (f"the reference fit rests on {rdf.m.nunique()} widths ({widths}); its 95% interval is "
+                f"[{r.ci_low:.2f}, {r.ci_high:.2f}]")
+
     steep_ref = [a_ for a_ in rfits[rfits.regime == "weak"].alpha if a_ > 1]
     if steep_ref:
         findings.record("liu-weak-exponent", float(np.mean([ref_fit("weak", a_) - (a_ - 1) for a_ in steep_ref])),
-                        figure="fig-scaling-reference", profile=finding_profile(reference_set, reference_scale), provenance=prov)
+                        figure="fig-scaling-reference", profile=ref_profile, provenance=prov,
+                        note="; ".join(f"α = {a_:g}: {ci_note('weak', a_)}" for a_ in steep_ref))
     for a_, key in ((0.5, "a05"), (1.0, "a10"), (1.5, "a15"), (2.0, "a20")):
         v = ref_fit("strong", a_)
         if v is not None:
-            findings.record(f"liu-strong-{key}", v, figure="fig-scaling-reference", profile=finding_profile(reference_set, reference_scale), provenance=prov)
+            findings.record(f"liu-strong-{key}", v, figure="fig-scaling-reference", profile=ref_profile,
+                            provenance=prov, note=ci_note("strong", a_))
     rov = rdf[rdf.regime == "strong"].groupby("m", as_index=False)["mean_sq_overlap"].mean().dropna()
     if len(rov) >= 3:
         findings.record("liu-toy-overlap", float(np.polyfit(np.log(rov.m), np.log(rov.mean_sq_overlap), 1)[0]),
-                        figure="fig-scaling-reference", profile=finding_profile(reference_set, reference_scale), provenance=prov)
+                        figure="fig-scaling-reference", profile=ref_profile, provenance=prov,
+                        note=f"the reference models' overlap is {rsm.iloc[0]:.1f} × 1/m at m = {rsm.index[0]} and "
+                             f"{rsm.iloc[-1]:.1f} × 1/m at m = {rsm.index[-1]}, against about 1 × 1/m in the paper's "
+                             "Fig. 6d; why is open here")
 else:
     glue("scaling_ref_summary", Markdown(
         f"no fit: its {len(rdf)} points cover fewer than three widths per regime and α." if len(rdf) else
