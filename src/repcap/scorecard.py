@@ -178,7 +178,10 @@ def counts(rows: Sequence[Row]) -> dict[str, int]:
 
 
 def _cell(text: str) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
+    """Text for one Markdown cell: no line breaks, pipes escaped, and a leading ">", "#", "-" or "+"
+    escaped so that a value such as "> 0.2" is not read as a block quote, heading or list."""
+    out = str(text).replace("|", "\\|").replace("\n", " ")
+    return "\\" + out if out[:1] in (">", "#", "-", "+", "*") else out
 
 
 def _figure_link(fig: str | None, figures: set[str]) -> str:
@@ -244,7 +247,7 @@ def scorecard_markdown(rows: Sequence[Row], figures: set[str]) -> str:
             lines.append(f"* - {_cell(c.claim)}")
             lines += ["", f"    *{_cell(c.where())}*" + (f" · {fig}" if fig else "")]
             _item(lines, _cell(c.source_display() + status))
-            _item(lines, r.ours_text, _profile_cell(r.finding))
+            _item(lines, _cell(r.ours_text), _profile_cell(r.finding))
             _item(lines, verdict_text, tol)
         lines += [":::", ""]
     lines += ["What *ours* measures, row by row:", ""]

@@ -94,3 +94,11 @@ def test_pages_from_findings_on_disk(tmp_path):
     assert "**1**" in summary and "two encoders" in summary  # reproduced count; the one that differs
     assert "76.5° at 10,000 × 100" in summary and "checked by `reference`, `paper`" in summary
     assert "| guha-eps-gemma | abs | 0.001 |" in (tmp_path / "scorecard_tolerances.md").read_text()
+
+
+def test_cells_that_start_like_markdown_blocks_are_escaped():
+    """'> 0.2' (an 'above' claim's source) and '-1.36' (a negative value) stay text in a cell."""
+    from repcap.scorecard import _cell
+
+    assert _cell("> 0.2") == "\\> 0.2" and _cell("-1.363") == "\\-1.363"
+    assert _cell("0.2 | 0.3\nx") == "0.2 \\| 0.3 x"
