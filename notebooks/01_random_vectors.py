@@ -109,7 +109,7 @@ for _, r in sdf.iloc[[0, -1]].iterrows():
     ax.annotate(f"d = {int(r.d)}", (r.inv_sqrt_d, r.measured_std), textcoords="offset points", xytext=(6, -10))
 ax.set(xscale="log", yscale="log", xlabel=r"$1/\sqrt{d}$", ylabel=r"standard deviation $\sigma$ of the cosine")
 figures.plain_log_ticks(ax)
-ax.legend()
+figures.legend_below(ax, ncol=2)
 figures.save("fig-random-sigma", fig, sdf, {
     "caption": "Standard deviation of the pairwise cosine of random unit vectors against 1/√d (log-log). "
                "The points lie on the identity line: σ = 1/√d exactly, from d = 4 to d = 2048.",
@@ -191,7 +191,7 @@ ax.plot(jdf.k, jdf.mean_distortion, "^-", ms=4, label="measured: mean")
 ax.set(xscale="log", yscale="log", xlabel="target dimension k",
        ylabel=r"distortion $|\,\|Px-Py\|^2/\|x-y\|^2 - 1|$")
 figures.plain_log_ticks(ax)
-ax.legend()
+figures.legend_below(ax, ncol=2)
 figures.save("fig-random-jl", fig, jdf, {
     "caption": f"Distortion of squared distances among {jl_points} random points under a Gaussian projection "
                f"from {jl_ambient} to k dimensions. The worst pair stays below the JL guarantee, which is "

@@ -178,7 +178,7 @@ for ax, (lbl, h_lbl) in zip(axes.flat, pairs):
     ax.set_yscale("log")
     ax.set_ylim(1e-4, None)
     ax.set_xlim(-0.6, 1.0)
-    ax.legend(loc="lower left")
+    figures.legend_below(ax, ncol=2)
 axes.flat[0].set_ylabel("density")
 fig.tight_layout()
 figures.save("fig-eps-heads", fig, pd.DataFrame(rows), {
@@ -303,7 +303,7 @@ ax.yaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:g}"))
 ax.yaxis.set_minor_formatter(plt.FuncFormatter(lambda v, _: f"{v:g}" if v in (0.05, 0.2, 0.3, 0.5) else ""))
 ax.set_xlabel("d_model (log scale)")
 ax.set_ylabel("ε = μ + 2σ (log scale)")
-ax.legend(loc="upper left", bbox_to_anchor=(0.0, -0.16), ncol=2)
+figures.legend_below(ax, ncol=2)
 figures.save("fig-eps-vs-d", fig, pts, {
     "caption": "ε against model width: Guha's 45 reported values (hollow squares) and ours (filled circles), "
                f"coloured by class (red: Class 1, ε > {C1:g}; blue: Class 2, ε < {C2:g}). The grey band "

@@ -123,7 +123,7 @@ if f3 is not None:
     for i, (m_, d) in enumerate(f3.groupby("m")):
         d = d.sort_values("gamma")
         axa.plot(d["gamma"], d["phi_half"], "o-", ms=4, color=cmap(i / max(1, len(fig3_ms) - 1)), label=f"m = {m_}")
-    axa.legend(loc="upper right")
+    axa.legend(loc="upper right")  # the curves fall from 1 at the left to 0 at the right
 axa.set_xlabel("signed weight decay γ")
 axa.set_ylabel("represented fraction φ½")
 axa.set_title(f"(a) α = {fig3_alpha:g}" if f3 is not None else "(a) not run in this profile")
@@ -170,7 +170,7 @@ ax.axvline(0.5, color="0.3", ls="--", lw=0.8)
 ax.set_yscale("symlog", linthresh=1)
 ax.set_xlabel("row norm ‖W_i‖ (values above 2 in the last bin)")
 ax.set_ylabel("number of features")
-ax.legend()
+figures.legend_below(ax, ncol=2)
 fig.tight_layout()
 _ = figures.save("fig-regimes-norms", fig, pd.DataFrame(hist_rows),
              {"caption": f"Row-norm histograms at α = {example_alpha:g}: the weak regime piles most rows at zero "
@@ -204,7 +204,7 @@ ax.axhline(0.5, color="0.6", ls=":", lw=0.8)
 ax.set_xscale("log")
 ax.set_xlabel("feature rank i (most frequent first)")
 ax.set_ylabel("row norm ‖W_i‖")
-ax.legend(loc="upper right")
+figures.legend_below(ax, ncol=2)
 fig.tight_layout()
 _ = figures.save("fig-regimes-features", fig, feat,
              {"caption": f"Row norm against feature rank (α = {example_alpha:g}): the weak regime keeps long rows "
