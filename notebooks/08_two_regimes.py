@@ -233,6 +233,9 @@ glue("regimes_paper_phi_weak", phi_weak_q.text())
 glue("regimes_paper_overlap_m10", reference.value("liu2025.toy_overlap_m10"))
 glue("regimes_steps", steps)
 glue("regimes_n_over_m", n / m)
+glue("regimes_paper_steps", int(reference.value("liu2025.main_steps")))
+glue("regimes_paper_nm_min", int(reference.value("liu2025.main_n_over_m_min")))
+glue("regimes_paper_nm_max", int(reference.value("liu2025.main_n_over_m_max")))
 at_strong = df[df["gamma"] == strong_gamma]
 at_one = df[np.isclose(df["gamma"], 1.0)]
 glue("regimes_phi_weak_gamma1", float(at_one["phi_half"].max()) if len(at_one) else float("nan"))
@@ -258,6 +261,7 @@ findings.record("liu-phi-weak", float(at_one["phi_half"].max()) if len(at_one) e
 # do better than the Welch bound $(n-m)/(m(n-1))$ {cite}`welch1974`, which lies *below* $1/m$. So an
 # overlap above $1/m$ says the trained rows overlap more than random directions would; the bound
 # cannot be the reason. What makes them do so is not settled by these runs. Two candidates are the
-# finite training of this profile ({glue:text}`regimes_steps` steps, against 20,000 in the paper) and its
-# small ratio $n/m$ = {glue:text}`regimes_n_over_m:.0f` (the paper's sweep has 10 to 100). The next chapter
+# finite training of this profile ({glue:text}`regimes_steps` steps, against {glue:text}`regimes_paper_steps:,` in
+# the paper) and its small ratio $n/m$ = {glue:text}`regimes_n_over_m:.0f` (the paper's sweep has
+# {glue:text}`regimes_paper_nm_min` to {glue:text}`regimes_paper_nm_max`). The next chapter
 # shows how the two regimes turn into two different laws for the loss against width.
