@@ -309,8 +309,9 @@ _ = figures.save("fig-scaling-other", fig, odf[["law", "m", "seed", "loss", "mea
 # ## At the paper's settings: the reference points
 #
 # Everything above runs at this profile's size. The `reference` set (`repcap.runs`) trains, once, the
-# toy models of the paper's main sweep that two CPU cores afford ($n$ = 1000 features, batch 2048,
-# 20000 steps, the paper's learning-rate schedule) and ships them with the book ({doc}`../reproduce`):
+# toy models of the paper's main sweep that two CPU cores afford ($n$ = {glue:text}`scaling_ref_n:,` features,
+# batch {glue:text}`scaling_ref_batch:,`, {glue:text}`scaling_ref_steps:,` steps, the paper's learning-rate
+# schedule) and ships them with the book ({doc}`../reproduce`):
 # {glue:md}`scaling_ref_provenance` {numref}`fig-scaling-reference` fits their exponents over the
 # widths they cover: {glue:md}`scaling_ref_summary`
 
@@ -320,6 +321,11 @@ rdf = pd.DataFrame([{**{k_: f.config[k_] for k_ in ("n", "m", "alpha", "gamma", 
                     for f in (ref_lookup.found if ref_lookup else [])],
                    columns=["n", "m", "alpha", "gamma", "seed", "steps", "loss", "mean_sq_overlap"])
 rdf["regime"] = np.where(rdf["gamma"] < 0, "strong", "weak")
+paper_tc = toy.TrainConfig()  # the engine's defaults are the paper's main sweep
+ref_cfg = ref_lookup.found[0].config if ref_lookup and ref_lookup.found else {}
+glue("scaling_ref_n", int(ref_cfg.get("n", paper_tc.n)))
+glue("scaling_ref_batch", int(ref_cfg.get("batch", paper_tc.batch)))
+glue("scaling_ref_steps", int(ref_cfg.get("steps", paper_tc.steps)))
 glue("scaling_ref_provenance", Markdown(ref_lookup.provenance_text(reference_set) if ref_lookup else
                                         "this build shows no reference points (the parameter `reference_set` is empty)."))
 enough = rdf.groupby(["regime", "alpha"])["m"].transform("nunique") >= 3 if len(rdf) else pd.Series(dtype=bool)
