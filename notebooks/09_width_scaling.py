@@ -353,9 +353,9 @@ if len(rdf):
 else:
     fig.tight_layout()
 _ = figures.save("fig-scaling-reference", fig, rdf if len(rdf) else pd.DataFrame({"note": ["no reference points"]}), {
-    "caption": "The reference points: toy models at the paper's main-sweep settings (n = 1000, 20000 steps, batch "
-               "2048), loss against width on log-log axes with least-squares fits, weak (left) and strong (right) "
-               "regime.", "source": "reference bundle", "provenance": ref_lookup.provenance_text(reference_set) if ref_lookup else None})
+    "caption": f"The reference points: toy models at the paper's main-sweep settings (n = {ref_cfg.get('n', paper_tc.n):,}, "
+               f"{ref_cfg.get('steps', paper_tc.steps):,} steps, batch {ref_cfg.get('batch', paper_tc.batch):,}), loss "
+               "against width on log-log axes with least-squares fits, weak (left) and strong (right) regime.", "source": "reference bundle", "provenance": ref_lookup.provenance_text(reference_set) if ref_lookup else None})
 
 
 def ref_fit(reg, a):
