@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import torch
 
-from repcap import RepcapError, laws, layers
+from repcap import RepcapError, laws, layers, sweep
 from repcap.figdata import layers as fd
 
 D_MODEL, D_FF, VOCAB = 8, 12, 40
@@ -333,14 +333,14 @@ def test_gaussian_baseline_against_its_closed_form():
 def test_one_baseline_per_distinct_shape(tmp_path, monkeypatch):
     path, _ = _gguf_model(tmp_path)
     seen = []
-    real = layers.sweep.run
+    real = sweep.run
 
     def spy(fn, configs, **kw):
         if fn is layers.baseline_point:
             seen.extend(configs)
         return real(fn, configs, **kw)
 
-    monkeypatch.setattr(layers.sweep, "run", spy)
+    monkeypatch.setattr(sweep, "run", spy)
     recs, _ = layers.records(
         [{"source": str(path), "label": "a"}, {"source": str(path), "label": "b"}], seed=3, progress=False
     )
@@ -357,7 +357,7 @@ def test_records_are_cached(tmp_path, monkeypatch):
     path, _ = _gguf_model(tmp_path)
     first, _ = layers.records([{"source": str(path)}], progress=False)
     calls = []
-    monkeypatch.setattr(layers, "model_point", lambda cfg: calls.append(cfg) or {})
+    monkeypatch.setattr(layers.points, "model_point", lambda cfg: calls.append(cfg) or {})
     again, _ = layers.records([{"source": str(path)}], progress=False)
     assert calls == [] and again == first
 
