@@ -16,7 +16,7 @@ import pytest
 from repcap import RepcapError, bundle, cli, runs, sweep
 from repcap.sweep import canonical
 
-SRC = Path(runs.__file__).resolve().parent.parent  # src/
+SRC = Path(runs.__file__).resolve().parents[2]  # src/ (from src/repcap/runs/__init__.py)
 
 
 @pytest.fixture

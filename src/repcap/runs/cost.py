@@ -1,0 +1,48 @@
+"""How long points take: measured speeds of the packing and toy engines, the time budgets the
+``reference`` set is sized by, and the estimates built on them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from .. import reference
+
+#: Seconds per Adam step of Yoder's problem (k = 10,000, d = 100, exp loss), measured on the 2-core
+#: development machine (0.40-0.52 s/step with 2 threads, unloaded); the reference run's steps fill
+#: about 30 minutes.
+YODER_CPU_SECONDS_PER_STEP = 0.45
+YODER_REFERENCE_STEPS = 4000
+
+#: Seconds per model and step of the toy trainer at n = 1000, batch 2048, as ``(a, b)`` of
+#: ``a + b m``: on a CPU the sparse path (benchmarks/toy_trainer.py on the 2-core development
+#: machine, one thread: 2.6 ms at m = 10, 4.4-4.7 ms at m = 25, 11.6-12.1 ms at m = 100); on a GPU,
+#: the estimate of issue 14 (the 1020-model main sweep in about 5 minutes on one H200).
+TOY_SECONDS_PER_MODEL_STEP = {"cpu": (1.6e-3, 1.0e-4), "cuda": (1.5e-5, 0.0)}
+#: The reference set's time for toy models, seconds (the rest of the set is fixed by the sources).
+REFERENCE_TOY_BUDGET_S = 1200.0
+
+
+def point_seconds(fn: Callable, c: dict, device: str = "cpu") -> float:
+    """The estimated wall time of one point (packing: :mod:`repcap.packing.cost`; toy:
+    :data:`TOY_SECONDS_PER_MODEL_STEP` scaled by ``n x batch``; anything else: 0)."""
+    from ..packing import estimate_cost, sweep_packed
+    from ..toy import train_points
+
+    kind = "cuda" if str(device).startswith("cuda") else "cpu"
+    if fn is sweep_packed:
+        steps = c.get("steps", int(reference.value("guha2026.packing_steps")))
+        return estimate_cost(c["k"], c["d"], steps, device=kind).seconds
+    if fn is train_points:
+        return toy_model_seconds(c["steps"], c["n"], c["batch"], toy_step_seconds(c["m"], kind))
+    return 0.0
+
+
+def toy_step_seconds(m: int, device: str = "cpu") -> float:
+    """One model step at n = 1000, batch 2048 and width ``m`` (:data:`TOY_SECONDS_PER_MODEL_STEP`)."""
+    a, b = TOY_SECONDS_PER_MODEL_STEP["cuda" if str(device).startswith("cuda") else "cpu"]
+    return a + b * m
+
+
+def toy_model_seconds(steps: int, n: int, batch: int, seconds_per_model_step: float) -> float:
+    """One toy model's time: the per-model-step cost at n = 1000, batch 2048, scaled by n x batch."""
+    return steps * seconds_per_model_step * (n * batch) / (1000 * 2048)

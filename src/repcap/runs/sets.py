@@ -1,0 +1,164 @@
+"""The named point sets, ``reference`` and ``paper-gpu``, at full and smoke scale; the profile a
+set's findings are recorded under."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .. import RepcapError, reference
+from .cost import REFERENCE_TOY_BUDGET_S, YODER_REFERENCE_STEPS
+from .experiment import Experiment, PointSet
+from .points import (
+    GUHA_GPU_DIMS,
+    GUHA_KS,
+    GUHA_SMALL_DIMS,
+    GUHA_SMALL_KS,
+    LIU_ALPHAS,
+    LIU_FIG3_M,
+    LIU_GAMMAS,
+    LIU_MS,
+    YODER_LONG_LR,
+    guha_point,
+    liu_point,
+    liu_reference_points,
+    yoder_point,
+)
+
+SCALES = ("full", "smoke")
+
+
+def _packing(name: str, configs: Sequence[dict], cache: str, what: str) -> Experiment:
+    from ..packing import packed_group, sweep_packed
+
+    return Experiment(name, sweep_packed, tuple(configs), cache, what, batched=True, group_by=packed_group)
+
+
+def _toy(name: str, configs: Sequence[dict], what: str, keep_large: bool) -> Experiment:
+    from ..toy import group_key, train_points
+
+    return Experiment(
+        name, train_points, tuple(configs), "toy", what, batched=True, group_by=group_key, keep_large=keep_large
+    )
+
+
+#: Sizes of the smoke variants: every set in seconds on a CPU.
+_SMOKE_YODER: dict[str, int] = {"k": 300, "d": 12}
+_SMOKE_STEPS = 15
+_SMOKE_GUHA_KS, _SMOKE_GUHA_DIMS = (60, 120), (8, 16)
+_SMOKE_TOY: dict[str, int] = {"n": 24, "steps": 12, "batch": 16}
+_SMOKE_MS: tuple[int, ...] = (3, 6)
+_SMOKE_REFERENCE_MS: tuple[int, ...] = (3, 6, 12)  # three widths: a chapter can fit an exponent to them
+_SMOKE_ALPHAS: tuple[float, ...] = (0.5, 1.5)
+_SMOKE_GAMMAS: tuple[float, ...] = (-1.0, 0.3333)
+
+
+def _reference(scale: str, toy_budget_s: float | None, toy_seconds_per_model_step: float | None) -> PointSet:
+    smoke = scale == "smoke"
+    if smoke:
+        yoder = [yoder_point("exp", steps=_SMOKE_STEPS, lr=YODER_LONG_LR, **_SMOKE_YODER)]
+        guha = [guha_point(k, d, steps=_SMOKE_STEPS) for d in _SMOKE_GUHA_DIMS for k in _SMOKE_GUHA_KS]
+        liu = [
+            liu_point(m, a, g, **_SMOKE_TOY)
+            for m in _SMOKE_REFERENCE_MS
+            for a in _SMOKE_ALPHAS[:1]
+            for g in _SMOKE_GAMMAS
+        ]
+    else:
+        yoder = [yoder_point("exp", steps=YODER_REFERENCE_STEPS, lr=YODER_LONG_LR)]
+        guha = [guha_point(k, d) for d in GUHA_SMALL_DIMS for k in GUHA_SMALL_KS]
+        liu = liu_reference_points(
+            REFERENCE_TOY_BUDGET_S if toy_budget_s is None else toy_budget_s, toy_seconds_per_model_step
+        )
+    exps = [
+        _packing(
+            "yoder",
+            yoder,
+            "packing-losses",
+            "Yoder 2025: 10,000 unit vectors in R^100 under exp(20 cos^2), until the worst angle flattens",
+        ),
+        _packing(
+            "guha-small",
+            guha,
+            "packing-grid",
+            "Guha 2026: d in {32, 64, 128} x k in {2000, 4000, 8000}, 5000 Adam steps, his rules",
+        ),
+    ]
+    if liu:
+        exps.append(_toy("liu-main", liu, "Liu et al. 2025: main-sweep toy models that fit the budget", True))
+    return PointSet("reference", scale, tuple(exps), "what 2 CPU cores afford, computed once and shipped")
+
+
+def _paper_gpu(scale: str) -> PointSet:
+    smoke = scale == "smoke"
+    if smoke:
+        ms, alphas, gammas, m3 = _SMOKE_MS, _SMOKE_ALPHAS, _SMOKE_GAMMAS, _SMOKE_MS[0]
+        toy_kw: dict[str, int] = _SMOKE_TOY
+        yk: dict[str, int] = _SMOKE_YODER
+        ysteps = lsteps = _SMOKE_STEPS
+        cells = [(k, d) for d in _SMOKE_GUHA_DIMS for k in _SMOKE_GUHA_KS]
+        gsteps: int | None = _SMOKE_STEPS
+    else:
+        ms, alphas, gammas, m3, toy_kw, yk = LIU_MS, LIU_ALPHAS, LIU_GAMMAS, LIU_FIG3_M, {}, {}
+        ysteps, lsteps = int(reference.value("guha2026.packing_steps")), 4 * YODER_REFERENCE_STEPS
+        cells = [(k, d) for d in GUHA_GPU_DIMS for k in GUHA_KS]
+        gsteps = None
+    from ..packing import estimate_cost
+
+    cells.sort(key=lambda kd: estimate_cost(kd[0], kd[1], 1, device="cuda").seconds)  # cheapest first
+    fig3 = [liu_point(m3, a, g, **toy_kw) for a in alphas for g in gammas]
+    main = [liu_point(m, a, g, **toy_kw) for m in ms for a in alphas for g in gammas]
+    yoder = [yoder_point(loss, steps=ysteps, **yk) for loss in ("abs-relu", "exp", "power")]
+    yoder.append(yoder_point("exp", steps=lsteps, lr=YODER_LONG_LR, **yk))
+    exps = (
+        _packing(
+            "yoder", yoder, "packing-losses", "Yoder 2025 at full size: chapter 06's three losses, and the long exp run"
+        ),
+        _toy("liu-fig3", fig3, "Liu et al. 2025 Fig. 3: the alpha x gamma map at m = 25 (norms kept)", True),
+        _toy(
+            "liu-main", main, "Liu et al. 2025 main sweep: n = 1000, m = 10..100, the whole alpha x gamma grid", False
+        ),
+        _packing(
+            "guha-grid",
+            [guha_point(k, d, steps=gsteps) for k, d in cells],
+            "packing-grid",
+            "Guha 2026's grid for d <= 512, 5000 Adam steps, cheapest cells first",
+        ),
+    )
+    return PointSet("paper-gpu", scale, exps, "the GPU-feasible parts of the paper profile, on one H200")
+
+
+#: The profile whose claims a set's full-scale points check (the scorecard's ``checked_by``).
+PROFILE_OF_SET = {"reference": "reference", "paper-gpu": "paper"}
+
+
+def finding_profile(set_name: str, scale: str = "full") -> str:
+    """The profile a chapter records a finding under when it comes from set ``set_name`` at
+    ``scale``: the set's profile at full scale; otherwise a name no claim is checked by (a smoke
+    set's numbers are shown, never judged)."""
+    if scale == "full" and set_name in PROFILE_OF_SET:
+        return PROFILE_OF_SET[set_name]
+    return f"{set_name}-{scale}"
+
+
+SETS: dict[str, str] = {
+    "reference": "what 2 CPU cores afford (Yoder full size, Guha's small cells, Liu toy points in a budget)",
+    "paper-gpu": "the GPU-feasible parts of the paper profile in minutes on one H200",
+}
+
+
+def point_set(
+    name: str,
+    scale: str = "full",
+    *,
+    toy_budget_s: float | None = None,
+    toy_seconds_per_model_step: float | None = None,
+) -> PointSet:
+    """The named set at ``scale`` (``full`` or ``smoke``).  For ``reference``, ``toy_budget_s`` and
+    ``toy_seconds_per_model_step`` size its toy part (see :func:`liu_reference_points`)."""
+    if name not in SETS:
+        raise RepcapError(f"unknown point set {name!r}; known: {', '.join(SETS)}")
+    if scale not in SCALES:
+        raise RepcapError(f"scale {scale!r} must be one of {', '.join(SCALES)}")
+    if name == "reference":
+        return _reference(scale, toy_budget_s, toy_seconds_per_model_step)
+    return _paper_gpu(scale)
