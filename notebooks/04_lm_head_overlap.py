@@ -139,7 +139,8 @@ findings.record("liu-lmhead-scaling", figdata.loglog_slope(heads["m"], heads["E[
 # For the {glue:text}`overlap_n_heads` heads loaded here, $m\,E[\cos^2]$ lies between
 # {glue:text}`overlap_ratio_min:.1f` and {glue:text}`overlap_ratio_max:.1f` (median
 # {glue:text}`overlap_ratio_median:.1f`); {glue:text}`overlap_n_inside` of them fall inside the range of
-# Liu et al.'s heads, which is what their claim predicts for the *level*. These small tied decoders are
+# levels that Liu et al.'s heads span: not a test of their claim, which is about the scaling, but a
+# sign that these heads are not unusual. These small tied decoders are
 # Class 1 models (previous chapters): their token directions share a large common component, and
 # $m\operatorname{Var}(\cos)$, the spread around it, is only {glue:text}`overlap_var_ratio_min:.1f` to
 # {glue:text}`overlap_var_ratio_max:.1f`. Whether $E[\cos^2]$ *scales* as $1/m$ needs heads spread over

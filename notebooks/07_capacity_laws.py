@@ -300,7 +300,7 @@ glue("laws_C_verdict", Markdown(verdict))
 small_d = int(min(grid.d))
 glue("laws_small_d", small_d)
 glue("laws_eps_random_small_d", float(grid[grid.d == small_d].eps_random.max()))
-glue("laws_grid_has_small_k", Markdown("has" if bool((grid.k <= grid.d).any()) else "has none of"))
+glue("laws_grid_has_small_k", Markdown("has some" if bool((grid.k <= grid.d).any()) else "has no"))
 tables.show(fit_table, digits={"R², our grid": ".4f", "MAPE %, our grid": ".2f", "NRMSE, our grid": ".4f"})
 
 # %% [markdown]

@@ -68,9 +68,9 @@ def test_paper_gpu_holds_the_main_sweep_fig3_yoder_and_guha_grid():
 
 
 def test_configs_are_spelled_as_the_chapters_spell_them():
-    assert set(runs.guha_point(2000, 32)) == {"k", "d", "loss", "steps", "seed", "device"}  # chapter 06
+    assert set(runs.guha_point(2000, 32)) == {"k", "d", "loss", "steps", "seed", "device"}  # chapter 07
     y = runs.yoder_point("power", steps=10)
-    assert set(y) == {"k", "d", "loss", "beta", "p", "steps", "lr", "seed", "n_bins", "device"}  # chapter 05
+    assert set(y) == {"k", "d", "loss", "beta", "p", "steps", "lr", "seed", "n_bins", "device"}  # chapter 06
     assert y["lr"] == PackConfig(k=10000, d=100).learning_rate and y["n_bins"] == PackConfig(k=2, d=1).n_bins
     t = runs.liu_point(25, 1.0, -1.0)
     assert t == sweep_config(m=25, alpha=1.0, gamma=-1.0, seed=0, keep_norms=True)  # chapters 07/08
