@@ -65,7 +65,10 @@ def _reference(scale: str, toy_budget_s: float | None, toy_seconds_per_model_ste
         ]
     else:
         yoder = [yoder_point("exp", steps=YODER_REFERENCE_STEPS, lr=YODER_LONG_LR)]
-        guha = [guha_point(k, d) for d in GUHA_SMALL_DIMS for k in GUHA_SMALL_KS]
+        # cheapest first (a step costs about k^2 d), so a run stopped early has the most cells
+        guha = sorted(
+            (guha_point(k, d) for d in GUHA_SMALL_DIMS for k in GUHA_SMALL_KS), key=lambda c: c["k"] ** 2 * c["d"]
+        )
         liu = liu_reference_points(
             REFERENCE_TOY_BUDGET_S if toy_budget_s is None else toy_budget_s, toy_seconds_per_model_step
         )
