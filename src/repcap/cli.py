@@ -85,7 +85,21 @@ def main(argv: list[str] | None = None) -> int:
         return BROKEN_PIPE_STATUS
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the program is, so that it unwinds as after Ctrl-C (locks released,
+    half-written runs removed, finished work kept)."""
+
+
+def _on_sigterm(signum, frame):
+    raise Terminated
+
+
 def _main(argv: list[str] | None) -> int:
+    import signal
+    import threading
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _on_sigterm)
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
@@ -96,9 +110,10 @@ def _main(argv: list[str] | None) -> int:
     except RepcapError as exc:
         print(f"repcap {args.command}: error: {exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print(f"repcap {args.command}: interrupted; finished work is kept (re-run to resume)", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:
+        how = "terminated" if isinstance(exc, Terminated) else "interrupted"
+        print(f"repcap {args.command}: {how}; finished work is kept (re-run to resume)", file=sys.stderr)
+        return 143 if isinstance(exc, Terminated) else 130
 
 
 if __name__ == "__main__":  # pragma: no cover

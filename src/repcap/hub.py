@@ -16,13 +16,11 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-import torch
-
 from . import RepcapError
 from .formats import PICKLE_SUFFIXES, load_gguf, load_safetensors, pick_tensor
 from .formats import gguf as gguf_format
 from .formats import safetensors as st_format
-from .formats.common import os_error, plain_relative, read_json_object, resolves_inside
+from .formats.common import as_float32, os_error, plain_relative, read_json_object, resolves_inside
 from .formats.names import short
 from .matrix import Embedding, TensorInfo
 
@@ -102,7 +100,7 @@ def _from_layout(
         raise AssertionError
     model_type = config.get("model_type") if isinstance(config, dict) else None
     return Embedding(
-        matrix=t.to(torch.float32),
+        matrix=as_float32(t),
         name=label,
         source_kind=kind,
         tensor_name=name,

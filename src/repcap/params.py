@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,22 @@ _LITERALS = (bool, int, float, str, list, dict, type(None))
 #: alias bomb (`a: &a [*b, *b, ...]`) is refused instead of expanded.
 MAX_PARAM_CHARS = 1_000_000
 MAX_PARAM_ITEMS = 100_000
+
+
+class _Loader(yaml.SafeLoader):
+    """YAML as people write numbers: PyYAML follows YAML 1.1, which reads ``1e-3`` (no dot) as a
+    string; here it is a float, as in YAML 1.2 and Python."""
+
+
+_Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9_]+)[eE][-+]?[0-9]+$"),
+    list("-+0123456789."),
+)
+
+
+def _yaml(text: str) -> Any:
+    return yaml.load(text, Loader=_Loader)  # a SafeLoader subclass: no Python objects
 
 
 def read_notebook(path: Path):
@@ -63,6 +80,12 @@ def _type_name(v: Any) -> str:
     return "None" if v is None else type(v).__name__
 
 
+def _short(v: Any, limit: int = 120) -> str:
+    """``repr(v)``, cut to ``limit`` characters (a message is one line, whatever the value)."""
+    r = repr(v)
+    return r if len(r) <= limit else f"{r[: limit - 20]} ... ({len(r):,} characters)"
+
+
 def _coerce(name: str, value: Any, default: Any, where: str) -> Any:
     """Check ``value`` against the type of ``default``; ints are accepted where floats are, and
     ``None`` (YAML ``null``) anywhere: chapters use it for "off" or "use the sources' rule"."""
@@ -86,7 +109,7 @@ def _coerce(name: str, value: Any, default: Any, where: str) -> Any:
     if not ok:
         raise RepcapError(
             f"{where}: parameter {name!r} must be {_type_name(default)} "
-            f"(like the default {default!r}), got {_type_name(value)} {value!r}"
+            f"(like the default {_short(default)}), got {_type_name(value)} {_short(value)}"
         )
     return value
 
@@ -116,7 +139,7 @@ def parse_override(text: str) -> tuple[str, Any]:
     name, raw = text.split("=", 1)
     name = name.strip()
     try:
-        value = yaml.safe_load(raw) if raw.strip() else ""
+        value = _yaml(raw) if raw.strip() else ""
     except yaml.YAMLError as exc:
         raise RepcapError(
             f"parameter {name!r}: cannot read value {raw[:80]!r} ({' '.join(str(exc).split())})"
@@ -131,7 +154,7 @@ def load_profile(profile: str, stem: str) -> dict[str, Any]:
     if not path.exists():
         raise RepcapError(f"profile file {path} is missing")
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        data = _yaml(path.read_text(encoding="utf-8")) or {}
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{path}:{mark.line + 1}" if mark is not None else str(path)

@@ -108,8 +108,11 @@ def resolve_notebook(name: str | os.PathLike) -> Path:
     p = Path(name)
     cands = [p, project_root() / p, notebooks_dir() / p, notebooks_dir() / f"{p.name}.py"]
     for c in cands:
-        if c.is_file() and c.suffix == ".py":
-            return c.resolve()
+        try:
+            if c.is_file() and c.suffix == ".py":
+                return c.resolve()
+        except OSError as exc:  # a name too long for the file system, a folder we may not read
+            raise RepcapError(f"notebook {str(name)[:120]!r}: {exc.strerror or exc}") from None
     known = ", ".join(sorted(x.stem for x in notebooks_dir().glob("[0-9]*.py")))
     raise RepcapError(f"notebook {str(name)!r} not found; chapters: {known}")
 
@@ -121,6 +124,14 @@ def output_name(path: Path) -> str:
     if path.resolve().parent == nb:
         return path.stem
     return f"ext-{hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:10]}-{path.stem}"
+
+
+def _out_dir(name: str, what: str) -> Path:
+    """Where a run's ``figures`` or ``findings`` go: the book's folders for a chapter, a folder of
+    its own for a notebook outside ``notebooks/`` (whose figure ids may be a chapter's: it must
+    not replace the book's figures, nor add findings to its scorecard)."""
+    gen = generated_dir()
+    return gen / name / what if name.startswith("ext-") else gen / what
 
 
 def _stamp_path(name: str) -> Path:
@@ -139,7 +150,7 @@ def _read_stamp(name: str) -> dict[str, Any] | None:
 def _outputs_present(name: str, stamp: dict[str, Any]) -> bool:
     """Every file the stamp's figures promise (images, CSV, sidecar) and its findings exist."""
     gen = generated_dir()
-    figdir = gen / "figures"
+    figdir = _out_dir(name, "figures")
     for fid in stamp.get("figures", []):
         try:
             side = json.loads((figdir / f"{fid}.json").read_text())
@@ -149,7 +160,7 @@ def _outputs_present(name: str, stamp: dict[str, Any]) -> bool:
         if not files or not all((figdir / f).is_file() for f in files):
             return False
     return (gen / f"{name}.ipynb").is_file() and (
-        not stamp.get("findings") or (gen / "findings" / f"{name}.json").is_file()
+        not stamp.get("findings") or (_out_dir(name, "findings") / f"{name}.json").is_file()
     )
 
 
@@ -244,10 +255,18 @@ def _fail(staging: Path, name: str, rel: str, what: str) -> RepcapError:
     return RepcapError(f"{rel}: {what}\n  earlier outputs are untouched{kept}")
 
 
+def _kernel_log(name: str) -> Path:
+    """Where the kernel process's own stderr goes (its log lines, not the cells' output, which the
+    notebook keeps): a file, so that a kernel's complaint while it is shut down after Ctrl-C or a
+    SIGTERM is not a traceback in the user's terminal."""
+    return generated_dir() / ".runs" / f"{name}.kernel.log"
+
+
 @contextlib.contextmanager
-def _kernel() -> Iterator[Any]:
+def _kernel(log_path: Path | None = None) -> Iterator[Any]:
     """A kernel manager on IPC sockets in a private temporary folder (no TCP ports, so no
-    "running over TCP without encryption" warning in every build log), shut down afterwards.
+    "running over TCP without encryption" warning in every build log), shut down afterwards; the
+    kernel's stderr goes to ``log_path``.
 
     It is the asynchronous manager nbclient expects: with a blocking one, nbclient's wait for
     output blocks its event loop, so a kernel that dies mid-cell (the OOM killer) is never noticed
@@ -257,8 +276,19 @@ def _kernel() -> Iterator[Any]:
     from jupyter_client.manager import AsyncKernelManager
     from jupyter_core.utils import run_sync
 
+    class _Manager(AsyncKernelManager):
+        async def _async_launch_kernel(self, kernel_cmd, **kw):  # the documented override point
+            if log is not None:
+                kw["stderr"] = log
+            return await super()._async_launch_kernel(kernel_cmd, **kw)
+
+    log = None
+    if log_path is not None:
+        with contextlib.suppress(OSError):
+            log_path.parent.mkdir(parents=True, exist_ok=True)
+            log = open(log_path, "wb")  # noqa: SIM115 - closed below, after the kernel
     sockets = tempfile.mkdtemp(prefix="repcap-k")  # short: Unix socket paths are limited to ~100 bytes
-    km = AsyncKernelManager(kernel_name="python3", transport="ipc", ip=os.path.join(sockets, "k"))
+    km = _Manager(kernel_name="python3", transport="ipc", ip=os.path.join(sockets, "k"))
     try:
         yield km
     finally:
@@ -266,6 +296,8 @@ def _kernel() -> Iterator[Any]:
             if km.has_kernel:
                 run_sync(km.shutdown_kernel)(now=False)
         shutil.rmtree(sockets, ignore_errors=True)
+        if log is not None:
+            log.close()
 
 
 def _execute(nb, staging: Path, name: str, rel: str, params: dict[str, Any]) -> None:
@@ -273,7 +305,7 @@ def _execute(nb, staging: Path, name: str, rel: str, params: dict[str, Any]) -> 
     from papermill.exceptions import PapermillExecutionError
 
     try:
-        with _kernel() as km:
+        with _kernel(_kernel_log(name)) as km:
             papermill.execute_notebook(
                 nb,
                 str(staging / f"{name}.ipynb"),
@@ -293,6 +325,7 @@ def _execute(nb, staging: Path, name: str, rel: str, params: dict[str, Any]) -> 
     except Exception as exc:  # nbclient's DeadKernelError, a kernel that failed to start, ...
         kind = type(exc).__name__
         hint = " (the kernel died: out of memory, or killed)" if "Dead" in kind else ""
+        hint += f"; the kernel's log is {_kernel_log(name)}"
         raise _fail(
             staging, name, rel, f"execution stopped with {kind}{hint}: {' '.join(str(exc).split())[:200]}"
         ) from None
@@ -327,7 +360,7 @@ def _commit(staging: Path, name: str, produced: list[str], old: list[str]) -> bo
     """Move this run's files into place (atomic renames on one file system), remove the figures the
     previous run made and this one did not, then the notebook.  Returns whether findings exist."""
     gen = generated_dir()
-    fig_dir = gen / "figures"
+    fig_dir = _out_dir(name, "figures")
     fig_dir.mkdir(parents=True, exist_ok=True)
     for fid in produced:
         for f in (staging / "figures").glob(f"{fid}.*"):
@@ -336,7 +369,7 @@ def _commit(staging: Path, name: str, produced: list[str], old: list[str]) -> bo
         for f in fig_dir.glob(f"{stale}.*"):
             f.unlink(missing_ok=True)
     found = staging / "findings" / f"{name}.json"
-    target = gen / "findings" / f"{name}.json"
+    target = _out_dir(name, "findings") / f"{name}.json"
     if found.exists():
         target.parent.mkdir(parents=True, exist_ok=True)
         os.replace(found, target)
@@ -378,7 +411,11 @@ def run(
         t0 = time.time()
         log(f"{rel}: executing (profile {profile}) ...")
         with _environment(_kernel_env(rel, name, profile, staging)):
-            _execute(_prepare(path), staging, name, rel, params)
+            try:
+                _execute(_prepare(path), staging, name, rel, params)
+            except KeyboardInterrupt:  # Ctrl-C, or SIGTERM (the CLI turns it into this): no half run left
+                shutil.rmtree(staging, ignore_errors=True)
+                raise
             seconds = time.time() - t0
             try:
                 _collapse_injected_parameters(staging / f"{name}.ipynb")

@@ -345,3 +345,28 @@ def test_safetensors_whose_header_length_looks_like_pickle_magic_loads(tmp_path,
     p.write_bytes(struct.pack("<Q", n) + header + b" " * (n - len(header)) + raw[8 + m :])
     assert p.read_bytes()[:1] == b"\x80" or p.read_bytes()[:2] == b"PK"
     np.testing.assert_array_equal(load(p).matrix.numpy(), np.arange(12.0, dtype=np.float32).reshape(3, 4))
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e-40, 1.0, 1e300])
+@pytest.mark.parametrize("fmt", ["npy", "safetensors"])
+def test_float64_rows_outside_float32s_range_keep_their_statistics(tmp_path, scale, fmt):
+    """Rows of tiny or huge float64 values (below float32's range, or past it) have the statistics of
+    the stored values: a dense float64 computation on the unscaled rows."""
+    from repcap.cosine import moments
+    from repcap.embeddings import load
+
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((40, 6))
+    x[::7] *= 1e5  # rows of different scales in one matrix
+    path = tmp_path / f"m.{fmt}"
+    if fmt == "npy":
+        np.save(path, x * scale)
+    else:
+        from safetensors.numpy import save_file
+
+        save_file({"embed_tokens.weight": x * scale}, str(path))
+    m = moments(load(str(path)).matrix)
+    u = x / np.linalg.norm(x, axis=1, keepdims=True)
+    c = (u @ u.T)[np.triu_indices(len(x), 1)]
+    assert m.n_zero_rows == 0
+    np.testing.assert_allclose([m.mean, m.std], [c.mean(), c.std()], rtol=0, atol=2e-7)

@@ -78,6 +78,7 @@ def test_profile_and_overrides_layer_and_coerce(project):
         ({"n": 2.5}, "parameter 'n' must be int"),
         ({"fail": 1}, "parameter 'fail' must be bool"),
         ({"sizes": [1, "a"]}, "parameter 'sizes[1]' must be int"),
+        ({"label": list(range(50_000))}, r"must be str .*\.\.\. \(\d+,\d+ characters\)$"),  # cut to one short line
     ],
 )
 def test_bad_parameters_are_refused_before_execution(project, override, message):
@@ -101,6 +102,10 @@ def test_parse_override_reads_yaml_values():
     assert runner.parse_override("x=[64, 128]") == ("x", [64, 128])
     assert runner.parse_override("x=0.5") == ("x", 0.5)
     assert runner.parse_override("x=abc") == ("x", "abc")
+    # exponent form without a dot is a number (YAML 1.1 would read a string)
+    assert runner.parse_override("lr=1e-3") == ("lr", 1e-3)
+    assert runner.parse_override("x=[-2E+5, 1e3]") == ("x", [-2e5, 1e3])
+    assert runner.parse_override("x=1e") == ("x", "1e")
     with pytest.raises(RepcapError, match="name=value"):
         runner.parse_override("x")
 

@@ -128,11 +128,18 @@ def test_a_notebook_from_elsewhere_never_replaces_a_chapter(project, tmp_path):
     runner.run("20_hard", profile="smoke", overrides={"n": 5}, log=lambda s: None)
     other = tmp_path / "elsewhere" / "20_hard.py"
     other.parent.mkdir()
-    other.write_text(NB.replace('"fig-hard-line"', '"fig-hard-other"'))
-    res = runner.run(str(other), profile="smoke", log=lambda s: None)
+    other.write_text(NB)  # the same stem and the same figure id as the chapter
+    res = runner.run(str(other), profile="smoke", overrides={"n": 9}, log=lambda s: None)
     assert res.output.name.startswith("ext-") and res.output.name.endswith("-20_hard.ipynb")
+    ext = project / "book" / "generated" / res.output.stem / "figures" / "fig-hard-line.csv"
+    assert len(ext.read_text().splitlines()) - 1 == 9  # its figure went to a folder of its own
     stamp = json.loads((project / "book" / "generated" / ".runs" / "20_hard.json").read_text())
     assert stamp["figures"] == ["fig-hard-line"] and _rows(project) == 5
+    # the chapter's cache check still vouches only for the chapter's own files
+    again = runner.run("20_hard", profile="smoke", overrides={"n": 5}, log=lambda s: None)
+    assert again.status == "cached" and _rows(project) == 5
+    side = json.loads((project / "book" / "generated" / "figures" / "fig-hard-line.json").read_text())
+    assert side["parameters"]["n"] == 5
 
 
 def _alias_bomb(levels: int = 8) -> str:
@@ -158,3 +165,30 @@ def test_parameter_values_are_bounded_and_travel_in_a_file(project):
     )
     res = runner.run("21_big", profile="smoke", overrides={"xs": list(range(40000))}, log=lambda s: None)
     assert res.status == "executed"
+
+
+def test_sigterm_mid_run_is_one_line_and_leaves_nothing_half_done(project):
+    """`kill PID` (what a scheduler or `timeout` sends) unwinds like Ctrl-C: exit 143, one line, no
+    staging folder, earlier outputs intact, and the chapter's lock released for the next run."""
+    runner.run("20_hard", profile="smoke", overrides={"n": 5}, log=lambda s: None)
+    env = dict(os.environ, REPCAP_ROOT=str(project))
+    cmd = [sys.executable, "-m", "repcap", "run", "20_hard", "--profile", "smoke", "-p", "n=7", "-p", "delay=30"]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    staging = project / "book" / "generated" / ".staging"
+    deadline = time.time() + 120
+    while time.time() < deadline and not list(staging.glob("20_hard-*")):
+        time.sleep(0.2)
+    time.sleep(3.0)  # the kernel is up and sleeping in the chapter's cell
+    proc.terminate()
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 143, err
+    assert "repcap run: terminated; finished work is kept" in err and "Traceback" not in err
+    assert not list(staging.glob("*"))
+    assert _rows(project) == 5
+    res = runner.run("20_hard", profile="smoke", overrides={"n": 5}, log=lambda s: None)
+    assert res.status == "cached"
+
+
+def test_a_notebook_name_too_long_for_the_file_system_is_one_line(project, tmp_path):
+    with pytest.raises(RepcapError, match="File name too long"):
+        runner.run(str(tmp_path / ("a" * 300 + ".py")), profile="smoke", log=lambda s: None)

@@ -243,3 +243,21 @@ def test_a_top_k_beyond_the_pairs_lists_the_pairs_there_are_as_strict_json(tmp_p
     rec = _json.loads(out.stdout, parse_constant=lambda c: (_ for _ in ()).throw(ValueError(c)))
     assert len(rec["top_pairs"]) == 5 * 4 // 2
     assert all(-1.0 <= q["cos"] <= 1.0 for q in rec["top_pairs"])
+
+
+@pytest.mark.parametrize(
+    "flags, message",
+    [
+        (["--sample", "10", "--seed", str(2**64)], "--seed must be in 0..2**63-1"),
+        (["--seed", "-1"], "--seed must be in 0..2**63-1"),
+        (["--top-k", "-1"], "--top-k must be 0 or more"),
+        (["--sample", "1"], "--sample must be at least 2"),
+        (["--rows", "0"], "--rows must be at least 2"),
+    ],
+)
+def test_out_of_range_settings_are_one_line(tmp_path, capsys, flags, message):
+    p = tmp_path / "m.npy"
+    np.save(p, np.random.default_rng(0).standard_normal((20, 4)).astype(np.float32))
+    assert main(["stats", str(p), *flags]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1

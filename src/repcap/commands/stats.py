@@ -76,12 +76,31 @@ def _list(args) -> int:
     return 0
 
 
+#: The seeds a generator takes (torch's manual_seed: a signed 64-bit integer), as pack and toy.
+_SEED_MAX = 2**63 - 1
+
+
+def _check(stats: dict, args) -> None:
+    """Bounds the dataclass types do not say: one line each, before anything is loaded."""
+    from .. import RepcapError
+
+    if not 0 <= stats["seed"] <= _SEED_MAX:
+        raise RepcapError(f"--seed must be in 0..2**63-1, got {stats['seed']}")
+    if stats["top_k"] < 0:
+        raise RepcapError(f"--top-k must be 0 or more, got {stats['top_k']}")
+    if args.sample is not None and args.sample < 2:
+        raise RepcapError(f"--sample must be at least 2 rows, got {args.sample}")
+    if args.rows is not None and args.rows < 2:
+        raise RepcapError(f"--rows must be at least 2, got {args.rows}")
+
+
 def run(args) -> int:
     from ..survey import describe
 
     if args.list_tensors:
         return _list(args)
     stats = dataclasses.asdict(config.from_args(TiledConfig, args))
+    _check(stats, args)
     rec = describe(
         args.source,
         head=args.head,

@@ -12,12 +12,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import torch
-
 from .. import RepcapError
 from ..matrix import Embedding, TensorInfo
 from . import gguf, npy, onnx, safetensors
-from .common import PICKLE_SUFFIXES, os_error, pickle_magic, refuse_pickle
+from .common import PICKLE_SUFFIXES, as_float32, os_error, pickle_magic, refuse_pickle
 from .gguf import GGUF_OK_TYPES, GGUFFile, bytelevel_decode, load_gguf, open_gguf
 from .names import EMBED_NAMES, HEAD_NAMES, choose_tensor, pick_tensor, tie_flag
 from .npy import check_npy, load_npy
@@ -81,7 +79,7 @@ def load_file(path: str | os.PathLike, *, head: bool = False, tensor: str | None
     if suf == ".safetensors":
         t, name, tied, dtype = load_safetensors(path, head=head, tensor=tensor)
         return Embedding(
-            matrix=t.to(torch.float32),
+            matrix=as_float32(t),
             name=str(path),
             source_kind="safetensors",
             tensor_name=name,

@@ -1,5 +1,6 @@
 """What every format reader shares: refusing pickles, reading a JSON object (type-checked),
-refusing non-real element types, and turning OS errors on a path into one line.
+refusing non-real element types, turning OS errors on a path into one line, and the cast to float32
+that keeps every row's cosines (:func:`as_float32`).
 
 Reference: the pickle format (protocol >= 2 starts with ``0x80``; ``torch.save`` writes a zip,
 ``PK``) -- unpickling runs arbitrary code, so repcap never does it.
@@ -12,6 +13,9 @@ import os
 import re
 from pathlib import Path
 from typing import Any
+
+import numpy as np
+import torch
 
 from .. import RepcapError
 
@@ -117,3 +121,34 @@ def refuse_storage(path: Path | str, name: str | None, storage: str, what: str) 
         f"{path}: {where} is stored as {storage} ({what} values), not real numbers; "
         "repcap reads float or integer matrices - choose another tensor (--list-tensors)"
     )
+
+
+#: Rows whose largest |value| lies outside [2^-120, 2^120] would underflow to zero or subnormals, or
+#: overflow, in float32 (whose normal range is 2^-126 to 2^128, with 24 bits of precision).
+_F32_SAFE_EXP = 120
+
+
+def as_float32(values: Any) -> torch.Tensor:
+    """A 2-D matrix as float32 with every row's cosines kept.
+
+    Values inside float32's range are cast as they are.  A row of a wider type (float64, int64)
+    whose largest |value| is outside ``[2^-120, 2^120]`` is first scaled by a power of two (exact in
+    float64) so that it is at most 1: a cosine does not depend on a row's scale, so a matrix of tiny
+    or huge float64 rows has the statistics of its stored values, not of float32 zeros or infinities.
+    """
+    if not isinstance(values, torch.Tensor):  # a copy: the source may be a read-only memory map
+        arr = np.asarray(values)
+        narrow = arr.dtype in (np.float32, np.float16) or arr.ndim != 2 or arr.size == 0
+        values = torch.from_numpy(np.array(arr, dtype=np.float32 if narrow else np.float64))
+    t = values
+    if t.dtype in (torch.float32, torch.float16, torch.bfloat16) or t.ndim != 2 or t.numel() == 0:
+        return t.to(torch.float32)
+    wide = t.to(torch.float64)
+    peak = wide.abs().amax(dim=1)
+    finite = torch.isfinite(peak) & (peak > 0)
+    _, exp = torch.frexp(torch.where(finite, peak, torch.ones_like(peak)))
+    out_of_range = finite & ((exp > _F32_SAFE_EXP) | (exp < -_F32_SAFE_EXP))
+    if bool(out_of_range.any()):
+        shift = torch.where(out_of_range, -exp, torch.zeros_like(exp))
+        wide = torch.ldexp(wide, shift.to(torch.float64).unsqueeze(1))
+    return wide.to(torch.float32)

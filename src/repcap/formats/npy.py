@@ -11,11 +11,10 @@ import os
 from pathlib import Path
 
 import numpy as np
-import torch
 
 from .. import RepcapError
 from ..matrix import Embedding, TensorInfo
-from .common import NOT_REAL, os_error, refuse_storage
+from .common import NOT_REAL, as_float32, os_error, refuse_storage
 
 _RESAVE = "re-save it with np.save(path, array.astype('float32'))"
 
@@ -88,7 +87,7 @@ def load_npy(path: str | os.PathLike) -> Embedding:
     if arr.ndim != 2 or not np.issubdtype(arr.dtype, np.number):
         raise RepcapError(f"{path}: expected a 2-D numeric (V, d) array, got shape {arr.shape} dtype {arr.dtype}")
     return Embedding(
-        matrix=torch.from_numpy(np.array(arr, dtype=np.float32)),
+        matrix=as_float32(np.asarray(arr)),
         name=str(path),
         source_kind="npy",
         tensor_name=None,

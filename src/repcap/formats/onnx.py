@@ -14,11 +14,10 @@ import os
 from pathlib import Path
 
 import numpy as np
-import torch
 
 from .. import RepcapError
 from ..matrix import Embedding, TensorInfo
-from .common import one_line, os_error, plain_relative, refuse_storage, resolves_inside
+from .common import as_float32, one_line, os_error, plain_relative, refuse_storage, resolves_inside
 from .names import choose_tensor
 
 #: Element types read as a matrix: ONNX name -> (short name, bytes per element, typed data field).
@@ -177,13 +176,13 @@ def load_onnx(path: str | os.PathLike, *, head: bool = False, tensor: str | None
     external = init.data_location == onnx.TensorProto.EXTERNAL
     arr = (_external_array if external else _in_file_array)(path, init, numel, tname, itemsize)
     try:
-        mat = np.array(arr, dtype=np.float32, copy=True).reshape(tuple(int(x) for x in init.dims))
+        mat = as_float32(np.array(arr, copy=True).reshape(tuple(int(x) for x in init.dims)))
     except (ValueError, TypeError) as exc:
         raise RepcapError(
             f"{path}: cannot convert initialiser {name!r} to float32 ({one_line(exc)}); {_HINT}"
         ) from None
     return Embedding(
-        matrix=torch.from_numpy(mat),
+        matrix=mat,
         name=str(path),
         source_kind="onnx",
         tensor_name=name,

@@ -15,6 +15,7 @@ from .. import RepcapError
 from .. import io as rio
 from ..catalog import OfflineSpec
 from ..formats import load_gguf, load_onnx, load_safetensors
+from ..formats.common import as_float32
 from ..formats.npy import read_array
 from ..matrix import Embedding
 from .layout import key_dir, models_dir, spec
@@ -81,7 +82,7 @@ def _read_model(key: str, s: OfflineSpec, tensor: str, auto_install: bool) -> tu
     else:
         t, _, _, dtype = load_safetensors(path, tensor=tensor)
         emb = Embedding(
-            matrix=t.to(torch.float32),
+            matrix=as_float32(t),
             name=key,
             source_kind="safetensors",
             tensor_name=tensor,
