@@ -10,6 +10,7 @@ from __future__ import annotations
 import atexit
 from typing import Any
 
+from . import RepcapError
 from .context import RunRecord, current, run_context, set_current
 
 _executor: Any = None
@@ -24,6 +25,8 @@ def start(note: str = "", *, device: str = "auto", executor: str = "local", sche
     from .devices import device_name, resolve_device
     from .sweep.dask import make_executor
 
+    if not isinstance(device, str) or len(device) > 40:  # a device name is short; say so in one short line
+        raise RepcapError(f"device {str(device)[:40]!r}... is not a torch device; use 'auto', 'cpu' or 'cuda[:N]'")
     dev = resolve_device(device)
     close()
     _executor = make_executor(executor, scheduler or None)
