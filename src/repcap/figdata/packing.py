@@ -36,7 +36,7 @@ def summary(runs: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
                 "ε* (max |cos|)": r["eps_star"],
                 "worst-pair angle (°)": r["max_angle_deg"],
                 "mean |cos|": r["mean_abs"],
-                "pairs |cos| > 0.9": r["n_above"]["0.9"],
+                "pairs |cos| > 0.9": int(r["n_above"]["0.9"]),  # a count (JSON may bring it back as a float)
                 f"pairs |cos| < {ORTHOGONAL_THRESHOLD:g} (%)": 100 * r["n_orthogonal"] / r["n_pairs"],
                 "seconds": r.get("seconds"),
             }
