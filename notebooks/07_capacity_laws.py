@@ -144,7 +144,8 @@ for ax, data, fits_, title in ((axr, g_rand, ["JL form, random"], "random baseli
     ax.set_xlabel("number of vectors k")
     ax.set_title(title)
 axr.set_ylabel("ε* = max |cos| (Guha's stored values)")
-fig.legend(*axo.get_legend_handles_labels(), loc="lower center", ncol=6, bbox_to_anchor=(0.5, 0.0),
+h_, l_ = axo.get_legend_handles_labels()
+fig.legend(h_, l_, loc="lower center", ncol=len(h_), bbox_to_anchor=(0.5, 0.0),  # one row, in order of d
            columnspacing=1.0, handletextpad=0.3)
 fig.tight_layout(rect=(0, 0.08, 1, 1))
 _ = figures.save("fig-laws-guha-data", fig, pd.DataFrame(rows), {

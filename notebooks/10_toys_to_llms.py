@@ -102,8 +102,9 @@ hdf = pd.DataFrame([{"source": "stand-in (random)" if r["source_kind"] == "npy" 
 if len(hdf):
     hdf["m_times_overlap"] = hdf["mean_sq_overlap"] * hdf["m"]
     hdf["m_times_var"] = hdf["var_cos"] * hdf["m"]
-tables.show(hdf.drop(columns=["one_over_m"]),
-            digits={"mean_sq_overlap": ".3g", "var_cos": ".3g", "m_times_overlap": ".1f", "m_times_var": ".1f"})
+shown = {"mean_sq_overlap": "E[cos²]", "var_cos": "Var(cos)", "m_times_overlap": "m E[cos²]", "m_times_var": "m Var(cos)"}
+tables.show(hdf.drop(columns=["one_over_m"]).rename(columns=shown),  # the figure's CSV keeps the plain names
+            digits={"E[cos²]": ".3g", "Var(cos)": ".3g", "m E[cos²]": ".1f", "m Var(cos)": ".1f"})
 
 # %% [markdown]
 # ## Side by side
