@@ -296,8 +296,12 @@ if ref_found is not None and ref_run is not None:
          f"{law_angle_yoder:.1f}°; " + (f"the curve flattens (less than 0.05° gained over the next tenth of the run) "
                                         f"from step {flat:,.0f}." if flat is not None else
                                         "it is still rising at the end of the run.")))
+    late = rc.angle_deg[rc.step >= flat] if flat is not None else rc.angle_deg.iloc[-1:]
     findings.record("yoder-76-degrees", ref_run["max_angle_deg"], figure="fig-packing-reference", profile=finding_profile(reference_set, reference_scale),
-                    provenance=ref_lookup.provenance_text(reference_set))
+                    provenance=ref_lookup.provenance_text(reference_set),
+                    note=(f"our run flattens from step {flat:,.0f} and then only jitters between {late.min():.1f}° and "
+                          f"{late.max():.1f}° (Adam at a fixed rate {ref_found.config['lr']:g}); Yoder gives no step count, rate "
+                          "or schedule, so what reaches his angle is open here" if flat is not None else ""))
     ref_df = rc.assign(k=ref_found.config["k"], d=ref_found.config["d"], lr=ref_found.config["lr"])
 else:
     ax.text(0.5, 0.5, "no reference run in this build", transform=ax.transAxes, ha="center", color="0.4")
