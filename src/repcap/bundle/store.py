@@ -131,7 +131,9 @@ class Lookup:
             prov = [f.provenance for f in self.found]
             n_b = sum(p.get("source") == "bundle" for p in prov)
             bundles = sorted({_shown_path(p.get("bundle")) for p in prov if p.get("source") == "bundle"})
-            devices = sorted({str(p.get("device") or "unknown device") for p in prov})
+            devices = sorted(
+                {str(p.get("device") or "unknown device").replace("(1 threads)", "(1 thread)") for p in prov}
+            )
             commits = sorted({str(p["commit"])[:12] for p in prov if p.get("commit")})
             dates = sorted(str(p["computed"])[:10] for p in prov if p.get("computed"))
             secs = sum(float(p.get("seconds") or 0.0) for p in prov)
