@@ -9,13 +9,14 @@ Sets (sources' settings: ``../shared/reference/README.md``; published numbers ar
 ``data/reference`` through :mod:`repcap.reference`, never retyped):
 
 * ``reference`` -- what 2 CPU cores afford, computed once and shipped as a bundle: Yoder 2025's
-  10,000 vectors in R^100 under ``exp(20 cos^2)`` at full size (4000 Adam steps, about 30 min);
-  Guha 2026's small cells (d in {32, 64, 128} x k in {2000, 4000, 8000}, 5000 Adam steps, his
-  exponent and learning-rate rules; about 95 min, 60% of it the three k = 8000 cells); and the
-  Liu, Liu & Gore 2025 toy models at the main-sweep settings that fit a time budget
-  (:func:`liu_reference_points`; one model at today's trainer speed).  About 2.5 hours in all on
-  the development machine: Guha's 5000 steps are his, so the set cannot be cut to one hour
-  without leaving his settings.
+  10,000 vectors in R^100 under ``exp(20 cos^2)`` at full size (4000 Adam steps: 56 min measured
+  on the 2-core development machine, with other work on it); Guha 2026's small cells (d in
+  {32, 64, 128} x k in {2000, 4000, 8000}, 5000 Adam steps, his exponent and learning-rate rules),
+  cheapest first: the seven up to k = 8000, d = 32 took 46 min there, and the last two (k = 8000
+  at d = 64 and 128) take about 45 and 90 min more by that cell's 23 min; and the Liu, Liu & Gore
+  2025 toy models at the main-sweep settings that fit a time budget (:func:`liu_reference_points`:
+  12 models, 28 min).  About 4 hours in all: Guha's 5000 steps are his, so the set cannot be cut
+  to one hour without leaving his settings.
 * ``paper-gpu`` -- one H200: Yoder's run (chapter 06's three losses at full size, and the long exp
   run), the alpha x gamma grid of Liu's Fig. 3 at m = 25, their n = 1000 main sweep (m in
   {10..100}, gamma in linspace(-1, 1, 10), alpha in 0..2 step 0.125), and Guha's grid for d <= 512
