@@ -118,50 +118,20 @@ def run(
     todo = [i for i, r in enumerate(results) if r is None]
     n_cached = len(configs) - len(todo)
     if not todo:
-        return SweepReport(
-            results=results,  # type: ignore[arg-type]
-            n_cached=n_cached,
-            n_computed=0,
-            seconds=time.perf_counter() - t0,
-        )
+        return SweepReport(results=results, n_cached=n_cached, n_computed=0, seconds=time.perf_counter() - t0)  # type: ignore[arg-type]
 
-    # Unique pending points (the same config twice is computed once).
-    first: dict[str, int] = {}
+    first: dict[str, int] = {}  # unique pending points: the same config twice is computed once
     for i in todo:
         first.setdefault(keys[i], i)
-    pending = list(first.values())
-
-    batches: list[list[int]]
-    if batched:
-        groups: dict[str, list[int]] = {}
-        for i in pending:
-            g = canonical(group_by(configs[i])) if group_by else ""
-            groups.setdefault(g, []).append(i)
-        size = max_batch or math.inf
-        batches = []
-        for members in groups.values():
-            step = int(min(size, len(members)))
-            batches.extend(members[s : s + step] for s in range(0, len(members), step))
-    else:
-        batches = [[i] for i in pending]
-
-    ex = _resolve_executor(executor)
-    store = Cache(store.root.resolve())
-    store.root.mkdir(parents=True, exist_ok=True)
-    store.ensure_marker()
-    store.clean_temp()
-    root = str(store.root)
+    batches = _batches(list(first.values()), configs, batched, group_by, max_batch)
+    store = _ready(store)
     tasks = [
-        PointTask(fn, [configs[i] for i in b], [keys[i] for i in b], root, batched, on_error == "collect")
+        PointTask(fn, [configs[i] for i in b], [keys[i] for i in b], str(store.root), batched, on_error == "collect")
         for b in batches
     ]
-    by_key: dict[str, dict] = {}
-    failed: dict[str, str] = {}
-    counts = {"computed": 0, "late": 0}
     n_dup = dict.fromkeys(first, 0)
     for i in todo:
         n_dup[keys[i]] += 1
-
     bar = tqdm(
         total=len(configs),
         initial=n_cached,
@@ -170,26 +140,94 @@ def run(
         unit="pt",
         leave=False,
     )
+    try:
+        done = _run_tasks(_resolve_executor(executor), tasks, lambda k: bar.update(n_dup[k]))
+    finally:
+        bar.close()
+    return _report(fn, configs, keys, todo, results, store, done, n_cached, time.perf_counter() - t0)
+
+
+def _batches(
+    pending: list[int],
+    configs: list[dict],
+    batched: bool,
+    group_by: Callable[[dict], Any] | None,
+    max_batch: int | None,
+) -> list[list[int]]:
+    """The pending points' indices as the tasks that compute them: one point each, or (batched)
+    the points of one ``group_by`` value, at most ``max_batch`` at a time."""
+    if not batched:
+        return [[i] for i in pending]
+    groups: dict[str, list[int]] = {}
+    for i in pending:
+        g = canonical(group_by(configs[i])) if group_by else ""
+        groups.setdefault(g, []).append(i)
+    size = max_batch or math.inf
+    batches: list[list[int]] = []
+    for members in groups.values():
+        step = int(min(size, len(members)))
+        batches.extend(members[s : s + step] for s in range(0, len(members), step))
+    return batches
+
+
+def _ready(store: Cache) -> Cache:
+    """The cache at its absolute path (the workers may run elsewhere), created, marked and with
+    the temporary files of interrupted writes removed."""
+    store = Cache(store.root.resolve())
+    store.root.mkdir(parents=True, exist_ok=True)
+    store.ensure_marker()
+    store.clean_temp()
+    return store
+
+
+@dataclass
+class _Done:
+    """What the tasks returned: results and errors by key, and how many were computed here or
+    found already finished by another run (``late``)."""
+
+    by_key: dict[str, dict] = field(default_factory=dict)
+    failed: dict[str, str] = field(default_factory=dict)
+    computed: int = 0
+    late: int = 0
+
+
+def _run_tasks(ex: Executor, tasks: list[PointTask], tick: Callable[[str], None]) -> _Done:
+    done = _Done()
 
     def on_done(j: int, outcome: TaskOutcome) -> None:
         errs = outcome.errors or [None] * len(outcome.results)
         for k, out, comp, err in zip(tasks[j].keys, outcome.results, outcome.computed, errs):
             if err is not None:
-                failed[k] = err
+                done.failed[k] = err
             else:
-                by_key[k] = out  # type: ignore[assignment]
-                counts["computed" if comp else "late"] += 1
-            bar.update(n_dup[k])
+                done.by_key[k] = out  # type: ignore[assignment]
+                if comp:
+                    done.computed += 1
+                else:
+                    done.late += 1
+            tick(k)
 
-    try:
-        ex.run_tasks(tasks, on_done)
-    finally:
-        bar.close()
-    errors = [{"index": i, "config": configs[i], "error": failed[keys[i]]} for i in todo if keys[i] in failed]
+    ex.run_tasks(tasks, on_done)
+    return done
+
+
+def _report(
+    fn: Callable,
+    configs: list[dict],
+    keys: list[str],
+    todo: list[int],
+    results: list[dict | None],
+    store: Cache,
+    done: _Done,
+    n_cached: int,
+    seconds: float,
+) -> SweepReport:
+    """Fill in the computed results in the order of ``configs``; refuse a run that lost points."""
+    errors = [{"index": i, "config": configs[i], "error": done.failed[keys[i]]} for i in todo if keys[i] in done.failed]
     for i in todo:
-        if keys[i] not in failed:
-            results[i] = by_key[keys[i]] if keys[i] in by_key else store.get(keys[i])
-    missing = [configs[i] for i, r in enumerate(results) if r is None and keys[i] not in failed]
+        if keys[i] not in done.failed:
+            results[i] = done.by_key[keys[i]] if keys[i] in done.by_key else store.get(keys[i])
+    missing = [configs[i] for i, r in enumerate(results) if r is None and keys[i] not in done.failed]
     if missing:
         raise RepcapError(
             f"sweep {fn_name(fn)}: the executor returned without {len(missing)} points "
@@ -197,9 +235,9 @@ def run(
         )
     return SweepReport(
         results=results,  # type: ignore[arg-type]
-        n_cached=n_cached + counts["late"],
-        n_computed=counts["computed"],
-        seconds=time.perf_counter() - t0,
+        n_cached=n_cached + done.late,
+        n_computed=done.computed,
+        seconds=seconds,
         errors=errors,
     )
 
