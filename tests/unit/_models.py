@@ -65,19 +65,19 @@ def prefix_language_model(src: Path, out: Path) -> None:
     (out / "config.json").write_text(json.dumps({"model_type": "multi", "text_config": cfg}))
 
 
-def write_gguf(
-    path: Path, emb: np.ndarray, qtype: str = "F16", head: np.ndarray | None = None, tokens: list[str] | None = None
-) -> None:
-    """A GGUF file holding ``token_embd.weight`` (and ``output.weight``) in ``qtype``."""
+def write_gguf_tensors(
+    path: Path, tensors: dict[str, np.ndarray], qtype: str = "F32", tokens: list[str] | None = None
+) -> Path:
+    """A GGUF file as llama.cpp writes it: each numpy array as it is (GGUF's ne is the reversed
+    shape), stored in ``qtype``, with a gpt2 token list if ``tokens`` is given."""
     import gguf
     from gguf import quants
 
     w = gguf.GGUFWriter(str(path), "llama")
-    w.add_tokenizer_model("gpt2")
-    w.add_token_list(tokens or [f"tok{i}" for i in range(emb.shape[0])])
-    for name, arr in (("token_embd.weight", emb), ("output.weight", head)):
-        if arr is None:
-            continue
+    if tokens is not None:
+        w.add_tokenizer_model("gpt2")
+        w.add_token_list(tokens)
+    for name, arr in tensors.items():
         arr = np.ascontiguousarray(arr, dtype=np.float32)
         if qtype == "F16":
             w.add_tensor(name, arr.astype(np.float16))
@@ -91,6 +91,15 @@ def write_gguf(
     w.write_kv_data_to_file()
     w.write_tensors_to_file()
     w.close()
+    return path
+
+
+def write_gguf(
+    path: Path, emb: np.ndarray, qtype: str = "F16", head: np.ndarray | None = None, tokens: list[str] | None = None
+) -> None:
+    """A GGUF file holding ``token_embd.weight`` (and ``output.weight``) in ``qtype``."""
+    tensors = {"token_embd.weight": emb, **({"output.weight": head} if head is not None else {})}
+    write_gguf_tensors(path, tensors, qtype, tokens or [f"tok{i}" for i in range(emb.shape[0])])
 
 
 def write_gguf_raw(path: Path, qtype: str, shape: tuple[int, int], nbytes_per_row: int) -> None:

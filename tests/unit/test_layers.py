@@ -11,6 +11,7 @@ import math
 import numpy as np
 import pytest
 import torch
+from _models import write_gguf_tensors
 
 from repcap import RepcapError, laws, layers, sweep
 from repcap.figdata import layers as fd
@@ -42,23 +43,7 @@ def _planted(seed: int = 0):
 
 def _write_gguf(path, tensors: dict[str, np.ndarray], qtype: str = "F32"):
     """A GGUF as llama.cpp writes it: each numpy array as it is (GGUF's ne is the reversed shape)."""
-    import gguf
-    from gguf import quants
-
-    w = gguf.GGUFWriter(str(path), "llama")
-    for name, arr in tensors.items():
-        arr = np.ascontiguousarray(arr, dtype=np.float32)
-        if qtype == "F32":
-            w.add_tensor(name, arr)
-        else:
-            qt = gguf.GGMLQuantizationType[qtype]
-            data = quants.quantize(arr, qt)
-            w.add_tensor(name, data, raw_shape=data.shape, raw_dtype=qt)
-    w.write_header_to_file()
-    w.write_kv_data_to_file()
-    w.write_tensors_to_file()
-    w.close()
-    return path
+    return write_gguf_tensors(path, tensors, qtype)
 
 
 def _gguf_model(tmp_path, qtype: str = "F32", n_layers: int = 2):
