@@ -42,8 +42,8 @@ html: $(STAMP)
 
 ## lint: ruff (lint and format check) and mypy over src/, as make test runs them
 lint: $(STAMP)
-	$(BIN)/ruff check src tests notebooks benchmarks
-	$(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/ruff check src tests notebooks benchmarks tools
+	$(BIN)/ruff format --check src tests benchmarks tools
 	$(BIN)/mypy
 
 ## test: lint and type checks, unit tests, a smoke-profile run of every chapter and a smoke book build

@@ -7,6 +7,11 @@ and docstrings removed: editing a function the point runs changes its key; editi
 module, a comment or a docstring does not.  No version number is bumped by hand.
 
 The same closure keys a chapter run (:mod:`repcap.runner`): the modules the notebook imports.
+
+A sweep point's key (:mod:`repcap.sweep.keys`) takes a narrower view, :func:`numeric_digest`: the
+same closure minus the modules declared numerically inert (:data:`INERT`) and minus re-export
+faces (a package ``__init__`` that only imports), plus :func:`data_digest`, the files the closure's
+modules declare they read (a module-level ``DATA_FILES`` tuple of names in ``data/reference``).
 """
 
 from __future__ import annotations
@@ -18,6 +23,25 @@ from collections.abc import Iterable
 from pathlib import Path
 
 PACKAGE = "repcap"
+
+#: Modules that cannot change a number a point computes, so editing them keeps every sweep key:
+#: orchestration and caching (``repcap.sweep``), file writing (``io``), paths, this hasher, the
+#: settings machinery (``config``: help, checks and defaults; a default that changes reaches the
+#: key through the normalised config) and the package's error type and progress flag
+#: (``repcap``).  A test checks what the numerical modules use of them.
+INERT: tuple[str, ...] = (
+    "repcap",
+    "repcap.codehash",
+    "repcap.config",
+    "repcap.io",
+    "repcap.paths",
+    "repcap.sweep",
+    "repcap.sweep.cache",
+    "repcap.sweep.dask",
+    "repcap.sweep.keys",
+    "repcap.sweep.run",
+    "repcap.sweep.tasks",
+)
 
 
 def package_root() -> Path:
@@ -70,9 +94,11 @@ def _resolve(ref: str, module: str, is_pkg: bool) -> str | None:
     return ref if ref == PACKAGE or ref.startswith(PACKAGE + ".") else None
 
 
-def closure(modules: Iterable[str], root: Path | None = None) -> list[str]:
+def closure(modules: Iterable[str], root: Path | None = None, stop: Iterable[str] = ()) -> list[str]:
     """Every ``repcap`` module reachable by imports from ``modules`` (sorted), packages' ``__init__``
-    included (importing ``repcap.x.y`` runs ``repcap/__init__`` and ``repcap/x/__init__``)."""
+    included (importing ``repcap.x.y`` runs ``repcap/__init__`` and ``repcap/x/__init__``).  The
+    imports of a module in ``stop`` are not followed (the module itself is listed)."""
+    stops = set(stop)
     seen: set[str] = set()
     todo = [m for m in modules if m.startswith(PACKAGE)]
     while todo:
@@ -89,6 +115,8 @@ def closure(modules: Iterable[str], root: Path | None = None) -> list[str]:
         seen.add(name)
         parts = name.split(".")
         todo += [".".join(parts[:i]) for i in range(1, len(parts)) if ".".join(parts[:i]) not in seen]
+        if name in stops:
+            continue
         st = path.stat()
         _, refs = _parsed(str(path), st.st_mtime_ns, st.st_size)
         is_pkg = path.name == "__init__.py"
@@ -97,6 +125,94 @@ def closure(modules: Iterable[str], root: Path | None = None) -> list[str]:
             if target and target not in seen:
                 todo.append(target)
     return sorted(seen)
+
+
+def _stat_key(path: Path) -> tuple[str, int, int]:
+    st = path.stat()
+    return str(path), st.st_mtime_ns, st.st_size
+
+
+@functools.lru_cache(maxsize=1024)
+def _shape(path: str, mtime_ns: int, size: int) -> tuple[bool, tuple[str, ...]]:
+    """``(is a re-export face, declared DATA_FILES)`` of one file: a face's top level holds only
+    imports, its docstring and ``__all__``; ``DATA_FILES`` must be a tuple of string literals."""
+    tree = ast.parse(Path(path).read_text(encoding="utf-8"))
+    face = path.endswith("__init__.py")
+    files: tuple[str, ...] = ()
+    for i, node in enumerate(tree.body):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            continue
+        if i == 0 and isinstance(node, ast.Expr) and isinstance(getattr(node, "value", None), ast.Constant):
+            continue
+        targets = [t.id for t in getattr(node, "targets", []) if isinstance(t, ast.Name)]
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            targets = [node.target.id]
+        if targets == ["__all__"]:
+            continue
+        face = False
+        if targets == ["DATA_FILES"]:
+            value = node.value  # type: ignore[attr-defined]
+            if not isinstance(value, ast.Tuple) or not all(
+                isinstance(e, ast.Constant) and isinstance(e.value, str) for e in value.elts
+            ):
+                raise ValueError(f"{path}: DATA_FILES must be a tuple of string literals")
+            files = tuple(e.value for e in value.elts)  # type: ignore[attr-defined]
+    return face, files
+
+
+def numeric_closure(modules: Iterable[str], root: Path | None = None) -> list[str]:
+    """:func:`closure` minus :data:`INERT` and re-export faces: the modules whose source a sweep
+    point's key covers.  The imports of an inert module are not followed: it imports nothing a
+    point computes with (a test checks what the numerical modules use of it)."""
+    out = []
+    for name in closure(modules, root, stop=INERT):
+        path = module_path(name, root)
+        assert path is not None
+        if name not in INERT and not _shape(*_stat_key(path))[0]:
+            out.append(name)
+    return out
+
+
+def numeric_digest(modules: Iterable[str], root: Path | None = None) -> str:
+    """sha256 over the normalised sources of :func:`numeric_closure`."""
+    h = hashlib.sha256()
+    for name in numeric_closure(modules, root):
+        path = module_path(name, root)
+        assert path is not None
+        h.update(name.encode() + b"\0" + _parsed(*_stat_key(path))[0].encode())
+    return h.hexdigest()
+
+
+def data_files(modules: Iterable[str], root: Path | None = None) -> list[str]:
+    """The data files (names in ``data/reference``) that the modules of ``modules``' closure declare
+    they read, sorted."""
+    names: set[str] = set()
+    for name in closure(modules, root, stop=INERT):
+        path = module_path(name, root)
+        assert path is not None
+        names.update(_shape(*_stat_key(path))[1])
+    return sorted(names)
+
+
+def data_digest(modules: Iterable[str], root: Path | None = None, data_root: Path | None = None) -> str:
+    """sha256 over the names and bytes of :func:`data_files` (``data_root``: the folder they are in;
+    default :func:`repcap.reference.reference_dir`).  A declared file that is missing counts as
+    missing: its absence is part of the digest."""
+    if data_root is None:
+        from .reference import reference_dir
+
+        data_root = reference_dir()
+    h = hashlib.sha256()
+    for name in data_files(modules, root):
+        p = data_root / name
+        h.update(name.encode() + b"\0")
+        h.update(_file_sha(*_stat_key(p)).encode() if p.is_file() else b"missing")
+    return h.hexdigest()
+
+
+@functools.lru_cache(maxsize=256)
+def _file_sha(path: str, mtime_ns: int, size: int) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 def digest(modules: Iterable[str], root: Path | None = None) -> str:

@@ -30,6 +30,17 @@ SOURCES: dict[str, str] = {"guha2026": "Guha 2026", "liu2025": "Liu, Liu & Gore 
 BIBKEYS: dict[str, str] = {"guha2026": "guha2026", "liu2025": "liu2025", "yoder2025": "yoder2025"}
 STATUSES = ("published", "ours")
 
+#: The files of ``data/reference`` this module reads: a sweep point whose code imports it is keyed
+#: on their bytes too (:func:`repcap.codehash.data_digest`).
+DATA_FILES = (
+    "quotes.yaml",
+    "claims.yaml",
+    "guha2026_laws.csv",
+    "guha2026_table1.csv",
+    "guha2026_optimized_packing.csv",
+    "guha2026_random_packing.csv",
+)
+
 
 def key_of(hub_id: str) -> str:
     """The catalog key of a hub id: its name, lower case (``google/gemma-3-270m`` -> ``gemma-3-270m``)."""

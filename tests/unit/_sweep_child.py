@@ -77,10 +77,17 @@ def _sweep(cmd: dict) -> None:
     cs = configs(cmd["n"], cmd["log"], cmd["payload"])
     if cmd["batched"]:
         rep = sweep.run(
-            work_batch, cs, cache=sweep.Cache(cmd["cache"]), batched=True, group_by=parity, max_batch=3, progress=False
+            work_batch,
+            cs,
+            cache=sweep.Cache(cmd["cache"]),
+            batched=True,
+            group_by=parity,
+            max_batch=3,
+            progress=False,
+            code="test-code",
         )
     else:
-        rep = sweep.run(work, cs, cache=sweep.Cache(cmd["cache"]), progress=False)
+        rep = sweep.run(work, cs, cache=sweep.Cache(cmd["cache"]), progress=False, code="test-code")
     from repcap import io as rio
 
     rio.write_json(
@@ -150,7 +157,7 @@ def dask_client(address: str, cache: str, log: str, n: int, sleep: float, detach
 
     ex = make_executor("dask", address, detach=detach)
     cs = [{"x": x, "log": log, "sleep": sleep} for x in range(n)]
-    rep = sweep.run(slow, cs, cache=sweep.Cache(cache), executor=ex, progress=False)
+    rep = sweep.run(slow, cs, cache=sweep.Cache(cache), executor=ex, progress=False, code="test-code")
     print(json.dumps({"n_computed": rep.n_computed}), flush=True)
 
 

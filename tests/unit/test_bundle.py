@@ -165,8 +165,8 @@ def test_stale_entries_are_refused_and_reported(made, env, monkeypatch):
     env("later")
     from repcap.sweep import keys
 
-    real = keys.function_digest
-    monkeypatch.setattr(keys, "function_digest", lambda fn: _sha("changed " + real(fn)))  # the code changed
+    real = keys.code_part
+    monkeypatch.setattr(keys, "code_part", lambda fn: _sha("changed " + real(fn)))  # the code changed
     st = bundle.status(d)
     assert st.total("stale") == 11 and st.total("fresh") == 0
     rep = bundle.import_(d)

@@ -98,7 +98,7 @@ def zygote(tmp_path_factory):
 
 def _key(x: int, log: str, batched: bool) -> str:
     fn = child.work_batch if batched else child.work
-    return sweep.point_key(fn, {"x": x, "log": log, "payload": PAYLOAD})
+    return sweep.point_key(fn, {"x": x, "log": log, "payload": PAYLOAD}, code="test-code")
 
 
 def _sweep_cmd(d: Path, batched: bool, log: Path) -> dict:
@@ -251,7 +251,7 @@ def test_temp_files_are_never_read_as_entries(tmp_path):
     """A leftover temp (as SIGKILL leaves it) is invisible to readers and removed by the next run
     when its writer is dead; a live writer's temp is left alone."""
     store = sweep.Cache(tmp_path)
-    sweep.run(_sq, [{"x": 1}], cache=store, progress=False)
+    sweep.run(_sq, [{"x": 1}], cache=store, progress=False, code="test-code")
     key = next(store.entries()).stem
     from repcap.sweep.cache import _host_token
 

@@ -21,7 +21,7 @@ def _square(config):
 
 
 def test_cache_accepts_str_root(tmp_path):
-    rep = sweep.run(_square, [{"x": 3}], cache=sweep.Cache(str(tmp_path)), progress=False)
+    rep = sweep.run(_square, [{"x": 3}], cache=sweep.Cache(str(tmp_path)), progress=False, code="test-code")
     assert rep.results == [{"y": 9}] and len(sweep.Cache(str(tmp_path))) == 1
 
 
@@ -33,10 +33,10 @@ def test_cache_hit_returns_same_results_in_order(tmp_path):
         return {"y": c["x"] * 10}
 
     configs = sweep.grid(x=[3, 1, 2])
-    rep = sweep.run(f, configs, cache=sweep.Cache(tmp_path), progress=False)
+    rep = sweep.run(f, configs, cache=sweep.Cache(tmp_path), progress=False, code="test-code")
     assert [r["y"] for r in rep.results] == [30, 10, 20]
     assert (rep.n_cached, rep.n_computed) == (0, 3)
-    rep2 = sweep.run(f, list(reversed(configs)), cache=sweep.Cache(tmp_path), progress=False)
+    rep2 = sweep.run(f, list(reversed(configs)), cache=sweep.Cache(tmp_path), progress=False, code="test-code")
     assert [r["y"] for r in rep2.results] == [20, 10, 30]
     assert (rep2.n_cached, rep2.n_computed) == (3, 0)
     assert calls == [3, 1, 2]  # nothing recomputed
@@ -44,17 +44,17 @@ def test_cache_hit_returns_same_results_in_order(tmp_path):
 
 
 def test_key_depends_on_config_function_and_code():
-    k = sweep.point_key(_square, {"x": 1, "y": 2})
-    assert k == sweep.point_key(_square, {"y": 2, "x": 1})  # key order does not matter
-    assert k != sweep.point_key(_square, {"x": 1, "y": 3})
+    k = sweep.point_key(_square, {"x": 1, "y": 2}, code="test-code")
+    assert k == sweep.point_key(_square, {"y": 2, "x": 1}, code="test-code")  # key order does not matter
+    assert k != sweep.point_key(_square, {"x": 1, "y": 3}, code="test-code")
 
     def other(c):
         return {}
 
-    assert k != sweep.point_key(other, {"x": 1, "y": 2})
+    assert k != sweep.point_key(other, {"x": 1, "y": 2}, code="test-code")
     assert sweep.point_key(other, {"x": 1}, code="a") != sweep.point_key(other, {"x": 1}, code="b")
     with pytest.raises(RepcapError, match="finite JSON"):
-        sweep.point_key(_square, {"x": float("nan")})
+        sweep.point_key(_square, {"x": float("nan")}, code="test-code")
 
 
 def test_resume_after_exception_recomputes_nothing_finished(tmp_path):
@@ -68,7 +68,7 @@ def test_resume_after_exception_recomputes_nothing_finished(tmp_path):
         return {"y": c["x"] + 0.5}
 
     with pytest.raises(RuntimeError):
-        sweep.run(flaky, configs, cache=sweep.Cache(tmp_path), progress=False)
+        sweep.run(flaky, configs, cache=sweep.Cache(tmp_path), progress=False, code="test-code")
     assert seen == [0, 1, 2, 3, 4]
     again = []
 
@@ -77,7 +77,7 @@ def test_resume_after_exception_recomputes_nothing_finished(tmp_path):
         return {"y": c["x"] + 0.5}
 
     resumed.__qualname__ = flaky.__qualname__  # same function identity -> same keys
-    rep = sweep.run(resumed, configs, cache=sweep.Cache(tmp_path), progress=False)
+    rep = sweep.run(resumed, configs, cache=sweep.Cache(tmp_path), progress=False, code="test-code")
     assert again == [5, 6, 7]
     assert rep.n_cached == 5 and rep.n_computed == 3
     assert [r["y"] for r in rep.results] == [x + 0.5 for x in range(8)]
@@ -94,7 +94,7 @@ def work(c):
     return {"y": c["x"] * 3}
 
 if __name__ == "__main__":
-    rep = sweep.run(work, sweep.grid(x=range(int(sys.argv[1]))), cache=sweep.Cache(sys.argv[2]), progress=False)
+    rep = sweep.run(work, sweep.grid(x=range(int(sys.argv[1]))), cache=sweep.Cache(sys.argv[2]), progress=False, code="test-code")
     print(json.dumps({"cached": rep.n_cached, "computed": rep.n_computed}))
 """
 
@@ -157,9 +157,9 @@ def test_resume_after_sigkill_recomputes_no_finished_point(tmp_path):
 @pytest.mark.parametrize("damage", ["truncate", "tamper", "garbage", "wrong_key"])
 def test_corrupt_entry_is_recomputed(tmp_path, damage):
     configs = sweep.grid(x=range(4))
-    sweep.run(_square, configs, cache=sweep.Cache(tmp_path), progress=False)
+    sweep.run(_square, configs, cache=sweep.Cache(tmp_path), progress=False, code="test-code")
     store = sweep.Cache(tmp_path)
-    victim = store.path(sweep.point_key(_square, configs[2]))
+    victim = store.path(sweep.point_key(_square, configs[2], code="test-code"))
     text = victim.read_text()
     if damage == "truncate":
         victim.write_text(text[: len(text) // 2])
@@ -180,7 +180,7 @@ def test_corrupt_entry_is_recomputed(tmp_path, damage):
         return _square(c)
 
     counted.__module__, counted.__qualname__ = _square.__module__, _square.__qualname__
-    rep = sweep.run(counted, configs, cache=sweep.Cache(tmp_path), progress=False)
+    rep = sweep.run(counted, configs, cache=sweep.Cache(tmp_path), progress=False, code="test-code")
     assert calls == [2]
     assert [r["y"] for r in rep.results] == [0, 1, 4, 9]
 
@@ -202,13 +202,20 @@ def test_batched_runs_by_group_and_max_batch(tmp_path):
         group_by=lambda c: c["shape"],
         max_batch=3,
         progress=False,
+        code="test-code",
     )
     assert [len(b) for b in batches] == [3, 2, 3, 2]
     assert [r["v"] for r in rep.results] == [0, 1, 2, 3, 4, 0, 2, 4, 6, 8]
     batches.clear()
     configs.append({"shape": "a", "i": 7})
     rep = sweep.run(
-        fb, configs, cache=sweep.Cache(tmp_path), batched=True, group_by=lambda c: c["shape"], progress=False
+        fb,
+        configs,
+        cache=sweep.Cache(tmp_path),
+        batched=True,
+        group_by=lambda c: c["shape"],
+        progress=False,
+        code="test-code",
     )
     assert batches == [[("a", 7)]]  # only the new point is trained
     assert rep.results[-1] == {"v": 7}
@@ -221,19 +228,26 @@ def test_duplicates_computed_once_and_bad_returns_refused(tmp_path):
         calls.append(c["x"])
         return {"y": c["x"]}
 
-    rep = sweep.run(f, [{"x": 1}, {"x": 1}, {"x": 2}], cache=sweep.Cache(tmp_path), progress=False)
+    rep = sweep.run(f, [{"x": 1}, {"x": 1}, {"x": 2}], cache=sweep.Cache(tmp_path), progress=False, code="test-code")
     assert calls == [1, 2] and [r["y"] for r in rep.results] == [1, 1, 2]
 
     def bad(c):
         return [c["x"]]
 
     with pytest.raises(RepcapError, match="must return a dict"):
-        sweep.run(bad, [{"x": 1}], cache=sweep.Cache(tmp_path / "b"), progress=False)
+        sweep.run(bad, [{"x": 1}], cache=sweep.Cache(tmp_path / "b"), progress=False, code="test-code")
 
     def short(cs):
         return [{"y": 0}]
 
     with pytest.raises(RepcapError, match="returned 1 results for 2"):
-        sweep.run(short, [{"x": 1}, {"x": 2}], cache=sweep.Cache(tmp_path / "c"), batched=True, progress=False)
+        sweep.run(
+            short,
+            [{"x": 1}, {"x": 2}],
+            cache=sweep.Cache(tmp_path / "c"),
+            batched=True,
+            progress=False,
+            code="test-code",
+        )
     with pytest.raises(RepcapError, match="plain folder name"):
         sweep.Cache.named("../escape")

@@ -95,10 +95,12 @@ def _wait_until(cond, timeout: float = 30.0) -> bool:
 
 def test_plain_and_batched_identical_to_local(client, tmp_path):
     configs = [{"n": n, "seed": s} for n in (50, 200) for s in range(6)]
-    local = sweep.run(noisy, configs, cache=sweep.Cache(tmp_path / "local"), progress=False)
+    local = sweep.run(noisy, configs, cache=sweep.Cache(tmp_path / "local"), progress=False, code="test-code")
     ex = make_executor("dask", client.scheduler.address)  # the address path, not the Client object
     assert isinstance(ex, DaskExecutor)
-    remote = sweep.run(noisy, configs, cache=sweep.Cache(tmp_path / "dask"), executor=ex, progress=False)
+    remote = sweep.run(
+        noisy, configs, cache=sweep.Cache(tmp_path / "dask"), executor=ex, progress=False, code="test-code"
+    )
     assert remote.results == local.results
     assert (remote.n_cached, remote.n_computed) == (0, len(configs))
     # the workers wrote the same entries, byte for byte
@@ -108,15 +110,17 @@ def test_plain_and_batched_identical_to_local(client, tmp_path):
     # an independent check of one value (not only local == dask)
     ref = np.random.default_rng(3).standard_normal(200)
     assert remote.results[configs.index({"n": 200, "seed": 3})]["sd"] == float(ref.std(ddof=1))
-    again = sweep.run(noisy, configs, cache=sweep.Cache(tmp_path / "dask"), executor=ex, progress=False)
+    again = sweep.run(
+        noisy, configs, cache=sweep.Cache(tmp_path / "dask"), executor=ex, progress=False, code="test-code"
+    )
     assert (again.n_cached, again.n_computed) == (len(configs), 0)
     ex.close()  # closes only its own client; the module's cluster lives on
     assert client.status == "running"
 
     kw = dict(batched=True, group_by=lambda c: c["n"], max_batch=4, progress=False)
-    local_b = sweep.run(noisy_batch, configs, cache=sweep.Cache(tmp_path / "lb"), **kw)
-    with sweep.using(client):  # a Client as the default executor
-        remote_b = sweep.run(noisy_batch, configs, cache=sweep.Cache(tmp_path / "db"), **kw)
+    local_b = sweep.run(noisy_batch, configs, cache=sweep.Cache(tmp_path / "lb"), **kw, code="test-code")
+    with sweep.using(DaskExecutor(client)):  # a Dask executor as the default
+        remote_b = sweep.run(noisy_batch, configs, cache=sweep.Cache(tmp_path / "db"), **kw, code="test-code")
     assert remote_b.results == local_b.results
     assert [r["batch"] for r in remote_b.results] == [4, 4, 4, 4, 2, 2] * 2  # max_batch respected on workers
     ref = np.random.default_rng(5).standard_normal(50)
@@ -130,7 +134,9 @@ def test_points_finished_by_workers_survive_a_task_error(client, tmp_path):
     log, cache = tmp_path / "log", tmp_path / "cache"
     configs = [{"x": x, "bad": 5, "sleep": 0.05, "log": str(log)} for x in range(12)]
     with pytest.raises(ValueError, match="point 5 fails"):
-        sweep.run(flaky, configs, cache=sweep.Cache(cache), executor=client, progress=False)
+        sweep.run(
+            flaky, configs, cache=sweep.Cache(cache), executor=DaskExecutor(client), progress=False, code="test-code"
+        )
     started = set(_logged(log))
     # every point that started (except the bad one) finishes on its worker and is written, even
     # though the client has given up on the sweep
@@ -139,7 +145,14 @@ def test_points_finished_by_workers_survive_a_task_error(client, tmp_path):
     assert 5 not in finished
     log.rename(tmp_path / "log_first")
     ok = [dict(c, bad=-1) for c in configs]
-    rep = sweep.run(flaky, ok, cache=sweep.Cache(tmp_path / "cache2"), executor=client, progress=False)
+    rep = sweep.run(
+        flaky,
+        ok,
+        cache=sweep.Cache(tmp_path / "cache2"),
+        executor=DaskExecutor(client),
+        progress=False,
+        code="test-code",
+    )
     assert [r["y"] for r in rep.results] == [3 * x for x in range(12)]
 
 
@@ -179,7 +192,9 @@ def test_points_finished_by_workers_survive_a_killed_client(client, tmp_path, de
     # resume: only what is missing runs, nothing finished runs again
     log.rename(tmp_path / "log_first")
     same = [{"x": x, "log": str(log), "sleep": sleep} for x in range(n)]  # the client's configs
-    rep = sweep.run(child.slow, same, cache=sweep.Cache(cache), executor=client, progress=False)
+    rep = sweep.run(
+        child.slow, same, cache=sweep.Cache(cache), executor=DaskExecutor(client), progress=False, code="test-code"
+    )
     assert set(_logged(log)) == set(range(n)) - finished
     assert rep.n_computed == n - len(finished) and [r["y"] for r in rep.results] == [3 * x for x in range(n)]
 
@@ -197,7 +212,14 @@ def test_worker_death_mid_sweep_loses_no_finished_point(client, tmp_path, how):
 
     def target():
         try:
-            box["rep"] = sweep.run(child.slow, configs, cache=sweep.Cache(cache), executor=client, progress=False)
+            box["rep"] = sweep.run(
+                child.slow,
+                configs,
+                cache=sweep.Cache(cache),
+                executor=DaskExecutor(client),
+                progress=False,
+                code="test-code",
+            )
         except BaseException as exc:
             box["exc"] = exc
 
@@ -225,7 +247,9 @@ def test_worker_death_mid_sweep_loses_no_finished_point(client, tmp_path, how):
     _wait_until(lambda: False, timeout=0.5)  # let tasks that outlived the cancel finish their write
     finished = _finished(cache)
     log.rename(tmp_path / "log_first")
-    rep = sweep.run(child.slow, configs, cache=sweep.Cache(cache), executor=client, progress=False)
+    rep = sweep.run(
+        child.slow, configs, cache=sweep.Cache(cache), executor=DaskExecutor(client), progress=False, code="test-code"
+    )
     again = _logged(log)
     assert not set(again) & finished, "a finished point was recomputed"
     assert sorted(again) == sorted(set(range(n)) - finished)
@@ -261,7 +285,14 @@ def test_make_executor_choices():
     with pytest.raises(SystemExit):
         ap.parse_args(["--executor", "ray"])
     with pytest.raises(RepcapError, match="is not one"):
-        sweep.run(noisy, [{"n": 2, "seed": 0}], cache=sweep.Cache("/nonexistent/never"), executor=42, progress=False)
+        sweep.run(
+            noisy,
+            [{"n": 2, "seed": 0}],
+            cache=sweep.Cache("/nonexistent/never"),
+            executor=42,
+            progress=False,
+            code="test-code",
+        )
 
 
 def test_unreachable_scheduler_is_a_clear_error():
@@ -324,7 +355,10 @@ def test_jobqueue_config_builds_the_cluster(monkeypatch):
 
 def test_task_refuses_a_cache_the_worker_cannot_see(tmp_path):
     task = sweep.PointTask(
-        noisy, [{"n": 3, "seed": 0}], [sweep.point_key(noisy, {"n": 3, "seed": 0})], str(tmp_path / "not-shared")
+        noisy,
+        [{"n": 3, "seed": 0}],
+        [sweep.point_key(noisy, {"n": 3, "seed": 0}, code="test-code")],
+        str(tmp_path / "not-shared"),
     )
     with pytest.raises(RepcapError, match="cannot see the sweep cache folder"):
         task()
@@ -337,7 +371,7 @@ def test_task_reads_the_cache_before_computing(tmp_path):
     store.root.mkdir(parents=True, exist_ok=True)
     store.ensure_marker()
     cs = [{"n": 4, "seed": s} for s in range(3)]
-    keys = [sweep.point_key(noisy_batch, c) for c in cs]
+    keys = [sweep.point_key(noisy_batch, c, code="test-code") for c in cs]
     store.put(keys[1], cs[1], {"mean": 0.25, "q90": 1.0, "batch": 9})  # finished earlier, elsewhere
     seen = []
 
@@ -367,6 +401,7 @@ def test_task_reads_the_cache_before_computing(tmp_path):
         group_by=lambda c: c["n"],
         executor=Planting(),
         progress=False,
+        code="test-code",
     )
     assert (rep.n_cached, rep.n_computed) == (4, 2)
     assert rep.results[3]["mean"] == -1.0 and rep.results[4] == noisy_batch(more[1:])[0]
@@ -391,18 +426,18 @@ def test_collected_errors_same_locally_and_on_the_cluster(client, tmp_path):
     are None with their message, are not cached, and are tried again by the next run."""
     cs = [{"x": x} for x in range(7)]
     want_errors = [(0, "model 0 is gated"), (3, "model 3 is gated"), (6, "OSError: hub unreachable")]
-    for name, ex in (("local", None), ("dask", client)):
+    for name, ex in (("local", None), ("dask", DaskExecutor(client))):
         cache = sweep.Cache(tmp_path / name)
-        rep = sweep.run(picky, cs, cache=cache, executor=ex, on_error="collect", progress=False)
+        rep = sweep.run(picky, cs, cache=cache, executor=ex, on_error="collect", progress=False, code="test-code")
         assert [(e["index"], e["error"]) for e in rep.errors] == want_errors
         assert rep.results == [None if x % 3 == 0 else {"y": x + 0.25} for x in range(7)]
         assert (rep.n_computed, len(cache)) == (4, 4)
-        rep = sweep.run(picky, cs, cache=cache, executor=ex, on_error="collect", progress=False)
+        rep = sweep.run(picky, cs, cache=cache, executor=ex, on_error="collect", progress=False, code="test-code")
         assert (rep.n_cached, rep.n_computed, len(rep.errors)) == (4, 0, 3)
         # Raising: locally the first failing point in order; on the cluster whichever fails first.
         first = "model 0 is gated" if ex is None else r"model [03] is gated|hub unreachable"
         with pytest.raises((RepcapError, OSError), match=first):
-            sweep.run(picky, cs, cache=cache, executor=ex, progress=False)
+            sweep.run(picky, cs, cache=cache, executor=ex, progress=False, code="test-code")
         rep = sweep.run(
             picky_batch,
             cs,
@@ -412,11 +447,12 @@ def test_collected_errors_same_locally_and_on_the_cluster(client, tmp_path):
             executor=ex,
             on_error="collect",
             progress=False,
+            code="test-code",
         )
         assert [e["index"] for e in rep.errors] == [3, 4, 5]  # the whole batch [3, 4, 5] failed
         assert rep.results[6] == {"y": 6.25} and rep.results[3] is None
     with pytest.raises(RepcapError, match="'raise' or 'collect'"):
-        sweep.run(picky, cs, cache=sweep.Cache(tmp_path / "x"), on_error="ignore")
+        sweep.run(picky, cs, cache=sweep.Cache(tmp_path / "x"), on_error="ignore", code="test-code")
 
 
 def test_separate_scheduler_process_without_repcap_and_its_death(tmp_path):
@@ -462,7 +498,9 @@ def test_separate_scheduler_process_without_repcap_and_its_death(tmp_path):
 
         def target():
             try:
-                box["rep"] = sweep.run(child.slow, configs, cache=sweep.Cache(cache), executor=ex, progress=False)
+                box["rep"] = sweep.run(
+                    child.slow, configs, cache=sweep.Cache(cache), executor=ex, progress=False, code="test-code"
+                )
             except BaseException as exc:
                 box["exc"] = exc
 
@@ -485,6 +523,6 @@ def test_separate_scheduler_process_without_repcap_and_its_death(tmp_path):
     finished = _finished(cache)
     assert 3 <= len(finished) < len(configs)
     log.rename(tmp_path / "log_first")
-    rep = sweep.run(child.slow, configs, cache=sweep.Cache(cache), progress=False)  # resume, here
+    rep = sweep.run(child.slow, configs, cache=sweep.Cache(cache), progress=False, code="test-code")  # resume, here
     assert set(_logged(log)) == set(range(12)) - finished
     assert rep.n_computed == 12 - len(finished) and [r["y"] for r in rep.results] == [3 * x for x in range(12)]

@@ -312,7 +312,13 @@ def test_train_points_and_group_key(tmp_path):
         return toy.train_points(cs)
 
     rep = sweep.run(
-        counting, configs, cache=sweep.Cache(tmp_path), batched=True, group_by=toy.group_key, progress=False
+        counting,
+        configs,
+        cache=sweep.Cache(tmp_path),
+        batched=True,
+        group_by=toy.group_key,
+        progress=False,
+        code="test-code",
     )
     assert sorted(calls) == [1, 4]  # two shapes -> two batches
     assert rep.n_computed == 5

@@ -60,13 +60,9 @@ def _resolve_executor(executor: Any) -> Executor:
         return LOCAL
     if hasattr(executor, "run_tasks"):
         return executor
-    if type(executor).__name__ == "Client" and type(executor).__module__.startswith("distributed"):
-        from .dask import DaskExecutor
-
-        return DaskExecutor(executor)
     raise RepcapError(
-        f"sweep executor {executor!r} is not one: give None, 'local', a distributed.Client or "
-        f"repcap.sweep.dask.make_executor(...)"
+        f"sweep executor {str(executor)[:120]!r} is not one: give None, 'local', or an object with "
+        f"run_tasks (repcap.sweep.dask.make_executor(...), or repcap.sweep.dask.DaskExecutor(client))"
     )
 
 
@@ -92,13 +88,14 @@ def run(
     progress: bool = True,
     executor: Any = None,
     on_error: str = "raise",
+    code: str | None = None,
 ) -> SweepReport:
     """Evaluate ``fn`` on every config, reading finished points from ``cache``.
 
     Returns the results in the order of ``configs``; ``n_cached`` counts configs answered by the
     cache, ``n_computed`` the points ``fn`` computed in this call.  ``executor``: ``None`` (the
     default set by :func:`set_default_executor`, else this process), ``"local"``, a
-    :class:`~repcap.sweep.dask.DaskExecutor` or a ``distributed.Client``.  Wherever the points run,
+    :class:`~repcap.sweep.dask.DaskExecutor` (any object with ``run_tasks``).  Wherever the points run,
     each task writes its own entries to ``cache``, so the folder must be shared with the workers.
 
     ``on_error="collect"``: a point whose function raises (a model that cannot be fetched, a
@@ -106,13 +103,16 @@ def run(
     :func:`error_message`), and the sweep goes on; it is not cached, so a re-run tries it again.
     ``KeyboardInterrupt`` and ``SystemExit`` always propagate.  (A batched function's error fails
     its whole batch.)
+
+    ``code``: the code digest of a function defined outside repcap (a notebook's, a test's), which
+    has no module closure to hash; such a function is refused without it (:mod:`.keys`).
     """
     if on_error not in ("raise", "collect"):
         raise RepcapError(f"on_error={on_error!r} must be 'raise' or 'collect'")
     t0 = time.perf_counter()
     store = cache if isinstance(cache, Cache) else Cache.named(cache)
     configs = [dict(c) for c in configs]
-    code = code_digest(fn)
+    code = code_digest(fn) if code is None else code
     keys = [point_key(fn, c, code) for c in configs]
     results: list[dict | None] = [store.get(k) for k in keys]
     todo = [i for i, r in enumerate(results) if r is None]
