@@ -23,11 +23,30 @@ LIU_REFERENCE_GAMMAS = (-1.0, 0.3333)
 LIU_REFERENCE_ALPHAS = (1.0, 1.5, 0.5, 2.0)
 LIU_REFERENCE_MS = (10, 25, 63)
 
+#: The gamma values of Liu et al.'s Fig. 6e series, by their colours on the colour bar (values of
+#: the main sweep's grid): three strong-regime series and one weak; gamma = -1 (their exp-17
+#: setting) has no series of its own there.
+LIU_FIG6E_STRONG_GAMMAS = (-0.7778, -0.5556, -0.3333)
+LIU_FIG6E_WEAK_GAMMA = 0.3333
+#: The alpha values of the reference set's width sweeps, most decisive first (the scorecard judges
+#: alpha = 1 and 1.5), and the seeds beyond 0 that alpha = 1 and 1.5 get.
+LIU_WIDTH_ALPHAS = (1.0, 1.5, 0.5, 2.0)
+LIU_EXTRA_SEEDS = (1, 2)
+
 #: Guha 2026's optimised grid: k = 2000..32000 step 2000; the dimensions each set takes.
 GUHA_KS = tuple(range(2000, 32001, 2000))
 GUHA_SMALL_DIMS = (32, 64, 128)
 GUHA_SMALL_KS = (2000, 4000, 8000)
 GUHA_GPU_DIMS = (32, 64, 128, 256, 512)
+#: Guha's cells that his stored values let us test against the exponent rule's M: k <= 4000 (his
+#: code's M = 40), computed again at M = 60.
+GUHA_M60_KS = (2000, 4000)
+GUHA_M60 = 60.0
+#: Yoder's C curve: small dimensions with many vectors per dimension, where his C rises to its peak
+#: and falls (his Fig. of C against N/k); k = ratio x d up to C_CURVE_MAX_K.
+C_CURVE_DIMS = (2, 3, 4, 8, 16)
+C_CURVE_RATIOS = (2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
+C_CURVE_MAX_K = 4096
 
 #: The learning rate of the long exp runs.  Measured here: at chapter 06's 0.005 (Guha's rule) the
 #: worst-pair angle reaches 73.4 degrees by step 200 and then only jitters (73.1-73.6 up to step
@@ -66,14 +85,31 @@ def yoder_point(
     )
 
 
-def guha_point(k: int, d: int, *, steps: int | None = None, seed: int = 0) -> dict:
+def guha_point(k: int, d: int, *, steps: int | None = None, seed: int = 0, M: float | None = None) -> dict:
     """One cell of Guha's grid at his settings (power loss, his exponent and lr rules, 5000 steps),
-    spelled as chapter 07 spells its grid."""
+    spelled as chapter 07 spells its grid.  ``M``: the exponent rule's constant instead of his
+    code's (``p = min(floor(M / ln d), 20)``; his code takes M = 40 for k <= 4000)."""
     from ..packing import PackConfig
 
     steps = int(reference.value("guha2026.packing_steps")) if steps is None else int(steps)
-    PackConfig(k=k, d=d, loss="power", steps=steps, seed=seed)  # refuse a bad cell now
-    return dict(k=k, d=d, loss="power", steps=steps, seed=seed, device="auto")
+    extra = {} if M is None else {"p": exponent_rule(M, d)}
+    PackConfig(k=k, d=d, loss="power", steps=steps, seed=seed, **extra)  # refuse a bad cell now
+    return dict(k=k, d=d, loss="power", steps=steps, seed=seed, device="auto", **extra)
+
+
+def exponent_rule(M: float, d: int) -> float:
+    """Guha's exponent rule ``min(floor(M / ln d), 20)`` for a given ``M`` (his text: M in 40..60)."""
+    if not (isinstance(M, (int, float)) and math.isfinite(M) and M > 0):
+        raise RepcapError(f"M={M!r} must be a positive number")
+    return float(min(math.floor(M / math.log(d)), 20)) if d >= 2 else 20.0
+
+
+def c_curve_points(dims: tuple[int, ...], ratios: tuple[int, ...], max_k: int, **kw: Any) -> list[dict]:
+    """Optimised packings for Yoder's C against N/k: ``k = ratio * d`` vectors in R^d for each
+    dimension and ratio with ``d < k <= max_k``, at Guha's settings, cheapest first."""
+    cells = [(r * d, d) for d in dims for r in ratios if d < r * d <= max_k]
+    cells.sort(key=lambda kd: (kd[0] ** 2 * kd[1], kd))
+    return [guha_point(k, d, **kw) for k, d in cells]
 
 
 def liu_point(m: int, alpha: float, gamma: float, *, seed: int = 0, **settings: Any) -> dict:

@@ -9,15 +9,25 @@ from .. import RepcapError, reference
 from .cost import REFERENCE_TOY_BUDGET_S, YODER_REFERENCE_STEPS
 from .experiment import Experiment, PointSet
 from .points import (
+    C_CURVE_DIMS,
+    C_CURVE_MAX_K,
+    C_CURVE_RATIOS,
     GUHA_GPU_DIMS,
     GUHA_KS,
+    GUHA_M60,
+    GUHA_M60_KS,
     GUHA_SMALL_DIMS,
     GUHA_SMALL_KS,
     LIU_ALPHAS,
+    LIU_EXTRA_SEEDS,
     LIU_FIG3_M,
+    LIU_FIG6E_STRONG_GAMMAS,
+    LIU_FIG6E_WEAK_GAMMA,
     LIU_GAMMAS,
     LIU_MS,
+    LIU_WIDTH_ALPHAS,
     YODER_LONG_LR,
+    c_curve_points,
     guha_point,
     liu_point,
     liu_reference_points,
@@ -52,26 +62,82 @@ _SMOKE_ALPHAS: tuple[float, ...] = (0.5, 1.5)
 _SMOKE_GAMMAS: tuple[float, ...] = (-1.0, 0.3333)
 
 
+def _liu_width_sweeps(ms: Sequence[int], alphas: Sequence[float], toy_kw: dict) -> list[Experiment]:
+    """The reference set's Liu et al. width sweeps (issue: reference runs with power): for each alpha
+    the three strong-regime gammas that Fig. 6e plots, then the weak series, gamma = -1, extra seeds
+    for alpha = 1 and 1.5, and a frequency law that is not a power law (their Fig. 1b's contrast)."""
+    strong, weak = LIU_FIG6E_STRONG_GAMMAS, LIU_FIG6E_WEAK_GAMMA
+    out = []
+    for a in alphas:
+        pts = [liu_point(m, a, g, **toy_kw) for m in ms for g in strong]
+        out.append(
+            _toy(
+                f"liu-strong-a{a:g}",
+                pts,
+                f"Liu et al. 2025 Fig. 6e: widths at alpha = {a:g}, gamma of its three strong series",
+                True,
+            )
+        )
+    out.append(
+        _toy(
+            "liu-weak",
+            [liu_point(m, a, weak, **toy_kw) for a in alphas for m in ms],
+            "Liu et al. 2025 Fig. 6e's weak series (gamma = 0.3333): every width and alpha",
+            True,
+        )
+    )
+    out.append(
+        _toy(
+            "liu-gamma-1",
+            [liu_point(m, a, -1.0, **toy_kw) for a in alphas for m in ms],
+            "gamma = -1 (the exp-17 setting, no series of its own in Fig. 6e): every width and alpha",
+            True,
+        )
+    )
+    seeds = [
+        liu_point(m, a, g, seed=s, **toy_kw)
+        for s in LIU_EXTRA_SEEDS
+        for a in alphas[:2]
+        for g in (*strong, weak, -1.0)
+        for m in ms
+    ]
+    out.append(_toy("liu-seeds", seeds, "seeds 1 and 2 for alpha = 1 and 1.5 at every gamma and width", True))
+    contrast = [liu_point(m, 1.0, g, distribution="exp", **toy_kw) for g in (-1.0, weak) for m in ms]
+    out.append(
+        _toy("liu-contrast", contrast, "Liu et al. 2025 Fig. 1b's idea: exp(-i/tau) frequencies, not a power law", True)
+    )
+    return out
+
+
 def _reference(scale: str, toy_budget_s: float | None, toy_seconds_per_model_step: float | None) -> PointSet:
     smoke = scale == "smoke"
     if smoke:
         yoder = [yoder_point("exp", steps=_SMOKE_STEPS, lr=YODER_LONG_LR, **_SMOKE_YODER)]
         guha = [guha_point(k, d, steps=_SMOKE_STEPS) for d in _SMOKE_GUHA_DIMS for k in _SMOKE_GUHA_KS]
+        m60 = [guha_point(k, d, steps=_SMOKE_STEPS, M=GUHA_M60) for d in _SMOKE_GUHA_DIMS for k in _SMOKE_GUHA_KS]
+        c_curve = c_curve_points((2, 4), (4, 16), 64, steps=_SMOKE_STEPS)
         liu = [
             liu_point(m, a, g, **_SMOKE_TOY)
             for m in _SMOKE_REFERENCE_MS
             for a in _SMOKE_ALPHAS[:1]
             for g in _SMOKE_GAMMAS
         ]
+        widths = _liu_width_sweeps(_SMOKE_REFERENCE_MS, _SMOKE_ALPHAS, _SMOKE_TOY)
     else:
         yoder = [yoder_point("exp", steps=YODER_REFERENCE_STEPS, lr=YODER_LONG_LR)]
         # cheapest first (a step costs about k^2 d), so a run stopped early has the most cells
         guha = sorted(
             (guha_point(k, d) for d in GUHA_SMALL_DIMS for k in GUHA_SMALL_KS), key=lambda c: c["k"] ** 2 * c["d"]
         )
+        m60 = sorted(
+            (guha_point(k, d, M=GUHA_M60) for d in GUHA_SMALL_DIMS for k in GUHA_M60_KS),
+            key=lambda c: c["k"] ** 2 * c["d"],
+        )
+        c_curve = c_curve_points(C_CURVE_DIMS, C_CURVE_RATIOS, C_CURVE_MAX_K)
         liu = liu_reference_points(
             REFERENCE_TOY_BUDGET_S if toy_budget_s is None else toy_budget_s, toy_seconds_per_model_step
         )
+        widths = _liu_width_sweeps(LIU_MS, LIU_WIDTH_ALPHAS, {})
     exps = [
         _packing(
             "yoder",
@@ -85,9 +151,22 @@ def _reference(scale: str, toy_budget_s: float | None, toy_seconds_per_model_ste
             "packing-grid",
             "Guha 2026: d in {32, 64, 128} x k in {2000, 4000, 8000}, 5000 Adam steps, his rules",
         ),
+        _packing(
+            "guha-m60",
+            m60,
+            "packing-grid",
+            "Guha 2026's k <= 4000 cells again with the exponent rule's M = 60 (his code: M = 40)",
+        ),
+        _packing(
+            "c-curve",
+            c_curve,
+            "packing-grid",
+            "Yoder 2025's C against N/k: k = ratio x d vectors in d = 2..16, Guha's settings",
+        ),
     ]
     if liu:
         exps.append(_toy("liu-main", liu, "Liu et al. 2025: main-sweep toy models that fit the budget", True))
+    exps += widths
     return PointSet("reference", scale, tuple(exps), "what 2 CPU cores afford, computed once and shipped")
 
 
