@@ -40,11 +40,12 @@ paper-gpu: $(STAMP)
 html: $(STAMP)
 	$(BIN)/python -c "from repcap.build import jb_build; jb_build()"
 
-## lint: ruff (lint and format check) and mypy over src/, as make test runs them
+## lint: ruff (lint and format check), mypy over src/ and the layers contract (import-linter), as make test runs them
 lint: $(STAMP)
 	$(BIN)/ruff check src tests notebooks benchmarks tools
 	$(BIN)/ruff format --check src tests benchmarks tools
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 ## test: lint and type checks, unit tests, a smoke-profile run of every chapter and a smoke book build
 test: lint

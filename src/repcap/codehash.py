@@ -196,10 +196,10 @@ def data_files(modules: Iterable[str], root: Path | None = None) -> list[str]:
 
 def data_digest(modules: Iterable[str], root: Path | None = None, data_root: Path | None = None) -> str:
     """sha256 over the names and bytes of :func:`data_files` (``data_root``: the folder they are in;
-    default :func:`repcap.reference.reference_dir`).  A declared file that is missing counts as
+    default :func:`repcap.paths.reference_dir`).  A declared file that is missing counts as
     missing: its absence is part of the digest."""
     if data_root is None:
-        from .reference import reference_dir
+        from .paths import reference_dir
 
         data_root = reference_dir()
     h = hashlib.sha256()

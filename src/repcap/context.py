@@ -7,10 +7,36 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
+
+from .paths import project_root
+
+
+def git_revision() -> str:
+    """The checkout's commit (12 hex digits, ``-dirty`` when tracked files differ from it), or
+    ``REPCAP_GIT_REV``; ``unknown`` outside a git checkout."""
+    env = os.environ.get("REPCAP_GIT_REV")
+    if env:
+        return env
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "--short=12", "HEAD"], cwd=project_root(), capture_output=True, text=True, timeout=10
+        )
+        rev = out.stdout.strip() or "unknown"
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=project_root(),
+            capture_output=True,
+            text=True,
+            timeout=10,
+        ).stdout.strip()
+        return rev + ("-dirty" if dirty else "")
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
 
 
 @dataclass

@@ -19,7 +19,6 @@ import json
 import os
 import re
 import shlex
-import subprocess
 import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -30,7 +29,7 @@ import pandas as pd
 
 from . import RepcapError, __version__
 from . import io as rio
-from .context import current, run_context
+from .context import current, git_revision, run_context
 from .paths import figure_dir, project_root
 
 if TYPE_CHECKING:
@@ -142,27 +141,6 @@ def plain_log_ticks(ax, axis: str = "both") -> None:
             a.set_minor_formatter(fmt)
         else:
             a.set_minor_formatter(NullFormatter())
-
-
-def git_revision() -> str:
-    env = os.environ.get("REPCAP_GIT_REV")
-    if env:
-        return env
-    try:
-        out = subprocess.run(
-            ["git", "rev-parse", "--short=12", "HEAD"], cwd=project_root(), capture_output=True, text=True, timeout=10
-        )
-        rev = out.stdout.strip() or "unknown"
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"],
-            cwd=project_root(),
-            capture_output=True,
-            text=True,
-            timeout=10,
-        ).stdout.strip()
-        return rev + ("-dirty" if dirty else "")
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
 
 
 def save(

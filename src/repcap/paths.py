@@ -39,3 +39,13 @@ def cache_dir() -> Path:
     """Content-addressed caches (sweeps, dequantised models): ``REPCAP_CACHE`` or ``.cache/``."""
     env = os.environ.get("REPCAP_CACHE")
     return Path(env) if env else project_root() / ".cache"
+
+
+def reference_dir() -> Path:
+    """``data/reference`` of the checkout this package lives in (or of the project root): the
+    sources' numbers with their citations."""
+    here = Path(__file__).resolve()
+    for cand in (here.parents[2] / "data" / "reference", Path.cwd() / "data" / "reference"):
+        if cand.is_dir():
+            return cand
+    return project_root() / "data" / "reference"

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import RepcapError
+from . import RepcapError, paths
 
 #: How each source is cited in prose and tables.
 SOURCES: dict[str, str] = {"guha2026": "Guha 2026", "liu2025": "Liu, Liu & Gore 2025", "yoder2025": "Yoder 2025"}
@@ -49,13 +49,7 @@ def key_of(hub_id: str) -> str:
 
 def reference_dir() -> Path:
     """``data/reference`` of the checkout this package lives in (or of the project root)."""
-    here = Path(__file__).resolve()
-    for cand in (here.parents[2] / "data" / "reference", Path.cwd() / "data" / "reference"):
-        if cand.is_dir():
-            return cand
-    from .paths import project_root
-
-    return project_root() / "data" / "reference"
+    return paths.reference_dir()
 
 
 @dataclass(frozen=True)

@@ -85,6 +85,7 @@ INERT_USES = {
     "repcap.io:write_json": "writes files",
     "repcap.paths:cache_dir": "where files go",
     "repcap.paths:project_root": "where files go",
+    "repcap.paths:reference_dir": "where the data files are (their bytes are the data part)",
     "repcap.sweep:run": "runs other points through the cache (their own keys)",
 }
 

@@ -64,8 +64,8 @@ def _dump_experiment(header: dict, entries: list[dict]) -> str:
 def export(set_name: str, out_dir: str | Path, *, scale: str = "full", keep_large: bool | None = None) -> dict:
     """Write the finished points of set ``set_name`` to ``out_dir`` (see the module docstring);
     returns the manifest.  ``keep_large``: keep :data:`LARGE_FIELDS` (None: as each experiment says)."""
+    from ..context import git_revision
     from ..devices import device_name, resolve_device
-    from ..figures import git_revision
 
     pset = _runs.point_set(set_name, scale)
     out = Path(out_dir)

@@ -92,7 +92,7 @@ def guha_point(k: int, d: int, *, steps: int | None = None, seed: int = 0, M: fl
     from ..packing import PackConfig
 
     steps = int(reference.value("guha2026.packing_steps")) if steps is None else int(steps)
-    extra = {} if M is None else {"p": exponent_rule(M, d)}
+    extra: dict[str, Any] = {} if M is None else {"p": exponent_rule(M, d)}
     PackConfig(k=k, d=d, loss="power", steps=steps, seed=seed, **extra)  # refuse a bad cell now
     return dict(k=k, d=d, loss="power", steps=steps, seed=seed, device="auto", **extra)
 

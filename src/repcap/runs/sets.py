@@ -62,7 +62,13 @@ _SMOKE_ALPHAS: tuple[float, ...] = (0.5, 1.5)
 _SMOKE_GAMMAS: tuple[float, ...] = (-1.0, 0.3333)
 
 
-def _liu_width_sweeps(ms: Sequence[int], alphas: Sequence[float], toy_kw: dict) -> list[Experiment]:
+def _liu_width_sweeps(
+    ms: Sequence[int],
+    alphas: Sequence[float],
+    toy_kw: dict,
+    seeds: Sequence[int] = LIU_EXTRA_SEEDS,
+    seed_gammas: Sequence[float] | None = None,
+) -> list[Experiment]:
     """The reference set's Liu et al. width sweeps (issue: reference runs with power): for each alpha
     the three strong-regime gammas that Fig. 6e plots, then the weak series, gamma = -1, extra seeds
     for alpha = 1 and 1.5, and a frequency law that is not a power law (their Fig. 1b's contrast)."""
@@ -72,7 +78,7 @@ def _liu_width_sweeps(ms: Sequence[int], alphas: Sequence[float], toy_kw: dict) 
         pts = [liu_point(m, a, g, **toy_kw) for m in ms for g in strong]
         out.append(
             _toy(
-                f"liu-strong-a{a:g}",
+                f"liu-strong-a{a:g}".replace(".", ""),
                 pts,
                 f"Liu et al. 2025 Fig. 6e: widths at alpha = {a:g}, gamma of its three strong series",
                 True,
@@ -94,14 +100,14 @@ def _liu_width_sweeps(ms: Sequence[int], alphas: Sequence[float], toy_kw: dict) 
             True,
         )
     )
-    seeds = [
+    extra = [
         liu_point(m, a, g, seed=s, **toy_kw)
-        for s in LIU_EXTRA_SEEDS
+        for s in seeds
         for a in alphas[:2]
-        for g in (*strong, weak, -1.0)
+        for g in ((*strong, weak, -1.0) if seed_gammas is None else seed_gammas)
         for m in ms
     ]
-    out.append(_toy("liu-seeds", seeds, "seeds 1 and 2 for alpha = 1 and 1.5 at every gamma and width", True))
+    out.append(_toy("liu-seeds", extra, "seeds 1 and 2 for alpha = 1 and 1.5 at every gamma and width", True))
     contrast = [liu_point(m, 1.0, g, distribution="exp", **toy_kw) for g in (-1.0, weak) for m in ms]
     out.append(
         _toy("liu-contrast", contrast, "Liu et al. 2025 Fig. 1b's idea: exp(-i/tau) frequencies, not a power law", True)
@@ -122,7 +128,7 @@ def _reference(scale: str, toy_budget_s: float | None, toy_seconds_per_model_ste
             for a in _SMOKE_ALPHAS[:1]
             for g in _SMOKE_GAMMAS
         ]
-        widths = _liu_width_sweeps(_SMOKE_REFERENCE_MS, _SMOKE_ALPHAS, _SMOKE_TOY)
+        widths = _liu_width_sweeps(_SMOKE_REFERENCE_MS, _SMOKE_ALPHAS, _SMOKE_TOY, seeds=(1,), seed_gammas=(-1.0,))
     else:
         yoder = [yoder_point("exp", steps=YODER_REFERENCE_STEPS, lr=YODER_LONG_LR)]
         # cheapest first (a step costs about k^2 d), so a run stopped early has the most cells
