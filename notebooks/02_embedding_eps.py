@@ -246,8 +246,9 @@ tables.show(rvr, digits={"ε reported (Guha 2026)": ".5f", "ε reproduced": ".5f
 # %% [markdown]
 # For Gemma 3 270M we find $\mu$ = {glue:text}`eps_gemma_mu:.5f`, $\sigma$ = {glue:text}`eps_gemma_sigma:.5f`
 # and $\varepsilon$ = {glue:text}`eps_gemma_reproduced:.5f`, against {glue:text}`eps_gemma_reported:.5f`
-# reported: a difference of {glue:text}`eps_gemma_diff:.5f`. That is the size of the quantisation
-# noise, and the class is unchanged.
+# reported: a difference of {glue:text}`eps_gemma_diff:.5f`. That is the size of Guha's own bf16
+# arithmetic, which rounds $\mu$ and $\sigma$ to bf16 ({ref}`Methods <methods-scorecard>`); the Q8_0
+# repackaging moves $\varepsilon$ by only about $10^{-5}$. The class is unchanged.
 #
 # The Qwen2.5-Coder models are relatives of tabled Qwen2.5 models, not the same weights: they were
 # further trained on code and then quantised. The comparison below is only "same family":

@@ -442,7 +442,7 @@ not_reached = ("" if peak_inside else f"our C still rises at the end of our grid
 findings.record("yoder-C-peak", float(o.C.max()) if len(o) else None, n=len(o), n_of="packings", undecided=not_reached)
 findings.record("yoder-C-falls", float(o_sorted.C.iloc[-1]) if len(o) else None, n=len(o), n_of="packings",
                 undecided=not_reached)
-srht = proj_df[proj_df.kind == "srht"]
+srht = proj_df[proj_df["kind"] == "srht"]
 findings.record("yoder-C-hadamard", float(srht.C.mean()) if len(srht) else None,
                 low=float(srht.C.min()) if len(srht) else None, high=float(srht.C.max()) if len(srht) else None,
                 n=len(srht), n_of="(N, k) cells")
