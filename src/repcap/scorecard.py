@@ -344,7 +344,10 @@ def _table(lines: list[str], rows: Sequence[Row], figures: set[str]) -> None:
         verdict_text = f"**{r.verdict.text}**" if r.verdict.kind.startswith("differs") else r.verdict.text
         tol = f"tolerance {pretty(c.tolerance, 'g')}" + (" (relative)" if c.compare == "rel" else "")
         lines.append(f"* - {_cell(c.claim)}")
-        lines += ["", f"    *{_cell(c.where())}*" + (f" · {fig}" if fig else "") + f" · [{c.kind}](#{_anchor(c.id)})"]
+        lines += [
+            "",
+            f"    *{_cell(c.where())}*" + (f" · {fig}" if fig else "") + f" · {{ref}}`{c.kind} <{_anchor(c.id)}>`",
+        ]
         _item(lines, _cell(c.source_display() + status))
         _item(lines, _cell(r.ours_text), _cell(r.evidence), _profile_cell(r.finding))
         _item(lines, _cell(verdict_text), tol)
@@ -415,7 +418,7 @@ def scorecard_markdown(rows: Sequence[Row], figures: set[str]) -> str:
             lines.append(
                 "| "
                 + " | ".join(_cell(x) for x in (r.claim.short, r.claim.source_display(), r.ours_text, r.verdict.text))
-                + f" [def](#{_anchor(r.claim.id)}) |"
+                + f" {{ref}}`def <{_anchor(r.claim.id)}>` |"
             )
         lines.append("")
     lines += ["## What each row measures", ""]

@@ -156,7 +156,7 @@ def test_pages_from_findings_on_disk(tmp_path):
     assert page.count("ε of ") >= 45 and "head overlap of gpt2" in page
     assert page.count("not checked in this profile (checked by `paper`)") >= 72
     # each row links its own definition
-    assert "(#sc-guha-eps-gemma)" in page and "(sc-guha-eps-gemma)=" in page
+    assert "{ref}`measurement <sc-guha-eps-gemma>`" in page and "(sc-guha-eps-gemma)=" in page
     summary = (tmp_path / "scorecard_summary.md").read_text()
     lines = summary.strip().splitlines()
     assert len(lines) == 5 and lines[0].startswith("1. **What is checked.**")
@@ -180,3 +180,48 @@ def test_counts_by_kind_leave_context_notes_out():
     n_claims = sum(not c.context for c in reference.claims().values())
     assert sum(sum(v.values()) for v in by.values()) == n_claims
     assert sum(by["per-model"].values()) == 45 + 27
+
+
+def test_record_carries_interval_n_and_exactness(tmp_path, monkeypatch):
+    from repcap import findings
+
+    monkeypatch.setenv("REPCAP_FINDINGS_DIR", str(tmp_path))
+    monkeypatch.setenv("REPCAP_OUTPUT_NAME", "t_chapter")
+    monkeypatch.setattr(findings, "_RECORDS", {})
+    findings.record("liu-strong-a10", 1.12, low=-1.55, high=3.8, n=3, n_of="widths", profile="reference")
+    findings.record("guha-jl8-llama", 8.415, exact=True, profile="quick")
+    findings.record("yoder-C-peak", 0.84, undecided="the peak is not reached", profile="quick")
+    recs = {r["claim"]: r for r in json.loads((tmp_path / "t_chapter.json").read_text())["findings"]}
+    assert recs["liu-strong-a10"]["low"] == -1.55 and recs["liu-strong-a10"]["n"] == 3
+    assert recs["guha-jl8-llama"]["exact"] is True and recs["guha-jl8-llama"]["low"] is None
+    row = scorecard.evaluate(reference.claim("yoder-C-peak"), [recs["yoder-C-peak"]])
+    assert row.verdict.kind == "inconclusive" and "peak is not reached" in row.verdict.text
+    with pytest.raises(Exception, match="n 2.5 is not a count"):
+        findings.record("guha-jl8-llama", 1.0, n=2.5)
+    with pytest.raises(Exception, match="low 'x' is not a number"):
+        findings.record("guha-jl8-llama", 1.0, low="x")
+
+
+def test_spearman_and_interval_against_closed_forms():
+    import math
+
+    from scipy import stats
+
+    from repcap import findings
+
+    x = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
+    y = [2, 1, 4, 3, 6, 5, 8, 7, 10, 9]
+    r = findings.spearman(x, y)
+    rho = 1 - 6 * sum((a - b) ** 2 for a, b in zip(x, y, strict=True)) / (10 * (100 - 1))  # no ties: closed form
+    assert r["value"] == pytest.approx(rho) and r["n"] == 10
+    se = math.sqrt(1.06 / 7)
+    assert r["low"] == pytest.approx(math.tanh(math.atanh(rho) - 1.959963985 * se))
+    assert r["high"] == pytest.approx(math.tanh(math.atanh(rho) + 1.959963985 * se))
+    iv = findings.interval(1.0, 0.1, dof=5)
+    assert iv["high"] - 1.0 == pytest.approx(0.1 * stats.t.ppf(0.975, 5))
+    # Guha's Table 1, Class 2 (his 31 rows below 0.1): rho about -0.22 with an interval across 0
+    from repcap import catalog
+
+    c2 = [e for e in catalog.guha_models() if e.eps_reported is not None and e.eps_reported < 0.1]
+    g = findings.spearman([e.d_model for e in c2], [e.eps_reported for e in c2])
+    assert g["n"] == 31 and g["value"] == pytest.approx(-0.2172, abs=1e-3) and g["low"] < 0 < g["high"]
