@@ -242,7 +242,7 @@ def evaluate(claim: Claim, findings: Sequence[dict[str, Any]]) -> Row:
             high=high,
             tolerance=claim.tolerance,
             fmt=claim.fmt,
-            reason=f.get("note") or claim.if_differs,
+            reason=_plain(f.get("note")) or claim.if_differs,
             ours_low=_num(f.get("low")),
             ours_high=_num(f.get("high")),
             n=int(n) if isinstance(n, (int, float)) and not isinstance(n, bool) else None,
@@ -250,7 +250,7 @@ def evaluate(claim: Claim, findings: Sequence[dict[str, Any]]) -> Row:
             min_n=claim.min_n,
             explained=claim.explained,
             decide=claim.decide,
-            undecided=str(f.get("undecided") or ""),
+            undecided=_plain(f.get("undecided")),
         )
         return Row(claim, f, v)
     shown = next((f for f in mine if f.get("value") is not None), mine[0] if mine else None)
@@ -296,10 +296,27 @@ def _line(c: dict[str, int]) -> str:
 # pages
 
 
+def _plain(text: Any) -> str:
+    """A string from a finding (a chapter's note, a bundle's provenance) with no roles or code:
+    backticks become quotes (HTML is escaped where it is written, :func:`_esc`)."""
+    return str(text or "").replace("`", "'")
+
+
+def _esc(text: str) -> str:
+    """No raw HTML: ``&`` and ``<`` as entities."""
+    return str(text).replace("&", "&amp;").replace("<", "&lt;")
+
+
+def _name(x: Any) -> str:
+    """A profile or chapter name from a finding, inside a role: letters, digits, ``_`` and ``-`` only."""
+    return "".join(ch for ch in str(x) if ch.isalnum() or ch in "_-")[:80] or "?"
+
+
 def _cell(text: str) -> str:
-    """Text for one Markdown cell: no line breaks, pipes escaped, and a leading ">", "#", "-" or "+"
-    escaped so that a value such as "> 0.2" is not read as a block quote, heading or list."""
-    out = str(text).replace("|", "\\|").replace("\n", " ")
+    """Text for one Markdown cell: no line breaks, pipes escaped, no raw HTML, and a leading ">",
+    "#", "-" or "+" escaped so that a value such as "> 0.2" is not read as a block quote, heading or
+    list."""
+    out = _esc(text).replace("|", "\\|").replace("\n", " ")
     return "\\" + out if out[:1] in (">", "#", "-", "+", "*") else out
 
 
@@ -314,7 +331,7 @@ def _anchor(cid: str) -> str:
 def _profile_cell(f: dict[str, Any] | None) -> str:
     if not f:
         return "no number in this build"
-    return f"`{f.get('profile')}` · {{doc}}`{f.get('chapter')}`"
+    return f"`{_name(f.get('profile'))}` · {{doc}}`{_name(f.get('chapter'))}`"
 
 
 def _item(lines: list[str], first: str, *rest: str) -> None:
@@ -424,14 +441,14 @@ def scorecard_markdown(rows: Sequence[Row], figures: set[str]) -> str:
     lines += ["## What each row measures", ""]
     for r in rows:
         c = r.claim
-        prov = (r.finding or {}).get("provenance")
-        note = (r.finding or {}).get("note")
+        prov = _plain((r.finding or {}).get("provenance"))
+        note = _plain((r.finding or {}).get("note"))
         lines += [
             f"({_anchor(c.id)})=",
             f"**{_cell(c.id)}** ({c.kind}{', context note' if c.context else ''}): {c.ours}. "
             f"Tolerance {pretty(c.tolerance, 'g')}: {c.tolerance_why}."
-            + (f" Computed: {prov}." if prov else "")
-            + (f" Note of this run: {note}." if note else ""),
+            + (f" Computed: {_esc(prov)}." if prov else "")
+            + (f" Note of this run: {_esc(note)}." if note else ""),
             "",
         ]
     return "\n".join(lines) + "\n"
@@ -465,7 +482,7 @@ def summary_markdown(rows: Sequence[Row]) -> str:
         f"3. **What does not.** {len(bad)} differ"
         + (
             ": "
-            + "; ".join(f"{r.claim.short} (ours {r.ours_text}: {r.verdict.text})" for r in bad[:6])
+            + "; ".join(f"{r.claim.short} (ours {r.ours_text}: {_esc(r.verdict.text)})" for r in bad[:6])
             + ("; and more on the scorecard." if len(bad) > 6 else ".")
             if bad
             else "."

@@ -225,3 +225,19 @@ def test_spearman_and_interval_against_closed_forms():
     c2 = [e for e in catalog.guha_models() if e.eps_reported is not None and e.eps_reported < 0.1]
     g = findings.spearman([e.d_model for e in c2], [e.eps_reported for e in c2])
     assert g["n"] == 31 and g["value"] == pytest.approx(-0.2172, abs=1e-3) and g["low"] < 0 < g["high"]
+
+
+def test_strings_from_findings_reach_the_page_as_text():
+    """A note or provenance from a findings file (or a forged bundle) never becomes HTML or a role."""
+    c = reference.claim("yoder-76-degrees")
+    f = {
+        "claim": c.id,
+        "value": 60.0,
+        "profile": "reference<x>",
+        "chapter": "06_packing`}{raw}",
+        "note": "<img src=x onerror=alert(1)> and {ref}`x`",
+        "provenance": "<script>alert(1)</script>",
+    }
+    page = scorecard.scorecard_markdown([scorecard.evaluate(c, [f])], set())
+    assert "<img" not in page and "<script" not in page and "&lt;img" in page and "&lt;script" in page
+    assert "{ref}`x`" not in page and "{doc}`06_packingraw`" in page and "`referencex`" in page
