@@ -459,6 +459,10 @@ def _names(rows: Sequence[Row], limit: int = 8) -> str:
     return ", ".join(names[:limit]) + (f" and {len(names) - limit} more" if len(names) > limit else "")
 
 
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
 def summary_markdown(rows: Sequence[Row]) -> str:
     """The intro's five plain lines: what is checked, what holds, what does not, what is undecided,
     what the book adds."""
@@ -479,21 +483,24 @@ def summary_markdown(rows: Sequence[Row]) -> str:
         f"{n_ar} redo its arithmetic (consistency checks, which cannot test the claim itself).",
         f"2. **What holds.** {len(holds)} of the {len(meas)} measurements reproduce"
         + (f": {_names(holds)}." if holds else "."),
-        f"3. **What does not.** {len(bad)} differ"
+        f"3. **What does not.** {len(bad)} of them differ"
         + (
             ": "
-            + "; ".join(f"{r.claim.short} (ours {r.ours_text}: {_esc(r.verdict.text)})" for r in bad[:6])
-            + ("; and more on the scorecard." if len(bad) > 6 else ".")
+            + "; ".join(
+                r.claim.short + (" (for a known reason)" if r.verdict.kind == "differs (explained)" else "")
+                for r in bad[:8]
+            )
+            + ("; and more on the scorecard." if len(bad) > 8 else ".")
             if bad
             else "."
         )
-        + (
-            f" Of the consistency checks, {len(cons_ok)} agree"
-            + (f" and {len(cons_bad)} do not ({_names(cons_bad)})." if cons_bad else ".")
-        ),
-        f"4. **What is undecided.** {len(undecided)} measurements are inconclusive: the evidence here cannot decide "
-        f"them" + (f" ({_names(undecided)})" if undecided else "") + f"; {len(waiting)} need the sources' scale or "
-        "data and are checked by a larger profile" + (f" ({_names(waiting)})." if waiting else "."),
+        + f" Of the {len(cons)} consistency checks, {len(cons_ok)} agree with the source"
+        + (f" and {len(cons_bad)} do not ({_names(cons_bad)})." if cons_bad else "."),
+        f"4. **What is undecided.** {_count(len(undecided), 'measurement is', 'measurements are')} inconclusive here, "
+        "the evidence too thin to decide"
+        + (f" ({_names(undecided)})" if undecided else "")
+        + f"; {_count(len(waiting), 'needs', 'need')} the sources' scale or data, which a larger profile runs"
+        + (f" ({_names(waiting)})." if waiting else "."),
         "5. **What this book adds.** The sources' stored data refitted with one code, rigorous spherical-code bounds "
         "next to every fitted law, an interval and a point count behind every measured verdict, and the data of every "
         "figure; see the {ref}`scorecard <scorecard>`.",
