@@ -132,8 +132,12 @@ glue("overlap_ratio_median", float(heads["m E[cos²]"].median()) if len(heads) e
 glue("overlap_var_ratio_min", float(heads["m Var(cos)"].min()) if len(heads) else float("nan"))
 glue("overlap_var_ratio_max", float(heads["m Var(cos)"].max()) if len(heads) else float("nan"))
 glue("overlap_n_inside", n_inside)
-findings.record("liu-lmhead-level", float(heads["m E[cos²]"].median()) if len(heads) else None)
-findings.record("liu-lmhead-scaling", figdata.loglog_slope(heads["m"], heads["E[cos²]"]))
+findings.record("liu-lmhead-level", float(heads["m E[cos²]"].median()) if len(heads) else None,
+                n=len(heads), n_of="heads")
+findings.record("liu-lmhead-scaling", figdata.loglog_slope(heads["m"], heads["E[cos²]"]), n=len(heads), n_of="heads")
+head_recs = [r for r in records if kinds[r["label"]] == "LM head"]
+findings.record("liu-head-norms", min((r["n_rows"] / (r["n_rows"] + r["n_zero_rows"]) for r in head_recs), default=None),
+                exact=True, n=len(head_recs), n_of="heads")
 
 # %% [markdown]
 # For the {glue:text}`overlap_n_heads` heads loaded here, $m\,E[\cos^2]$ lies between

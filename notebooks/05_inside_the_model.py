@@ -250,6 +250,13 @@ glue("layers_d_random_c2", d_random_c2)
 glue("layers_d_random_c1", d_random_c1)
 findings.record("guha-layers-class", share)
 findings.record("guha-layers-tied", figdata.share_same_class(records, tied_only=True))
+# the scoped row: untied Class-2 models only; each layer matrix against a Gaussian matrix of its own
+# shape (its baseline), set against the embedding's excess over random directions (2/sqrt(d))
+c2_untied = {r["label"]: r for r in embs if r.get("tied") is False and r["class"] == 2}
+excess = [(r["eps"] / r["baseline"]["eps"]) / (c2_untied[r["label"]]["eps"] * np.sqrt(r["d_model"]) / 2)
+          for r in records if r["label"] in c2_untied and r["kind"] not in ("embedding", "head") and r.get("baseline")]
+findings.record("guha-layers-latent", float(np.median(excess)) if excess else None, n=len(c2_untied),
+                n_of="untied Class-2 models")
 
 # %% [markdown]
 # The classes are partly a statement about width. Gaussian directions have

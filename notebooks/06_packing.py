@@ -248,8 +248,13 @@ ref = pd.DataFrame([
 glue("packing_exp_gap_to_law", runs["exp"]["max_angle_deg"] - math.degrees(math.acos(law_eps)) if "exp" in runs else float("nan"))
 if "abs-relu" in runs:
     ar = runs["abs-relu"]
-    findings.record("yoder-gradient-trap", ar["n_above"]["0.9"], figure="fig-packing-parallel")
-    findings.record("yoder-99-solution", ar["n_orthogonal"] / ar["n_pairs"], figure="fig-packing-angles")
+    collapse_pairs = d * math.comb(k // d, 2)  # pairs if the k vectors collapse onto d directions
+    findings.record("yoder-gradient-trap", ar["n_above"]["0.9"] / collapse_pairs if collapse_pairs else None,
+                    figure="fig-packing-parallel", exact=True,
+                    note=f"{ar['n_above']['0.9']:,} pairs with |cos| > 0.9 against d·C(k/d, 2) = {collapse_pairs:,} at {k:,} × {d}")
+    findings.record("yoder-99-solution", (1 - ar["n_orthogonal"] / ar["n_pairs"]) * d, figure="fig-packing-angles",
+                    exact=True, note=f"{ar['n_orthogonal'] / ar['n_pairs']:.2%} of the pairs orthogonal against "
+                                     f"1 − 1/d = {1 - 1 / d:.2%} at {k:,} × {d}")
 findings.record("yoder-76-degrees", runs["exp"]["max_angle_deg"] if "exp" in runs and full_size else None,
                 figure="fig-packing-curves")
 tables.show(ref, digits={"ours": ".2f"}, missing="this profile did not run Yoder's size")

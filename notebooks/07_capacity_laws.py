@@ -104,10 +104,22 @@ glue("laws_guha_mape_jl_opt", guha_fits["JL form, optimised"].mape)
 glue("laws_guha_mape_published", reference.value("guha2026.jl_mape_optimised"))
 glue("laws_guha_C_adj", guha_fits["adjusted, optimised"].constants["C"])
 glue("laws_guha_C_rand", guha_fits["JL form, random"].constants["C"])
-findings.record("guha-jl-random-refit", guha_fits["JL form, random"].constants["C"])
-findings.record("guha-jl-mape", guha_fits["JL form, optimised"].mape)
-findings.record("guha-adjusted-refit", guha_fits["adjusted, optimised"].constants["C"])
-findings.record("guha-four-refit", guha_fits["four-constant, optimised"].mape)
+# his constants refitted on his data: the same deterministic fit, so no interval (exact); a and c: is
+# the data's exponent distinguishable from 1? that takes the fit's 95% interval
+for cid, name in (("guha-jl-random-refit", "JL form, random"), ("guha-adjusted-refit", "adjusted, optimised")):
+    findings.record(cid, guha_fits[name].constants["C"], exact=True, n=guha_fits[name].n, n_of="of his cells")
+f4_ = guha_fits["four-constant, optimised"]
+for cid, what in (("guha-four-a", "a"), ("guha-four-c", "c")):
+    findings.record(cid, **findings.interval(f4_.constants[what], f4_.stderr[what], dof=f4_.n - len(f4_.constants)),
+                    n=f4_.n, n_of="of his cells")
+findings.record("guha-jl-mape", guha_fits["JL form, optimised"].mape, exact=True, n=guha_fits["JL form, optimised"].n,
+                n_of="of his cells")
+findings.record("guha-four-refit", f4_.mape, exact=True, n=f4_.n, n_of="of his cells")
+findings.record("guha-two-orders", math.log10(guha_fits["JL form, optimised"].mape / guha_fits["adjusted, optimised"].mape),
+                exact=True, n=guha_fits["JL form, optimised"].n, n_of="of his cells")
+findings.record("guha-two-orders-kd", math.log10(mape_kd["JL form, optimised"] / mape_kd["adjusted, optimised"]),
+                exact=True, n=int(kd.sum()), n_of="of his cells with k > d",
+                note=f"MAPE on k > d: JL form {mape_kd['JL form, optimised']:.1f}%, adjusted law {mape_kd['adjusted, optimised']:.1f}%")
 tables.show(guha_table, digits={"R², reported": ".4f", "R², our refit": ".4f", "MAPE %, reported": ".1f", "MAPE %, our refit": ".2f"},
             missing="the paper does not publish this number")
 
@@ -223,7 +235,8 @@ if ref_cells["relative gap"].notna().any():
         f"over the {int(ref_cells['relative gap'].notna().sum())} cells ours lies from {ref_cells['relative gap'].min():+.1%} to "
         f"{ref_cells['relative gap'].max():+.1%} of his, the largest gap at k = {int(worst.k):,}, d = {int(worst.d)}."))
     findings.record("guha-cells", float(ref_cells["relative gap"].abs().max()), figure="fig-laws-reference",
-                    profile=finding_profile(reference_set, reference_scale), provenance=ref_lookup.provenance_text(reference_set))
+                    profile=finding_profile(reference_set, reference_scale), provenance=ref_lookup.provenance_text(reference_set),
+                    n=int(ref_cells["relative gap"].notna().sum()), n_of="cells")
 else:
     ax.text(0.5, 0.5, "no reference run in this build", transform=ax.transAxes, ha="center", color="0.4")
     glue("laws_ref_summary", Markdown(
@@ -285,7 +298,8 @@ glue("laws_mape_jl_opt", fits_opt["jl"].mape)
 glue("laws_mape_published_adj_value", reference.value("guha2026.laws.adjusted.MAPE_pct"))
 glue("laws_mape_published_four_value", reference.value("guha2026.laws.four.MAPE_pct"))
 glue("laws_random_trials_guha", int(reference.value("guha2026.random_trials")))
-findings.record("guha-jl-random-ours", fit_rnd.constants["C"], figure="fig-laws-grid")
+findings.record("guha-jl-random-ours", **findings.interval(fit_rnd.constants["C"], fit_rnd.stderr["C"], dof=fit_rnd.n - 1),
+                figure="fig-laws-grid", n=fit_rnd.n, n_of="cells")
 rel = C_adj / C_adj_pub - 1
 if abs(rel) <= 0.10:
     verdict = ("within 10% of the published value, although our grid is far smaller than Guha's and each "
@@ -424,8 +438,17 @@ for key, qid in (("textbook_lo", ("C_textbook", "low")), ("textbook_hi", ("C_tex
     glue(f"laws_yoder_C_{key}", getattr(reference.quote(f"yoder2025.{qid[0]}"), qid[1]))
 glue("laws_yoder_C_peak", reference.value("yoder2025.C_optimised_peak"))
 glue("laws_yoder_C_high", reference.value("yoder2025.C_optimised_high_ratio"))
-findings.record("yoder-C-peak", float(o.C.max()) if len(o) else None)
-findings.record("yoder-C-falls", float(o.sort_values("ratio").C.iloc[-1]) if len(o) else None)
+o_sorted = o.sort_values("ratio")
+peak_inside = len(o) > 2 and 0 < int(np.argmax(o_sorted.C.to_numpy())) < len(o) - 1
+not_reached = ("" if peak_inside else f"our C still rises at the end of our grid (k/d up to {o.ratio.max():.0f}): "
+               "its peak is not reached")
+findings.record("yoder-C-peak", float(o.C.max()) if len(o) else None, n=len(o), n_of="packings", undecided=not_reached)
+findings.record("yoder-C-falls", float(o_sorted.C.iloc[-1]) if len(o) else None, n=len(o), n_of="packings",
+                undecided=not_reached)
+srht = proj_df[proj_df["kind"] == "srht"]
+findings.record("yoder-C-hadamard", float(srht.C.mean()) if len(srht) else None,
+                low=float(srht.C.min()) if len(srht) else None, high=float(srht.C.max()) if len(srht) else None,
+                n=len(srht), n_of="(N, k) cells")
 
 fig, ax = plt.subplots(figsize=figures.size(4.4))
 srcs = list(dict.fromkeys(cdf.source))
@@ -481,8 +504,8 @@ glue("laws_yoder_divisor", laws.YODER_DIVISOR)
 glue("laws_yoder_rule_C", reference.value("yoder2025.rule_C"))
 glue("laws_yoder_d", yoder_d)
 glue("laws_yoder_rule_gap", max(gaps))
-findings.record("yoder-rule-points", max(gaps))
-findings.record("yoder-rule-C", laws.yoder_C())
+findings.record("yoder-rule-points", max(gaps), exact=True)
+findings.record("yoder-rule-C", laws.yoder_C(), exact=True)
 F = np.linspace(0.05, 12, 240)
 eps_F = laws.eps_from_degrees_off(F)
 curves = {
@@ -550,6 +573,11 @@ kl = viol[~viol.rigorous]
 glue("laws_n_rigorous_violations", int(rig.points.sum()) if len(rig) else 0)
 glue("laws_rigorous_violators", Markdown("; ".join(sorted(rig.law.unique())) if len(rig) else "none"))
 glue("laws_kl_violators", Markdown("; ".join(sorted(kl.law.unique())) if len(kl) else "none"))
+rule_rig = rig[rig.law == "Yoder's rule"]
+findings.record("yoder-rule-bound", float(rule_rig["max excess (log10 k)"].max()) if len(rule_rig) else 0.0, exact=True,
+                n=int(D_.size), n_of="(d, ε) points",
+                note=(f"the rule exceeds a rigorous bound at d = {', '.join(str(v) for v in sorted(rule_rig.d.unique()))}"
+                      if len(rule_rig) else "the rule stays below the rigorous bounds over the scan"))
 tables.show(rig.drop(columns="rigorous").sort_values(["law", "bound", "d"]),
             digits={"eps from": ".3f", "eps to": ".3f", "max excess (log10 k)": ".2f"})
 

@@ -239,9 +239,11 @@ glue("regimes_paper_nm_max", int(reference.value("liu2025.main_n_over_m_max")))
 at_strong = df[df["gamma"] == strong_gamma]
 at_one = df[np.isclose(df["gamma"], 1.0)]
 glue("regimes_phi_weak_gamma1", float(at_one["phi_half"].max()) if len(at_one) else float("nan"))
-findings.record("liu-phi-strong", float(at_strong["phi_half"].min()) if len(at_strong) else None)
-findings.record("liu-phi-weak", float(at_one["phi_half"].max()) if len(at_one) else None,
-                note=f"our m/n is {m / n:.3g}")
+findings.record("liu-phi-strong", float(at_strong["phi_half"].min()) if len(at_strong) else None,
+                n=len(at_strong), n_of="models")
+findings.record("liu-phi-weak", float(at_one["phi_half"].max()) * n / m if len(at_one) else None,
+                n=len(at_one), n_of="models", note=f"φ½ = {float(at_one['phi_half'].max()) if len(at_one) else float('nan'):.3g} "
+                                                   f"at m/n = {m / n:.3g}")
 
 # %% [markdown]
 # At $\alpha$ = {glue:text}`regimes_alpha` the weak model ($\gamma$ = {glue:text}`regimes_weak_gamma`) represents

@@ -177,7 +177,7 @@ reported = pd.DataFrame([
      "ours": "not refittable (losses not public)"},
     {"quantity": "LM-head m E[cos²]", "source": f"{paper_range.text()} (median and range; our reading of Fig. 8a)",
      "ours": f"{span('m_times_overlap')} ({len(lm)} offline heads)"},
-    {"quantity": "LM-head E[cos²] against m", "source": "slope −1 on log-log axes (Fig. 8a)",
+    {"quantity": "LM-head E[cos²] against m", "source": "slope 1 against 1/m, the x-axis of Fig. 8a (−1 against m)",
      "ours": "not measurable on these few widths"},
     {"quantity": "LM-head m Var(cos)", "source": "—", "ours": span("m_times_var")},
     {"quantity": "toy strong-regime m E[cos²]", "source": "about 1 (Fig. 6d; our reading)",

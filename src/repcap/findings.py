@@ -6,8 +6,12 @@ the records go to the run's staging folder (``REPCAP_FINDINGS_DIR``) and are com
 chapter's figures to ``book/generated/findings/<chapter>.json``; outside it, to that folder as
 ``interactive.json``.
 
-A record: ``{"claim", "value", "profile", "chapter", "figure", "note", "provenance"}``; ``value`` is
-None where the chapter could not compute it in this run (for example no model loaded).
+A record: ``{"claim", "value", "profile", "chapter", "figure", "note", "provenance", "low", "high",
+"n", "n_of", "exact", "undecided"}``; ``value`` is None where the chapter could not compute it in this run (for
+example no model loaded).  ``low``/``high`` is the 95% interval of the value, ``n`` the number of
+points behind it (``n_of``: widths, seeds, models, cells, ...), ``exact`` marks a computation with
+no sampling or fitting error.  :func:`spearman` and :func:`interval` make those fields for the common
+statistics.
 """
 
 from __future__ import annotations
@@ -47,6 +51,12 @@ def record(
     note: str = "",
     profile: str | None = None,
     provenance: str = "",
+    low: float | None = None,
+    high: float | None = None,
+    n: int | None = None,
+    n_of: str = "",
+    exact: bool = False,
+    undecided: str = "",
 ) -> None:
     """Record this chapter's number for scorecard claim ``claim_id`` (returns nothing, so that a
     ``record`` at the end of a notebook cell adds no output to the page).
@@ -55,7 +65,10 @@ def record(
     ``"reference"`` for points read from the committed reference bundle).  ``figure``: the figure
     that shows it (default: the claim's own).  ``note``: why it may differ, if this run knows better
     than the claim's stated reason.  ``provenance``: where and when the number was computed, for
-    numbers not computed in this run.
+    numbers not computed in this run.  ``low``/``high``: the 95% interval of the value; ``n``: the
+    number of points it rests on (``n_of`` says of what); ``exact``: no sampling or fitting error;
+    ``undecided``: why this run's data cannot decide the claim (e.g. the grid stops before the regime
+    the claim is about), which makes the verdict inconclusive whatever the number.
     """
     from .context import run_context
     from .reference import claim
@@ -67,6 +80,19 @@ def record(
         except (TypeError, ValueError) as exc:
             raise RepcapError(f"finding {claim_id}: value {value!r} is not a number") from exc
         value = v if math.isfinite(v) else None
+
+    def _opt(x: float | None, name: str) -> float | None:
+        if x is None:
+            return None
+        try:
+            y = float(x)
+        except (TypeError, ValueError) as exc:
+            raise RepcapError(f"finding {claim_id}: {name} {x!r} is not a number") from exc
+        return y if math.isfinite(y) else None
+
+    lo, hi = _opt(low, "low"), _opt(high, "high")
+    if n is not None and (isinstance(n, bool) or int(n) != n or n < 0):
+        raise RepcapError(f"finding {claim_id}: n {n!r} is not a count")
     rec = {
         "claim": claim_id,
         "value": value,
@@ -75,6 +101,12 @@ def record(
         "figure": figure or c.figure,
         "note": note,
         "provenance": provenance,
+        "low": lo if value is not None else None,
+        "high": hi if value is not None else None,
+        "n": int(n) if n is not None else None,
+        "n_of": n_of,
+        "exact": bool(exact),
+        "undecided": undecided,
     }
     chapter = _chapter()
     recs = [
@@ -97,3 +129,29 @@ def load_all(folder: Path | None = None) -> list[dict[str, Any]]:
         except (OSError, ValueError, KeyError, TypeError):
             continue  # a damaged file is skipped; the chapter's next run rewrites it
     return out
+
+
+def interval(value: float, se: float, *, level: float = 0.95, dof: int | None = None) -> dict[str, float]:
+    """``{"value", "low", "high"}``: ``value ± t·se`` (Student t with ``dof`` degrees of freedom,
+    normal without), for :func:`record`'s keyword arguments."""
+    from scipy import stats
+
+    q = stats.t.ppf(0.5 + level / 2, dof) if dof else stats.norm.ppf(0.5 + level / 2)
+    return {"value": float(value), "low": float(value - q * se), "high": float(value + q * se)}
+
+
+def spearman(x: Any, y: Any, *, level: float = 0.95) -> dict[str, Any]:
+    """Spearman's ρ of ``x`` and ``y`` with its interval (Fisher z, standard error
+    √(1.06 / (n − 3)) after Fieller, Hartley and Pearson 1957), as :func:`record`'s keyword arguments
+    (``value``, ``low``, ``high``, ``n``)."""
+    import numpy as np
+    from scipy import stats
+
+    xs, ys = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    n = int(len(xs))
+    if n < 4 or len(ys) != n:
+        raise RepcapError(f"spearman needs at least 4 pairs of equal length, got {len(xs)} and {len(ys)}")
+    rho = float(stats.spearmanr(xs, ys).statistic)
+    z, se = math.atanh(max(min(rho, 0.999999), -0.999999)), math.sqrt(1.06 / (n - 3))
+    q = float(stats.norm.ppf(0.5 + level / 2))
+    return {"value": rho, "low": math.tanh(z - q * se), "high": math.tanh(z + q * se), "n": n}

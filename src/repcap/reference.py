@@ -123,37 +123,190 @@ def _num(x: Any) -> float | None:
     return None if math.isnan(v) else v
 
 
-@functools.lru_cache(maxsize=1)
-def quotes() -> dict[str, Quote]:
-    """Every quote by id (see the module docstring)."""
+def _short(x: Any, n: int = 80) -> str:
+    """A value as a message shows it: its repr, cut to about ``n`` characters."""
+    r = repr(x)
+    return r if len(r) <= n else r[: n - 1] + "…"
+
+
+class _UniqueKeyLoader:
+    """A YAML safe loader that refuses a key written twice in one mapping (naming its line)."""
+
+    @staticmethod
+    def make() -> Any:
+        import yaml
+
+        class Loader(yaml.SafeLoader):
+            pass
+
+        def construct_mapping(loader: Any, node: Any, deep: bool = False) -> Any:
+            seen: set[Any] = set()
+            for key_node, _ in node.value:
+                key = loader.construct_object(key_node, deep=deep)
+                if isinstance(key, (str, int, float, bool)) and key in seen:
+                    raise yaml.constructor.ConstructorError(
+                        None, None, f"key {_short(key)} is written twice", key_node.start_mark
+                    )
+                seen.add(key)
+            return yaml.SafeLoader.construct_mapping(loader, node, deep=deep)
+
+        Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, construct_mapping)
+        return Loader
+
+
+def _display(path: Path) -> str:
+    """``data/reference/<name>`` for the project's own files, else the path as given."""
+    try:
+        own = path.resolve().parent == reference_dir().resolve()
+    except OSError:
+        own = False
+    return f"data/reference/{path.name}" if own else str(path)
+
+
+def load_yaml(path: Path) -> Any:
+    """A data file's YAML; a syntax error or a duplicate key is one line naming the file and line."""
     import yaml
 
-    root = reference_dir()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RepcapError(f"{_display(path)}: cannot read it ({exc})") from exc
+    try:
+        return yaml.load(text, Loader=_UniqueKeyLoader.make())  # a SafeLoader: no Python objects
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        line = f" line {mark.line + 1}" if mark is not None else ""
+        what = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise RepcapError(f"{_display(path)}:{line}: YAML syntax error: {what}") from exc
+
+
+class _Fields:
+    """Typed access to one row of a data file: every read names the file, the row and the field."""
+
+    def __init__(self, where: str, row: Any, known: tuple[str, ...]) -> None:
+        self.where = where
+        if not isinstance(row, dict):
+            raise RepcapError(f"{where}: is {_short(row)}, not a mapping of fields")
+        self.row = row
+        for k in row:
+            if k not in known:
+                import difflib
+
+                near = difflib.get_close_matches(str(k), known, n=1)
+                hint = f" (did you mean {near[0]!r}?)" if near else f"; known fields: {', '.join(known)}"
+                raise RepcapError(f"{where}: unknown field {_short(k)}{hint}")
+
+    def fail(self, msg: str) -> RepcapError:
+        return RepcapError(f"{self.where}: {msg}")
+
+    def text(self, key: str, *, required: bool = False, default: str = "") -> str:
+        v = self.row.get(key)
+        if v is None or (isinstance(v, str) and not v.strip()):
+            if required:
+                raise self.fail(f"needs {key} (a text)")
+            return default
+        if not isinstance(v, str):
+            raise self.fail(f"{key} {_short(v)} is not a text")
+        return v
+
+    def number(self, key: str, *, required: bool = False, low: float | None = None) -> float | None:
+        v = self.row.get(key)
+        if v is None:
+            if required:
+                raise self.fail(f"needs {key} (a number)")
+            return None
+        if isinstance(v, bool) or not isinstance(v, (int, float, str)):
+            raise self.fail(f"{key} {_short(v)} is not a number")
+        try:
+            x = float(v)
+        except ValueError:
+            raise self.fail(f"{key} {_short(v)} is not a number") from None
+        if not math.isfinite(x):
+            raise self.fail(f"{key} {_short(v)} is not a finite number")
+        if low is not None and x < low:
+            raise self.fail(f"{key} {x:g} must be at least {low:g}")
+        return x
+
+    def choice(self, key: str, allowed: tuple[Any, ...], *, required: bool = False) -> Any:
+        v = self.row.get(key)
+        if v is None and not required:
+            return None
+        if v not in allowed:
+            names = ", ".join(str(a) for a in allowed if a is not None)
+            raise self.fail(f"{key} {_short(v)} is not one of {names}")
+        return v
+
+    def flag(self, key: str) -> bool | None:
+        v = self.row.get(key)
+        if v is None:
+            return None
+        if not isinstance(v, bool):
+            raise self.fail(f"{key} {_short(v)} is not true or false")
+        return v
+
+    def names(self, key: str) -> tuple[str, ...]:
+        """A list of names; a single name written without brackets is a list of one."""
+        v = self.row.get(key)
+        if v is None:
+            return ()
+        items = [v] if isinstance(v, str) else v
+        if not isinstance(items, list) or not all(isinstance(x, str) and x.strip() for x in items):
+            raise self.fail(f"{key} {_short(v)} is not a name or a list of names")
+        return tuple(items)
+
+
+QUOTE_FIELDS = ("value", "low", "high", "where", "status", "quantity", "note", "guard")
+
+
+def _quote_row(path: Path, source: str, name: Any, e: Any) -> Quote:
+    if not isinstance(name, str) or not name.strip():
+        raise RepcapError(f"{_display(path)}: source {source!r}: quote name {_short(name)} is not a name")
+    qid = f"{source}.{name}"
+    f = _Fields(f"{_display(path)}: quote {qid!r}", e, QUOTE_FIELDS)
+    q = Quote(
+        id=qid,
+        source=source,
+        quantity=f.text("quantity", default=name),
+        where=f.text("where", required=True),
+        status=f.choice("status", STATUSES, required=True),
+        value=f.number("value"),
+        low=f.number("low"),
+        high=f.number("high"),
+        note=f.text("note"),
+        guard=f.flag("guard"),
+    )
+    if q.value is None and (q.low is None or q.high is None):
+        raise f.fail("needs a value, or a low and a high")
+    if (q.low is None) != (q.high is None):
+        raise f.fail("gives one end of a range: give both low and high")
+    if q.low is not None and q.high is not None and q.low > q.high:
+        raise f.fail(f"low {q.low:g} is above high {q.high:g}")
+    return q
+
+
+def load_quotes(path: Path) -> dict[str, Quote]:
+    """The quotes of one ``quotes.yaml``, each field checked (type, range, vocabulary); a malformed
+    entry is one line naming the file, the quote and the field."""
     out: dict[str, Quote] = {}
-    data = yaml.safe_load((root / "quotes.yaml").read_text(encoding="utf-8")) or {}
+    data = load_yaml(path) or {}
+    if not isinstance(data, dict):
+        raise RepcapError(f"{_display(path)}: must map each source to its quotes")
     for source, entries in data.items():
         if source not in SOURCES:
-            raise RepcapError(f"{root / 'quotes.yaml'}: unknown source {source!r}; known: {', '.join(SOURCES)}")
+            raise RepcapError(f"{_display(path)}: unknown source {_short(source)}; known: {', '.join(SOURCES)}")
+        if not isinstance(entries, dict):
+            raise RepcapError(f"{_display(path)}: source {source!r}: must map quote names to their fields")
         for name, e in entries.items():
-            qid = f"{source}.{name}"
-            status = e.get("status")
-            if status not in STATUSES:
-                raise RepcapError(f"{root / 'quotes.yaml'}: {qid}: status must be one of {STATUSES}, got {status!r}")
-            q = Quote(
-                id=qid,
-                source=source,
-                quantity=str(e.get("quantity", name)),
-                where=str(e["where"]),
-                status=status,
-                value=_num(e.get("value")),
-                low=_num(e.get("low")),
-                high=_num(e.get("high")),
-                note=str(e.get("note") or ""),
-                guard=e.get("guard"),
-            )
-            if q.value is None and (q.low is None or q.high is None):
-                raise RepcapError(f"{root / 'quotes.yaml'}: {qid} needs a value or a low and a high")
-            out[qid] = q
+            q = _quote_row(path, source, name, e)
+            out[q.id] = q
+    return out
+
+
+@functools.lru_cache(maxsize=1)
+def quotes() -> dict[str, Quote]:
+    """Every quote by id (see the module docstring); a malformed entry is one line naming it."""
+    root = reference_dir()
+    out = load_quotes(root / "quotes.yaml")
     for row in _read_csv(root / "guha2026_laws.csv"):
         for col in ("C", "a", "b", "c", "R2", "MAPE_pct", "NRMSE_pct"):
             v = _num(row.get(col))
@@ -228,6 +381,37 @@ def guha_packings(kind: str = "optimized") -> Any:
 
 COMPARES = ("abs", "rel", "range", "above", "below", "equal")
 DERIVES = (None, "ratio", "slope")
+#: What a row's number is (Methods defines them): the source's formula on the source's inputs, the
+#: source's own method on the source's own data, or data we computed.
+KINDS = ("arithmetic", "re-analysis", "measurement")
+#: The profiles a row may name in ``checked_by`` (``reference``: the committed reference bundle).
+CHECK_PROFILES = ("smoke", "quick", "reference", "paper")
+CLAIM_FIELDS = (
+    "id",
+    "short",
+    "source",
+    "kind",
+    "context",
+    "claim",
+    "quote",
+    "derive",
+    "at",
+    "threshold",
+    "source_text",
+    "where",
+    "compare",
+    "tolerance",
+    "tolerance_why",
+    "ours",
+    "checked_by",
+    "if_differs",
+    "explained",
+    "decide",
+    "min_n",
+    "chapter",
+    "figure",
+    "fmt",
+)
 
 
 @dataclass(frozen=True)
@@ -243,6 +427,8 @@ class Claim:
     ours: str
     checked_by: tuple[str, ...] | None  # None: every profile
     chapter: str
+    kind: str = "measurement"
+    context: bool = False  # a context note: shown, not a claim of the source, not counted
     figure: str | None = None
     quote_ids: tuple[str, ...] = ()
     derive: str | None = None
@@ -251,6 +437,9 @@ class Claim:
     source_text: str = ""
     fmt: str = ".4g"
     if_differs: str = ""
+    explained: str = ""  # a systematic, explained gap: the verdict says "differs (explained: ...)"
+    decide: str = ""  # what would decide the row when the evidence is inconclusive
+    min_n: int = 1  # the fewest points (widths, seeds, models) on which the row may be decided
     where_text: str = ""  # where the claim stands, for rows that quote no number
     short: str = ""  # a few words naming the claim
 
@@ -304,55 +493,219 @@ class Claim:
         return "published" if all(q.published for q in self.quotes) else "ours"
 
 
+def check_fmt(fmt: str) -> str | None:
+    """Why ``fmt`` cannot print a number (None if it can): it is tried on one."""
+    if fmt == "d":
+        return None
+    try:
+        pretty(1234.5678, fmt)
+        pretty(-0.012345, fmt)
+    except (ValueError, TypeError) as exc:
+        return str(exc)
+    return None
+
+
+def _chapters() -> set[str] | None:
+    """The notebook names of this checkout (None where there is no notebooks folder)."""
+    nb = reference_dir().parents[1] / "notebooks"
+    return {p.stem for p in nb.glob("[0-9][0-9]_*.py")} if nb.is_dir() else None
+
+
+def _claim_row(path: Path, i: int, r: Any, seen: dict[str, Claim], chapters: set[str] | None) -> Claim:
+    name = r.get("id") if isinstance(r, dict) else None
+    label = f"claim {name!r}" if isinstance(name, str) and name.strip() else f"row {i + 1}"
+    f = _Fields(f"{_display(path)}: {label}", r, CLAIM_FIELDS)
+    cid = f.text("id", required=True)
+    if cid in seen:
+        raise f.fail("its id is used by an earlier row")
+    source = f.choice("source", tuple(SOURCES), required=True)
+    compare = f.choice("compare", COMPARES, required=True)
+    derive = f.choice("derive", DERIVES)
+    kind = f.choice("kind", KINDS, required=True)
+    qids = f.names("quote")
+    threshold = f.number("threshold")
+    if not qids and threshold is None:
+        raise f.fail("needs a quote or a threshold")
+    if qids and threshold is not None:
+        raise f.fail("give a quote or a threshold, not both")
+    for qid in qids:
+        if qid not in quotes():
+            raise f.fail(
+                f"quote {qid!r} is not in data/reference (quotes.yaml, guha2026_laws.csv, guha2026_table1.csv)"
+            )
+    at_raw = r.get("at")
+    if at_raw is not None and not isinstance(at_raw, list):
+        raise f.fail(f"at {_short(at_raw)} is not a list of numbers")
+    at = tuple(_Fields(f.where, {"at": x}, ("at",)).number("at") or 0.0 for x in at_raw or ())
+    if derive is not None and len(qids) != 2:
+        raise f.fail(f"derive {derive!r} needs two quotes, has {len(qids)}")
+    if derive == "slope" and (len(at) != 2 or min(at) <= 0 or at[0] == at[1]):
+        raise f.fail("derive 'slope' needs at: two different positive numbers, one per quote")
+    if compare == "range" and not qids:
+        raise f.fail("compare 'range' needs a quote with a low and a high")
+    if compare == "rel" and threshold == 0:
+        raise f.fail("compare 'rel' needs a non-zero source value")
+    tolerance = f.number("tolerance", required=True, low=0.0)
+    cb = r.get("checked_by")
+    if cb is None:
+        raise f.fail("needs checked_by: 'all' or a list of profiles")
+    checked_by: tuple[str, ...] | None
+    if cb == "all":
+        checked_by = None
+    else:
+        checked_by = () if cb == [] else f.names("checked_by")
+        bad = [p for p in checked_by if p not in CHECK_PROFILES]
+        if bad:
+            raise f.fail(f"checked_by {bad[0]!r} is not a profile; use 'all' or some of {', '.join(CHECK_PROFILES)}")
+    chapter = f.text("chapter", required=True)
+    if chapters is not None and chapter not in chapters:
+        import difflib
+
+        near = difflib.get_close_matches(chapter, sorted(chapters), n=1)
+        raise f.fail(f"chapter {chapter!r} is not a notebook" + (f" (did you mean {near[0]!r}?)" if near else ""))
+    figure = f.text("figure") or None
+    if figure is not None and not figure.startswith("fig-"):
+        raise f.fail(f"figure {figure!r} is not a figure label (fig-...)")
+    fmt = f.text("fmt", default=".4g")
+    bad_fmt = check_fmt(fmt)
+    if bad_fmt:
+        raise f.fail(f"fmt {fmt!r} cannot print a number ({bad_fmt})")
+    min_n = f.number("min_n", low=1)
+    if min_n is not None and not float(min_n).is_integer():
+        raise f.fail(f"min_n {min_n:g} is not a whole number")
+    c = Claim(
+        id=cid,
+        source=source,
+        claim=f.text("claim", required=True),
+        compare=compare,
+        tolerance=float(tolerance or 0.0),
+        tolerance_why=f.text("tolerance_why", required=True),
+        ours=f.text("ours", required=True),
+        checked_by=checked_by,
+        chapter=chapter,
+        kind=kind,
+        context=bool(f.flag("context")),
+        figure=figure,
+        quote_ids=qids,
+        derive=derive,
+        at=at,
+        threshold=threshold,
+        source_text=f.text("source_text"),
+        fmt=fmt,
+        if_differs=f.text("if_differs"),
+        explained=f.text("explained"),
+        decide=f.text("decide"),
+        min_n=int(min_n or 1),
+        where_text=f.text("where"),
+        short=f.text("short", default=cid),
+    )
+    if (
+        c.compare in ("abs", "rel", "equal", "above", "below")
+        and c.derive is None
+        and qids
+        and c.quotes[0].value is None
+    ):
+        raise f.fail(f"compare {compare!r} needs a quote with a value; {qids[0]!r} is a range")
+    return c
+
+
+def _table1_rows() -> list[Claim]:
+    """One row per model of Guha's Table 1 (issue 19.5): his ε against ours, within his bf16 rounding,
+    checked by the ``paper`` profile, which loads the 45 models."""
+    out = []
+    for row in _read_csv(reference_dir() / "guha2026_table1.csv"):
+        key = key_of(row["hf_repo"])
+        qid = f"guha2026.table1.{key}.eps"
+        if qid not in quotes():
+            continue
+        eps = quotes()[qid].value or 0.0
+        class1 = eps > 0.2
+        out.append(
+            Claim(
+                id=f"guha-table1-eps-{key}",
+                source="guha2026",
+                claim=f"{row['model']} (d = {row['d_model']}) has ε = {eps:.5f} (Table 1).",
+                compare="abs",
+                tolerance=1e-3 if class1 else 3e-4,
+                tolerance_why=(
+                    "his bf16 pipeline rounds μ and σ to bf16 (8 significant bits): at a Class 1 ε of "
+                    "0.2-0.6 that is of order 1e-4 to 1e-3"
+                    if class1
+                    else "his bf16 pipeline rounds μ and σ to bf16 (8 significant bits): at a Class 2 ε "
+                    "below 0.1 that is a few 1e-4"
+                ),
+                ours="exact ε = μ + 2σ over all pairs of the checkpoint's embedding (float64 moments)",
+                checked_by=("paper",),
+                chapter="02_embedding_eps",
+                kind="measurement",
+                figure="fig-eps-vs-d",
+                quote_ids=(qid,),
+                fmt=".5f",
+                if_differs="the checkpoint on the hub is not the one he measured, or his bf16 rounding is larger here",
+                short=f"ε of {row['model']}",
+            )
+        )
+    return out
+
+
+def _liu_head_rows() -> list[Claim]:
+    """One row per LM head of Liu et al.'s Fig. 8a (issue 19.5): m E[cos²] against the range of
+    its family's points, checked by the ``paper`` profile, which loads the 27 heads."""
+    out = []
+    for row in _read_csv(reference_dir() / "liu2025_llm_models.csv"):
+        fam = row["family"].lower().replace("qwen2.5", "qwen").replace("-", "")
+        qid = f"liu2025.fig8a_m_overlap_{fam}"
+        if qid not in quotes():
+            continue
+        key = key_of(row["hf_repo"])
+        out.append(
+            Claim(
+                id=f"liu-head-overlap-{key}",
+                source="liu2025",
+                claim=f"The LM head of {row['hf_repo']} (m = {row['width_m']}) sits among its family's points of Fig. 8a.",
+                compare="range",
+                tolerance=0.0,
+                tolerance_why="the range of the family's points digitised from Fig. 8a; a single point's reading "
+                "is good to a few per cent on its log axis, well inside the family's spread",
+                ours="m E[cos²] of the head: all rows, padding included, no centring (their LLMs/overlap-0.py)",
+                checked_by=("paper",),
+                chapter="04_lm_head_overlap",
+                kind="measurement",
+                figure="fig-overlap-vs-width",
+                quote_ids=(qid,),
+                fmt=".1f",
+                if_differs="the checkpoint or the head tensor differs from the one they read",
+                short=f"head overlap of {key}",
+            )
+        )
+    return out
+
+
+def load_claims(path: Path) -> dict[str, Claim]:
+    """The rows of one ``claims.yaml``, in file order, each field checked (type, range, vocabulary;
+    ``fmt`` tried on a number; quote ids resolved); a malformed row is one line naming the file, the
+    claim and the field."""
+    rows = load_yaml(path) or []
+    if not isinstance(rows, list):
+        raise RepcapError(f"{_display(path)}: must be a list of claim rows (each starting with '- id:')")
+    out: dict[str, Claim] = {}
+    chapters = _chapters()
+    for i, r in enumerate(rows):
+        c = _claim_row(path, i, r, out, chapters)
+        out[c.id] = c
+    return out
+
+
 @functools.lru_cache(maxsize=1)
 def claims() -> dict[str, Claim]:
-    """Every scorecard row by id, in file order; malformed rows are a clear error."""
-    import yaml
-
+    """Every scorecard row by id: those of ``claims.yaml`` in file order, then one per model of
+    Guha's Table 1 and of Liu et al.'s 27 heads (checked by ``paper``)."""
     path = reference_dir() / "claims.yaml"
-    rows = yaml.safe_load(path.read_text(encoding="utf-8")) or []
-    out: dict[str, Claim] = {}
-    for r in rows:
-        cid = r.get("id")
-        where = f"{path}: claim {cid!r}"
-        if not cid or cid in out:
-            raise RepcapError(f"{where}: needs a unique id")
-        if r.get("compare") not in COMPARES:
-            raise RepcapError(f"{where}: compare must be one of {COMPARES}")
-        if r.get("derive") not in DERIVES:
-            raise RepcapError(f"{where}: derive must be one of {DERIVES[1:]}")
-        q = r.get("quote")
-        qids = tuple(q) if isinstance(q, list) else ((q,) if q else ())
-        if not qids and r.get("threshold") is None:
-            raise RepcapError(f"{where}: needs a quote or a threshold")
-        if qids and r.get("threshold") is not None:
-            raise RepcapError(f"{where}: give a quote or a threshold, not both")
-        cb = r.get("checked_by")
-        checked_by = None if cb == "all" else tuple(cb or ())
-        c = Claim(
-            id=cid,
-            source=r["source"],
-            claim=str(r["claim"]),
-            compare=r["compare"],
-            tolerance=float(r.get("tolerance") or 0.0),
-            tolerance_why=str(r.get("tolerance_why", "")),
-            ours=str(r.get("ours", "")),
-            checked_by=checked_by,
-            chapter=str(r["chapter"]),
-            figure=r.get("figure"),
-            quote_ids=qids,
-            derive=r.get("derive"),
-            at=tuple(float(x) for x in r.get("at") or ()),
-            threshold=_num(r.get("threshold")),
-            source_text=str(r.get("source_text") or ""),
-            fmt=str(r.get("fmt") or ".4g"),
-            if_differs=str(r.get("if_differs") or ""),
-            where_text=str(r.get("where") or ""),
-            short=str(r.get("short") or cid),
-        )
-        for qid in qids:
-            quote(qid)  # unknown quote ids fail here, naming the claim's file
-        out[cid] = c
+    out = load_claims(path)
+    for c in _table1_rows() + _liu_head_rows():
+        if c.id in out:
+            raise RepcapError(f"{_display(path)}: claim {c.id!r}: the id is taken by a generated per-model row")
+        out[c.id] = c
     return out
 
 
@@ -403,7 +756,9 @@ def _spellings(x: float) -> list[str]:
 
 __all__ = [
     "BIBKEYS",
+    "CHECK_PROFILES",
     "COMPARES",
+    "KINDS",
     "SOURCES",
     "Claim",
     "Quote",
@@ -412,6 +767,9 @@ __all__ = [
     "guarded_literals",
     "guha_packings",
     "laws_table",
+    "load_claims",
+    "load_quotes",
+    "load_yaml",
     "quote",
     "quotes",
     "reference_dir",

@@ -1,4 +1,5 @@
-"""The scorecard's verdicts are computed from the two numbers and the stated tolerance."""
+"""The scorecard's verdicts are computed from the two numbers, their intervals and the stated
+tolerance; rows have a kind, and the pages count by kind."""
 
 from __future__ import annotations
 
@@ -32,11 +33,55 @@ def test_ranges_bounds_and_counts():
     assert verdict(0, "equal", value=0).ok and not verdict(1, "equal", value=0).ok
 
 
+def test_an_interval_across_the_boundary_is_inconclusive():
+    # Guha's Class-2 correlation: rho = -0.217 with an interval across 0, for a claim "below 0"
+    v = verdict(-0.217, "below", value=0.0, ours_low=-0.538, ours_high=0.160, decide="more Class-2 models")
+    assert v.kind == "inconclusive" and v.text.endswith("decided by more Class-2 models")
+    # the same point with an interval on one side decides
+    assert verdict(-0.217, "below", value=0.0, ours_low=-0.4, ours_high=-0.05).ok
+    assert verdict(0.3, "below", value=0.0, ours_low=0.1, ours_high=0.5).kind == "differs"
+    # the four-constant a = 1.067 [1.047, 1.086] against 1 +- 0.05: across 1.05
+    assert verdict(1.067, "abs", value=1.0, tolerance=0.05, ours_low=1.047, ours_high=1.086).kind == "inconclusive"
+    # c = 0.972 [0.964, 0.980] lies inside
+    assert verdict(0.972, "abs", value=1.0, tolerance=0.05, ours_low=0.964, ours_high=0.980).ok
+    # a range claim: a wide interval reaching out of the source's error bar
+    assert verdict(1.0, "range", low=1.09, high=1.278, ours_low=-1.55, ours_high=3.80).kind == "inconclusive"
+    assert verdict(0.62, "range", low=1.09, high=1.278, ours_low=0.5, ours_high=0.7).kind == "differs"
+
+
+def test_a_source_interval_counts_too():
+    # the source gives 1.184 with an error bar 1.09..1.278; ours exact at 1.2 with tolerance 0.05:
+    # within 0.05 of some source values, not of all
+    v = verdict(1.2, "abs", value=1.184, low=1.09, high=1.278, tolerance=0.05)
+    assert v.kind == "inconclusive" and "source's interval" in v.text
+    assert verdict(1.6, "abs", value=1.184, low=1.09, high=1.278, tolerance=0.05).kind == "differs"
+    assert verdict(1.19, "abs", value=1.184, low=1.17, high=1.2, tolerance=0.05).ok
+
+
+def test_a_fit_on_too_few_points_never_decides():
+    # a slope on 3 widths is inconclusive even when its point estimate sits in the band
+    v = verdict(1.1, "range", low=1.09, high=1.278, n=3, n_of="widths", min_n=4, decide="more widths")
+    assert v.kind == "inconclusive" and "3 widths" in v.text and "at least 4" in v.text
+    assert verdict(0.5, "range", low=1.09, high=1.278, n=3, min_n=4).kind == "inconclusive"  # nor fails
+    assert verdict(1.1, "range", low=1.09, high=1.278, n=6, min_n=4).ok
+
+
+def test_explained_gaps_and_undecided_runs():
+    v = verdict(0.056, "abs", value=0.0, tolerance=0.01, explained="his k = 2000 cells used M = 60")
+    assert v.kind == "differs (explained)" and v.text == "differs (explained: his k = 2000 cells used M = 60)"
+    # an explanation never turns a pass into a difference
+    assert verdict(0.005, "abs", value=0.0, tolerance=0.01, explained="x").ok
+    v = verdict(0.84, "abs", value=0.9, tolerance=0.1, undecided="the peak is not reached", decide="a longer grid")
+    assert v.kind == "inconclusive" and v.text == "inconclusive: the peak is not reached; decided by a longer grid"
+
+
 def test_missing_numbers_are_not_checked_and_name_the_profile():
     v = verdict(None, "abs", value=76.5, checked_by=("reference", "paper"))
     assert v.kind == "not checked in this profile"
     assert v.text == "not checked in this profile (checked by `reference`, `paper`)"
     assert verdict(float("nan"), "abs", value=1.0, checked_by=()).text.endswith("(no profile can check it)")
+    v = verdict(None, "abs", value=1.0, checked_by=("paper",), decide="needs an untied Class-2 model (`paper`)")
+    assert v.text == "not checked in this profile (checked by `paper`): needs an untied Class-2 model (`paper`)"
 
 
 def test_bad_rows_are_clear_errors():
@@ -60,40 +105,65 @@ def test_the_profile_that_checks_a_claim_decides():
     assert scorecard.evaluate(c, [dict(far, note="stopped early")]).verdict.text == "differs: stopped early"
 
 
+def test_the_strong_rows_compare_per_gamma_and_need_widths():
+    """Liu's Fig. 6e rows: ours (gamma = -1) against the plotted gamma = -0.778 series' error bar;
+    the reference fit on 3 widths is inconclusive, as the issue's [-1.55, 3.80] interval."""
+    c = reference.claim("liu-strong-a10")
+    value, low, high = c.source_value()
+    assert value == pytest.approx(1.184) and (low, high) == (pytest.approx(1.090), pytest.approx(1.278))
+    assert "no γ = −1 series" in c.claim
+    f = {"claim": c.id, "value": 1.12, "low": -1.55, "high": 3.80, "n": 3, "n_of": "widths", "profile": "reference"}
+    row = scorecard.evaluate(c, [f])
+    assert row.verdict.kind == "inconclusive" and "3 widths" in row.verdict.text
+    assert row.evidence == "95% interval [-1.550, 3.800], n = 3 widths"
+    assert scorecard.evaluate(c, [dict(f, n=6, low=1.1, high=1.2)]).verdict.ok
+
+
+def test_guha_cells_differ_for_the_stated_reason():
+    c = reference.claim("guha-cells")
+    row = scorecard.evaluate(c, [{"claim": c.id, "value": 0.056, "profile": "reference", "n": 7}])
+    assert row.verdict.kind == "differs (explained)" and "M = 60" in row.verdict.text
+
+
+def _rec(cid, value, **kw):
+    return {"claim": cid, "value": value, "profile": "quick", "chapter": reference.claim(cid).chapter, **kw}
+
+
 def test_pages_from_findings_on_disk(tmp_path):
     (tmp_path / "findings").mkdir()
     (tmp_path / "figures").mkdir()
     (tmp_path / "figures" / "fig-eps-vs-d.json").write_text("{}")
     recs = [
-        {
-            "claim": "guha-eps-gemma",
-            "value": 0.4153,
-            "profile": "quick",
-            "chapter": "02_embedding_eps",
-            "figure": "fig-eps-vs-d",
-            "note": "",
-            "provenance": "",
-        },
-        {
-            "claim": "guha-empty-band",
-            "value": 2,
-            "profile": "quick",
-            "chapter": "02_embedding_eps",
-            "figure": "fig-eps-vs-d",
-            "note": "two encoders",
-            "provenance": "",
-        },
+        _rec("guha-eps-gemma", 0.4153, exact=True, figure="fig-eps-vs-d"),
+        _rec("guha-empty-band", 2, note="two decoders in the band", n=5, n_of="decoders", exact=True),
+        _rec("guha-jl8-llama", 8.415, exact=True),
+        _rec("liu-lmhead-level", 33.9, n=3, n_of="heads"),  # a context note
     ]
     (tmp_path / "findings" / "02_embedding_eps.json").write_text(json.dumps({"findings": recs}))
     scorecard.write_pages(tmp_path)
     page = (tmp_path / "scorecard.md").read_text()
-    assert page.count("\n* - ") == len(reference.claims()) + 3  # every claim, and a header row per source
+    main = [c for c in reference.claims().values() if not c.id.startswith(("guha-table1-eps-", "liu-head-overlap-"))]
+    assert page.count("\n* - ") == len(main) + page.count(":header-rows: 1")  # every claim, a header per table
     assert "reproduced within 0.00024" in page and "{numref}`fig-eps-vs-d`" in page
     assert "{numref}`fig-packing-parallel`" not in page  # no link to a figure this build lacks
+    assert "## Context notes" in page and "33.9" in page
+    assert "\n  - exact\n" in page or "\n    exact\n" in page  # the evidence of an exact row
+    # counts by kind: the measurements lead; the context note is not counted
+    n_meas = sum(c.kind == "measurement" and not c.context for c in main)
+    assert f"**measurements**: 1 reproduced, 1 differ, 0 inconclusive, {n_meas - 2} not checked" in page
+    assert "**arithmetic** 1 reproduced" in page
+    # one row per model of Table 1 and of Liu's heads, checked by paper
+    assert page.count("ε of ") >= 45 and "head overlap of gpt2" in page
+    assert page.count("not checked in this profile (checked by `paper`)") >= 72
+    # each row links its own definition
+    assert "{ref}`measurement <sc-guha-eps-gemma>`" in page and "(sc-guha-eps-gemma)=" in page
     summary = (tmp_path / "scorecard_summary.md").read_text()
-    assert "**1**" in summary and "two encoders" in summary  # reproduced count; the one that differs
-    assert "76.5° at 10,000 × 100" in summary and "checked by `reference`, `paper`" in summary
-    assert "| guha-eps-gemma | abs | 0.001 |" in (tmp_path / "scorecard_tolerances.md").read_text()
+    lines = summary.strip().splitlines()
+    assert len(lines) == 5 and lines[0].startswith("1. **What is checked.**")
+    assert "the empty 0.1–0.2 band" in lines[2] and "1 of the" in lines[1]
+    tol = (tmp_path / "scorecard_tolerances.md").read_text()
+    assert "| guha-eps-gemma | measurement | abs | 0.001 |" in tol
+    assert "| liu-lmhead-level | measurement (context) |" in tol
 
 
 def test_cells_that_start_like_markdown_blocks_are_escaped():
@@ -102,3 +172,72 @@ def test_cells_that_start_like_markdown_blocks_are_escaped():
 
     assert _cell("> 0.2") == "\\> 0.2" and _cell("-1.363") == "\\-1.363"
     assert _cell("0.2 | 0.3\nx") == "0.2 \\| 0.3 x"
+
+
+def test_counts_by_kind_leave_context_notes_out():
+    rows = scorecard.evaluate_all([])
+    by = scorecard.counts_by_kind(rows)
+    n_claims = sum(not c.context for c in reference.claims().values())
+    assert sum(sum(v.values()) for v in by.values()) == n_claims
+    assert sum(by["per-model"].values()) == 45 + 27
+
+
+def test_record_carries_interval_n_and_exactness(tmp_path, monkeypatch):
+    from repcap import findings
+
+    monkeypatch.setenv("REPCAP_FINDINGS_DIR", str(tmp_path))
+    monkeypatch.setenv("REPCAP_OUTPUT_NAME", "t_chapter")
+    monkeypatch.setattr(findings, "_RECORDS", {})
+    findings.record("liu-strong-a10", 1.12, low=-1.55, high=3.8, n=3, n_of="widths", profile="reference")
+    findings.record("guha-jl8-llama", 8.415, exact=True, profile="quick")
+    findings.record("yoder-C-peak", 0.84, undecided="the peak is not reached", profile="quick")
+    recs = {r["claim"]: r for r in json.loads((tmp_path / "t_chapter.json").read_text())["findings"]}
+    assert recs["liu-strong-a10"]["low"] == -1.55 and recs["liu-strong-a10"]["n"] == 3
+    assert recs["guha-jl8-llama"]["exact"] is True and recs["guha-jl8-llama"]["low"] is None
+    row = scorecard.evaluate(reference.claim("yoder-C-peak"), [recs["yoder-C-peak"]])
+    assert row.verdict.kind == "inconclusive" and "peak is not reached" in row.verdict.text
+    with pytest.raises(Exception, match="n 2.5 is not a count"):
+        findings.record("guha-jl8-llama", 1.0, n=2.5)
+    with pytest.raises(Exception, match="low 'x' is not a number"):
+        findings.record("guha-jl8-llama", 1.0, low="x")
+
+
+def test_spearman_and_interval_against_closed_forms():
+    import math
+
+    from scipy import stats
+
+    from repcap import findings
+
+    x = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
+    y = [2, 1, 4, 3, 6, 5, 8, 7, 10, 9]
+    r = findings.spearman(x, y)
+    rho = 1 - 6 * sum((a - b) ** 2 for a, b in zip(x, y, strict=True)) / (10 * (100 - 1))  # no ties: closed form
+    assert r["value"] == pytest.approx(rho) and r["n"] == 10
+    se = math.sqrt(1.06 / 7)
+    assert r["low"] == pytest.approx(math.tanh(math.atanh(rho) - 1.959963985 * se))
+    assert r["high"] == pytest.approx(math.tanh(math.atanh(rho) + 1.959963985 * se))
+    iv = findings.interval(1.0, 0.1, dof=5)
+    assert iv["high"] - 1.0 == pytest.approx(0.1 * stats.t.ppf(0.975, 5))
+    # Guha's Table 1, Class 2 (his 31 rows below 0.1): rho about -0.22 with an interval across 0
+    from repcap import catalog
+
+    c2 = [e for e in catalog.guha_models() if e.eps_reported is not None and e.eps_reported < 0.1]
+    g = findings.spearman([e.d_model for e in c2], [e.eps_reported for e in c2])
+    assert g["n"] == 31 and g["value"] == pytest.approx(-0.2172, abs=1e-3) and g["low"] < 0 < g["high"]
+
+
+def test_strings_from_findings_reach_the_page_as_text():
+    """A note or provenance from a findings file (or a forged bundle) never becomes HTML or a role."""
+    c = reference.claim("yoder-76-degrees")
+    f = {
+        "claim": c.id,
+        "value": 60.0,
+        "profile": "reference<x>",
+        "chapter": "06_packing`}{raw}",
+        "note": "<img src=x onerror=alert(1)> and {ref}`x`",
+        "provenance": "<script>alert(1)</script>",
+    }
+    page = scorecard.scorecard_markdown([scorecard.evaluate(c, [f])], set())
+    assert "<img" not in page and "<script" not in page and "&lt;img" in page and "&lt;script" in page
+    assert "{ref}`x`" not in page and "{doc}`06_packingraw`" in page and "`referencex`" in page
