@@ -39,6 +39,7 @@ DATA_FILES = (
     "guha2026_table1.csv",
     "guha2026_optimized_packing.csv",
     "guha2026_random_packing.csv",
+    "liu2025_llm_models.csv",
 )
 
 

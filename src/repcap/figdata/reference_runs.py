@@ -1,0 +1,152 @@
+"""The tables behind the reference runs' figures (the shipped ``reference`` bundle): Guha's cells at
+two exponent rules against his stored values, Yoder's C against N/k at small d, and Liu et al.'s
+width exponents per (gamma, alpha) with their intervals and the seed spread.
+
+Each function takes plain records (a bundle lookup's ``found``: objects with ``config`` and
+``result``) and returns a tidy frame; nothing here reads a file.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .. import RepcapError
+from ..fits import fit_exponent
+
+
+def _rows(found: Iterable[Any]) -> list[tuple[dict, dict]]:
+    return [(dict(f.config), dict(f.result)) for f in found]
+
+
+def guha_cells(m40: Iterable[Any], m60: Iterable[Any], stored: pd.DataFrame) -> pd.DataFrame:
+    """One row per (k, d, rule): our eps* under his code's exponent rule (``M = 40`` for k <= 4000)
+    and under ``M = 60``, his stored eps*, and the relative gap ``ours / his - 1``."""
+    his = {(int(r.k), int(r.d)): float(r.eps_star) for r in stored.itertuples()}
+    out = []
+    for rule, found in (("M = 40 (his code)", m40), ("M = 60", m60)):
+        for cfg, res in _rows(found):
+            k, d = int(cfg["k"]), int(cfg["d"])
+            if k > 4000 and rule.startswith("M = 40"):
+                rule_here = "his code (k > 4000: M = 60)"
+            else:
+                rule_here = rule
+            ref = his.get((k, d))
+            eps = float(res["eps_star"])
+            out.append(
+                {
+                    "k": k,
+                    "d": d,
+                    "rule": rule_here,
+                    "p": float(res["p"]) if res.get("p") is not None else float("nan"),
+                    "eps_ours": eps,
+                    "eps_his": ref if ref is not None else float("nan"),
+                    "gap": eps / ref - 1.0 if ref else float("nan"),
+                    "seconds": float(res.get("seconds") or float("nan")),
+                }
+            )
+    cols = ["k", "d", "rule", "p", "eps_ours", "eps_his", "gap", "seconds"]
+    return pd.DataFrame(out, columns=cols).sort_values(["d", "k", "rule"]).reset_index(drop=True)
+
+
+def c_curve(found: Iterable[Any]) -> pd.DataFrame:
+    """Yoder's constant ``C = eps*^2 d / ln k`` of each optimised packing of ``k = ratio x d``
+    vectors in R^d, one row per cell (``ratio`` is his N/k: vectors per dimension)."""
+    out = []
+    for cfg, res in _rows(found):
+        k, d = int(cfg["k"]), int(cfg["d"])
+        eps = float(res["eps_star"])
+        out.append({"d": d, "k": k, "ratio": k / d, "eps_star": eps, "C": eps**2 * d / math.log(k)})
+    cols = ["d", "k", "ratio", "eps_star", "C"]
+    return pd.DataFrame(out, columns=cols).sort_values(["d", "ratio"]).reset_index(drop=True)
+
+
+def c_curve_shape(curve: pd.DataFrame) -> dict[str, Any]:
+    """The peak of the C curve and whether it falls after it, over all dimensions pooled by ratio
+    (the median C at each N/k): ``peak`` and ``peak_ratio``; ``interior`` (the peak has points on
+    both sides, so the grid brackets it); ``last`` (C at the largest ratio) and ``fall`` (last /
+    peak); ``n_ratios``."""
+    if curve.empty:
+        return {"peak": None, "peak_ratio": None, "interior": False, "last": None, "fall": None, "n_ratios": 0}
+    by = curve.groupby("ratio").C.median().sort_index()
+    i = int(np.argmax(by.to_numpy()))
+    peak, last = float(by.iloc[i]), float(by.iloc[-1])
+    return {
+        "peak": peak,
+        "peak_ratio": float(by.index[i]),
+        "interior": 0 < i < len(by) - 1,
+        "last": last,
+        "fall": last / peak,
+        "n_ratios": int(len(by)),
+    }
+
+
+def width_exponents(found: Iterable[Any], *, m_min: float = 0, m_max: float = math.inf) -> pd.DataFrame:
+    """Liu et al.'s ``alpha_m``: the slope of log loss against log width, one fit per (gamma,
+    alpha, seed) over the widths in ``[m_min, m_max]``, with its 95% t interval and the widths it
+    used.  A (gamma, alpha, seed) with fewer than 3 widths gets no fit (``alpha_m`` NaN, its
+    widths listed)."""
+    rows = [
+        {
+            "gamma": float(c["gamma"]),
+            "alpha": float(c["alpha"]),
+            "seed": int(c.get("seed", 0)),
+            "m": int(c["m"]),
+            "loss": float(r["loss"]),
+        }
+        for c, r in _rows(found)
+        if m_min <= float(c["m"]) <= m_max
+    ]
+    cols = ["gamma", "alpha", "seed", "alpha_m", "low", "high", "n_widths", "widths"]
+    if not rows:
+        return pd.DataFrame(columns=cols)
+    df = pd.DataFrame(rows)
+    out = []
+    for (g, a, s), grp in df.groupby(["gamma", "alpha", "seed"]):
+        widths = sorted(grp.m.unique())
+        rec = {"gamma": g, "alpha": a, "seed": s, "n_widths": len(widths), "widths": widths}
+        if len(widths) >= 3:
+            fit = fit_exponent(grp.m, grp.loss)
+            rec |= {"alpha_m": fit.alpha_m, "low": fit.ci_low, "high": fit.ci_high}
+        else:
+            rec |= {"alpha_m": float("nan"), "low": float("nan"), "high": float("nan")}
+        out.append(rec)
+    return pd.DataFrame(out, columns=cols).sort_values(["gamma", "alpha", "seed"]).reset_index(drop=True)
+
+
+def exponent_summary(fits: pd.DataFrame) -> pd.DataFrame:
+    """Per (gamma, alpha): seed 0's fit and interval, and over the seeds that have a fit their
+    mean, standard deviation and count (``n_seeds``)."""
+    cols = ["gamma", "alpha", "alpha_m", "low", "high", "n_widths", "seed_mean", "seed_sd", "n_seeds"]
+    if fits.empty:
+        return pd.DataFrame(columns=cols)
+    out = []
+    for (g, a), grp in fits.groupby(["gamma", "alpha"]):
+        ok = grp[np.isfinite(grp.alpha_m.astype(float))]
+        first = grp[grp.seed == grp.seed.min()].iloc[0]
+        out.append(
+            {
+                "gamma": g,
+                "alpha": a,
+                "alpha_m": float(first.alpha_m),
+                "low": float(first.low),
+                "high": float(first.high),
+                "n_widths": int(first.n_widths),
+                "seed_mean": float(ok.alpha_m.mean()) if len(ok) else float("nan"),
+                "seed_sd": float(ok.alpha_m.std(ddof=1)) if len(ok) > 1 else float("nan"),
+                "n_seeds": int(len(ok)),
+            }
+        )
+    return pd.DataFrame(out, columns=cols)
+
+
+def digitised_series(quotes: Sequence[tuple[float, float, float, float]]) -> pd.DataFrame:
+    """Fig. 6e's digitised points ``(alpha, gamma, value, error)`` as a frame."""
+    for q in quotes:
+        if len(q) != 4 or not all(isinstance(x, (int, float)) for x in q):
+            raise RepcapError(f"a digitised Fig. 6e point is (alpha, gamma, value, error), got {q!r}")
+    return pd.DataFrame(list(quotes), columns=["alpha", "gamma", "alpha_m", "error"])

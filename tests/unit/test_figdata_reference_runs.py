@@ -1,0 +1,77 @@
+"""The reference runs' tables against closed forms and hand computations."""
+
+from __future__ import annotations
+
+import math
+from types import SimpleNamespace as NS
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from repcap import RepcapError
+from repcap.figdata import reference_runs as rr
+
+
+def _f(config, result):
+    return NS(config=config, result=result)
+
+
+def test_guha_cells_gap_against_his_stored_values():
+    stored = pd.DataFrame({"k": [2000, 8000], "d": [32, 32], "eps_star": [0.30, 0.40]})
+    m40 = [
+        _f({"k": 2000, "d": 32}, {"eps_star": 0.318, "p": 11.0, "seconds": 2.0}),
+        _f({"k": 8000, "d": 32}, {"eps_star": 0.40, "p": 17.0}),
+    ]
+    m60 = [_f({"k": 2000, "d": 32}, {"eps_star": 0.3015, "p": 17.0})]
+    t = rr.guha_cells(m40, m60, stored)
+    row = t[(t.k == 2000) & (t.rule == "M = 60")].iloc[0]
+    assert row.gap == pytest.approx(0.3015 / 0.30 - 1) and row.p == 17
+    assert t[(t.k == 2000) & (t.rule.str.startswith("M = 40"))].iloc[0].gap == pytest.approx(0.06)
+    assert t[t.k == 8000].iloc[0].rule.startswith("his code (k > 4000")
+    assert rr.guha_cells([], [], stored).empty
+
+
+def test_c_curve_is_yoders_constant_and_its_shape():
+    # C = eps^2 d / ln k; a curve that rises to ratio 8 and falls after
+    found = []
+    for ratio, C in ((2, 0.3), (4, 0.6), (8, 0.9), (16, 0.5), (32, 0.2)):
+        d, k = 4, 4 * ratio
+        eps = math.sqrt(C * math.log(k) / d)
+        found.append(_f({"k": k, "d": d}, {"eps_star": eps}))
+    curve = rr.c_curve(found)
+    assert curve.C.round(12).tolist() == [0.3, 0.6, 0.9, 0.5, 0.2]
+    shape = rr.c_curve_shape(curve)
+    assert shape["peak"] == pytest.approx(0.9) and shape["peak_ratio"] == 8 and shape["interior"]
+    assert shape["fall"] == pytest.approx(0.2 / 0.9) and shape["n_ratios"] == 5
+    rising = rr.c_curve_shape(curve[curve.ratio <= 8])
+    assert not rising["interior"]  # the peak is the last point: the grid does not bracket it
+    assert rr.c_curve_shape(curve.iloc[:0])["peak"] is None
+
+
+def test_width_exponents_recover_a_power_law_and_its_interval():
+    rng = np.random.default_rng(0)
+    found = []
+    for seed in (0, 1):
+        for m in (10, 15, 25, 39, 63, 100):
+            loss = 3.0 * m**-1.2 * math.exp(rng.normal(0, 0.01))
+            found.append(_f({"m": m, "alpha": 1.0, "gamma": -0.7778, "seed": seed}, {"loss": loss}))
+    found.append(_f({"m": 10, "alpha": 2.0, "gamma": -0.7778}, {"loss": 0.1}))  # one width: no fit
+    fits = rr.width_exponents(found)
+    one = fits[(fits.alpha == 1.0) & (fits.seed == 0)].iloc[0]
+    assert one.alpha_m == pytest.approx(1.2, abs=0.02) and one.low < 1.2 < one.high and one.n_widths == 6
+    assert math.isnan(fits[fits.alpha == 2.0].iloc[0].alpha_m)
+    # exact on noiseless data, and the seed spread
+    exact = rr.width_exponents([_f({"m": m, "alpha": 1, "gamma": 0.3333}, {"loss": m**-0.5}) for m in (10, 25, 63)])
+    assert exact.iloc[0].alpha_m == pytest.approx(0.5, abs=1e-12)
+    s = rr.exponent_summary(fits)
+    a1 = s[s.alpha == 1.0].iloc[0]
+    assert a1.n_seeds == 2 and a1.seed_sd >= 0 and a1.alpha_m == pytest.approx(one.alpha_m)
+    assert rr.width_exponents([]).empty and rr.exponent_summary(rr.width_exponents([])).empty
+    assert rr.width_exponents(found, m_min=20).n_widths.max() == 4
+
+
+def test_digitised_series_refuses_a_malformed_point():
+    assert rr.digitised_series([(1.0, -0.7778, 1.184, 0.094)]).alpha_m.tolist() == [1.184]
+    with pytest.raises(RepcapError):
+        rr.digitised_series([(1.0, "x", 1.0, 0.1)])
