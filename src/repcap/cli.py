@@ -23,15 +23,50 @@ from . import commands as _commands
 NEGATIVE_NUMBER = re.compile(r"^-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$")
 
 
-def build_parser() -> argparse.ArgumentParser:
+class _Listed(Exception):
+    """Raised by :class:`_HelpOnly` once a command's sub-parser (name, help) exists."""
+
+
+class _HelpOnly:
+    """A stand-in for the sub-parsers object handed to a command's ``register``: it makes the
+    command's sub-parser with its name and help and then stops ``register`` (:class:`_Listed`), so
+    the command's flags, and the engines (torch, numba) some of them are read from, are not
+    imported.  ``repcap --help`` lists every command this way; only the command on the line is
+    registered in full."""
+
+    def __init__(self, sub):
+        self.sub = sub
+
+    def add_parser(self, name, **kw):
+        self.sub.add_parser(name, **{k: v for k, v in kw.items() if k in ("help", "description", "aliases")})
+        raise _Listed
+
+
+def _command_on_line(argv: list[str] | None) -> str | None:
+    """The sub-command named on the command line (its first word that is not an option)."""
+    args = sys.argv[1:] if argv is None else argv
+    return next((a for a in args if not a.startswith("-")), None)
+
+
+def build_parser(argv: list[str] | None = None, *, full: bool = True) -> argparse.ArgumentParser:
+    """The parser.  ``full=False``: only the command ``argv`` names gets its flags (the others are
+    listed by name and help), which keeps torch and the engines out of ``repcap --help`` and of an
+    argument error."""
     parser = argparse.ArgumentParser(prog="repcap", description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--version", action="version", version=f"repcap {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    chosen = None if full else _command_on_line(argv)
     for info in sorted(pkgutil.iter_modules(_commands.__path__), key=lambda m: m.name):
         if info.name.startswith("_"):
             continue
         mod = importlib.import_module(f"{_commands.__name__}.{info.name}")
-        mod.register(sub)
+        if full or info.name == chosen:
+            mod.register(sub)
+            continue
+        try:
+            mod.register(_HelpOnly(sub))
+        except _Listed:
+            pass
     _accept_negative_numbers(parser)
     return parser
 
@@ -100,7 +135,7 @@ def _main(argv: list[str] | None) -> int:
 
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _on_sigterm)
-    parser = build_parser()
+    parser = build_parser(argv, full=False)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()

@@ -64,7 +64,7 @@ def test_other_broken_pipes_still_raise(monkeypatch):
         raise BrokenPipeError("a worker's socket")
 
     parser = cli.build_parser()
-    monkeypatch.setattr(cli, "build_parser", lambda: parser)
+    monkeypatch.setattr(cli, "build_parser", lambda *a, **k: parser)
     parser.set_defaults(func=handler)
     with pytest.raises(BrokenPipeError):
         cli.main([])

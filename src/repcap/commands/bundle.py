@@ -18,14 +18,14 @@ import time
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    from ..runs import SCALES, SETS
-    from ..sweep.dask import add_arguments
-
     p = subparsers.add_parser(
         "bundle",
         help="compute a named point set; export, import and check results bundles",
         description="Named point sets (repcap.runs) and results bundles (repcap.bundle).",
     )
+    from ..runs import SCALES, SETS  # after add_parser: `repcap --help` stops there
+    from ..sweep.dask import add_arguments
+
     sub = p.add_subparsers(dest="action", metavar="ACTION", required=True)
     sets = ", ".join(f"{k} ({v})" for k, v in SETS.items())
 

@@ -20,8 +20,6 @@ from . import print_json, strict_json
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    from ..packing import PackConfig
-
     p = subparsers.add_parser(
         "pack",
         help="optimise k unit vectors in R^d (vector packing) and report eps* = max |cos|",
@@ -29,6 +27,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "(Guha 2026; Yoder 2025) and print eps* (max |cos|), the worst pair's angle, "
         "mean |cos|, nearly-parallel pair counts and the final loss.",
     )
+    from ..packing import PackConfig  # after add_parser: `repcap --help` stops there (no torch)
+
     config.add_arguments(p, PackConfig, required=("k", "d"))
     p.add_argument("--json", action="store_true", help="print one JSON object (strict: null for a non-number)")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")

@@ -15,7 +15,6 @@ import json
 import typing
 
 from .. import config
-from ..cosine import TiledConfig
 from . import print_json
 
 #: Help for the TiledConfig fields, which carry no ``config.setting`` metadata of their own (the
@@ -48,6 +47,8 @@ class _Described:
 
 def register(sub) -> None:
     p = sub.add_parser("stats", help="cosine statistics, eps and capacity of a model's embedding", description=__doc__)
+    from ..cosine import TiledConfig  # after add_parser: `repcap --help` stops there (no numba)
+
     p.add_argument("source", help="offline key, catalog key, hub id, model folder or file")
     p.add_argument("--head", action="store_true", help="the output head instead of the input embedding")
     p.add_argument("--tiled", action="store_true", help="also run the tiled pass over all pairs")
@@ -99,6 +100,8 @@ def run(args) -> int:
 
     if args.list_tensors:
         return _list(args)
+    from ..cosine import TiledConfig
+
     stats = dataclasses.asdict(config.from_args(TiledConfig, args))
     _check(stats, args)
     rec = describe(

@@ -21,15 +21,15 @@ REQUIRED_MODEL = ("alpha", "gamma")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    from .. import config
-    from ..toy import ModelSpec, TrainConfig
-
     p = subparsers.add_parser(
         "toy",
         help="train one superposition toy model y = ReLU(x W Wᵀ + b)",
         description="Train one toy model (Liu, Liu & Gore 2025) with the signed weight-decay AdamW and "
         "print the final loss (summed over features), phi_1/2 and the mean square overlap.",
     )
+    from .. import config
+    from ..toy import ModelSpec, TrainConfig  # after add_parser: `repcap --help` stops there (no torch)
+
     config.add_arguments(p, TrainConfig, required=REQUIRED_CONFIG)
     config.add_arguments(p, ModelSpec, required=REQUIRED_MODEL, exclude=("lr",))
     p.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
