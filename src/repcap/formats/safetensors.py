@@ -76,7 +76,7 @@ def _read_header(path: Path) -> tuple[bytes, int, int]:
         raise os_error(path, exc) from None
 
 
-def _check_entry(path: Path, name: str, info, buf: int) -> dict:
+def _check_entry(path: Path | str, name: str, info, buf: int) -> dict:
     """One header entry checked against the data buffer of ``buf`` bytes."""
     bad = f"{path}: malformed safetensors header at tensor {str(name)[:80]!r}"
     if not isinstance(info, dict):
@@ -118,6 +118,14 @@ def check_safetensors(path: str | os.PathLike) -> dict[str, dict]:
     """
     path = Path(path)
     raw, n, size = _read_header(path)
+    return check_header(path, raw, n, size)
+
+
+def check_header(label: Path | str, raw: bytes, n: int, size: int) -> dict[str, dict]:
+    """:func:`check_safetensors` on a header already read: ``raw`` (``n`` bytes) of a file of
+    ``size`` bytes, named ``label`` in errors (the hub's range reads check a remote header so,
+    before any tensor byte is requested)."""
+    path = label
     try:
         header = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:

@@ -16,13 +16,13 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from . import RepcapError
-from .formats import PICKLE_SUFFIXES, load_gguf, load_safetensors, pick_tensor
-from .formats import gguf as gguf_format
-from .formats import safetensors as st_format
-from .formats.common import as_float32, os_error, plain_relative, read_json_object, resolves_inside
-from .formats.names import short
-from .matrix import Embedding, TensorInfo
+from .. import RepcapError
+from ..formats import PICKLE_SUFFIXES, load_gguf, load_safetensors, pick_tensor
+from ..formats import gguf as gguf_format
+from ..formats import safetensors as st_format
+from ..formats.common import as_float32, os_error, plain_relative, read_json_object, resolves_inside
+from ..formats.names import short
+from ..matrix import Embedding, TensorInfo
 
 INDEX = "model.safetensors.index.json"
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.\-]*/[\w.\-]+$")
@@ -193,93 +193,3 @@ def list_dir(path: str | os.PathLike) -> list[TensorInfo]:
     label = str(folder.path)
     shards = sorted({safe_relative(v, label) for v in weight_map(idx, label).values()})
     return [info for shard in shards for info in st_format.list_tensors(folder.file(shard))]
-
-
-# ---------------------------------------------------------------------------------------------
-# the hub
-
-
-def _hub():
-    try:
-        import huggingface_hub
-        from huggingface_hub.utils import EntryNotFoundError, LocalEntryNotFoundError
-    except ImportError as exc:  # pragma: no cover
-        raise RepcapError("hub ids need 'huggingface_hub': pip install 'repcap[models]'") from exc
-    return huggingface_hub, EntryNotFoundError, LocalEntryNotFoundError
-
-
-def _hub_error(repo_id: str, what: str, exc: Exception) -> RepcapError:
-    kind = type(exc).__name__
-    hint = {
-        "GatedRepoError": "accept the licence on the hub and log in (huggingface-cli login)",
-        "RepositoryNotFoundError": "check the id (org/name) or log in for a private repo",
-        "LocalEntryNotFoundError": "no network or HF_HUB_OFFLINE is set, and it is not in the local cache",
-        "RevisionNotFoundError": "check the revision",
-    }.get(kind, "check the id and your network")
-    return RepcapError(f"hub model {repo_id!r}: cannot fetch {what} ({kind}): {hint}")
-
-
-def load_hub(repo_id: str, *, head: bool = False, tensor: str | None = None, revision: str | None = None) -> Embedding:
-    """Read one tensor of a hub model, downloading only ``config.json``, the index and one shard.
-    ``repo_id`` is checked against the hub's ``owner/name`` grammar before any download."""
-    validate_hub_id(repo_id)
-    hf, EntryNotFoundError, LocalEntryNotFoundError = _hub()
-
-    def fetch(fname: str) -> Path:
-        try:
-            return Path(hf.hf_hub_download(repo_id, fname, revision=revision))
-        except LocalEntryNotFoundError as exc:  # a subclass of EntryNotFoundError: no network, not cached
-            raise RepcapError(
-                f"hub model {repo_id!r}: cannot fetch {fname}: no network (or HF_HUB_OFFLINE is set) "
-                "and it is not in the local hub cache; use an offline key or a local file"
-            ) from exc
-        except EntryNotFoundError:
-            raise
-        except Exception as exc:  # network, gated, not found, offline mode ...
-            raise _hub_error(repo_id, fname, exc) from exc
-
-    def maybe(fname: str) -> Path | None:
-        try:
-            return fetch(fname)
-        except EntryNotFoundError:
-            return None
-
-    cfg_path = maybe("config.json")
-    cfg = read_json_object(cfg_path, "config.json") if cfg_path else None
-    idx_path = maybe(INDEX)
-    if idx_path is not None:
-        return _from_layout(
-            cfg, read_json_object(idx_path, "safetensors index"), None, fetch, repo_id, head, tensor, "hub"
-        )
-    try:
-        return _from_layout(cfg, None, "model.safetensors", fetch, repo_id, head, tensor, "hub")
-    except EntryNotFoundError:
-        raise RepcapError(
-            f"hub model {repo_id!r} has no model.safetensors or safetensors index; repcap never "
-            "unpickles pytorch_model.bin - use a repo with a safetensors release"
-        ) from None
-
-
-def list_hub(repo_id: str, *, revision: str | None = None) -> list[TensorInfo]:
-    """Every tensor of a hub model, from the safetensors headers alone (HTTP range requests; no
-    shard is downloaded).  Each entry is type-checked as the local header check does."""
-    validate_hub_id(repo_id)
-    hf, _, _ = _hub()
-    try:
-        meta = hf.get_safetensors_metadata(repo_id, revision=revision)
-    except Exception as exc:  # not found, gated, no safetensors, no network ...
-        raise _hub_error(repo_id, "the safetensors headers", exc) from exc
-    out = []
-    for fname, fmeta in sorted(meta.files_metadata.items()):
-        safe_relative(fname, repo_id)
-        for name, info in fmeta.tensors.items():
-            shape = list(getattr(info, "shape", None) or [])
-            if getattr(info, "dtype", None) not in st_format.SAFETENSORS_DTYPE_BITS or not all(
-                type(x) is int and x >= 0 for x in shape
-            ):
-                raise RepcapError(
-                    f"hub model {repo_id!r}: {fname}: malformed safetensors header at tensor "
-                    f"{str(name)[:80]!r}; the repo is corrupt"
-                )
-            out.append(TensorInfo(name, tuple(shape), info.dtype))
-    return out
