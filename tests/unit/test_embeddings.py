@@ -4,7 +4,6 @@ in F16 and Q8_0, ONNX, .npy; and one clear error per bad input."""
 
 from __future__ import annotations
 
-import json
 import pickle
 
 import numpy as np
@@ -15,7 +14,6 @@ from _models import D, V, prefix_language_model, save_tiny, write_gguf, write_gg
 from repcap import RepcapError
 from repcap.embeddings import load
 from repcap.formats import pick_tensor
-from repcap.hub import load_hub
 
 # (arch, tied, expected embedding tensor name, expected head tensor name when untied)
 ARCHS = [
@@ -87,45 +85,6 @@ def test_single_safetensors_file(tiny):
     e = load(d / "model.safetensors")
     assert e.source_kind == "safetensors" and e.tied is True
     np.testing.assert_array_equal(e.matrix.numpy(), emb)
-
-
-def test_hub_downloads_only_the_needed_shard(tiny, monkeypatch):
-    """load_hub fetches config.json, the index and the one shard holding the tensor, nothing else."""
-    import huggingface_hub
-    from huggingface_hub.utils import EntryNotFoundError
-
-    d, emb, head = tiny["sharded"]
-    index = json.loads((d / "model.safetensors.index.json").read_text())
-    fetched = []
-
-    def fake(repo_id, filename, revision=None, **kw):
-        assert repo_id == "org/tiny-llama"
-        p = d / filename
-        if not p.is_file():
-            raise EntryNotFoundError(f"{filename} not found")
-        fetched.append(filename)
-        return str(p)
-
-    monkeypatch.setattr(huggingface_hub, "hf_hub_download", fake)
-    e = load("org/tiny-llama")
-    assert e.source_kind == "hub"
-    np.testing.assert_array_equal(e.matrix.numpy(), emb)
-    shard = index["weight_map"]["model.embed_tokens.weight"]
-    assert fetched == ["config.json", "model.safetensors.index.json", shard]
-    fetched.clear()
-    np.testing.assert_array_equal(load_hub("org/tiny-llama", head=True).matrix.numpy(), head)
-    assert fetched[-1] == index["weight_map"]["lm_head.weight"]
-
-
-def test_hub_errors_are_one_clear_line(monkeypatch):
-    import huggingface_hub
-
-    def boom(repo_id, filename, **kw):
-        raise OSError("network unreachable")
-
-    monkeypatch.setattr(huggingface_hub, "hf_hub_download", boom)
-    with pytest.raises(RepcapError, match="hub model 'no-org/no-model'.*config.json"):
-        load("no-org/no-model")
 
 
 def test_gguf_f16_and_q8_0(tmp_path):
@@ -254,18 +213,6 @@ def test_empty_matrix(tmp_path):
     np.save(tmp_path / "e.npy", np.zeros((0, 8), dtype=np.float32))
     with pytest.raises(RepcapError, match="empty"):
         load(tmp_path / "e.npy")
-
-
-def test_hub_without_network_says_so(monkeypatch):
-    import huggingface_hub
-    from huggingface_hub.utils import LocalEntryNotFoundError
-
-    def offline(repo_id, filename, **kw):
-        raise LocalEntryNotFoundError("Connection error, and the file is not in the cache")
-
-    monkeypatch.setattr(huggingface_hub, "hf_hub_download", offline)
-    with pytest.raises(RepcapError, match="no network .* not in the local hub cache"):
-        load("some-org/some-model")
 
 
 def test_bytelevel_tokens_are_decoded(tmp_path):

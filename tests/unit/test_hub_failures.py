@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 import torch
 from _hub_fixtures import matrix, offline, serve_loopback, sharded, st_bytes
+
 from repcap import RepcapError, cli
 from repcap.hub import load_hub
 

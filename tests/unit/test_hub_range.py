@@ -187,3 +187,21 @@ def test_cache_blob_damaged_is_read_again(hub):
     b = load_hub("org/tiny-llama")
     np.testing.assert_array_equal(a.matrix.numpy(), b.matrix.numpy())
     assert sum(hub.sent.values()) >= a.matrix.numel() * 2
+
+
+def test_listing_reads_headers_only(hub):
+    files, _, _ = _llama(hub)
+    infos = list_tensors("org/tiny-llama")
+    wm = json.loads(files["model.safetensors.index.json"])["weight_map"]
+    assert {i.name for i in infos} == set(wm)
+    assert ("model.embed_tokens.weight", (2048, 256), "BF16") in [(i.name, i.shape, i.storage) for i in infos]
+    shard_bytes = sum(n for (_, f), n in hub.sent.items() if f.endswith(".safetensors"))
+    assert shard_bytes < 4096  # three headers, no tensor data
+
+
+def test_config_that_is_a_list_is_refused(hub):
+    files = single([("model.embed_tokens.weight", matrix(64, 16, 1, "F32"))], None)
+    files["config.json"] = b'["not", "an", "object"]'
+    hub.add("org/badcfg", files)
+    with pytest.raises(RepcapError, match="config.json holds a JSON list"):
+        load("org/badcfg")

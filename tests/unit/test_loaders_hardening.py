@@ -77,21 +77,6 @@ def test_index_and_weight_map_must_be_objects(tmp_path):
     one_line_error("not readable JSON", load, d)
 
 
-def test_hub_config_list_is_refused(untied, monkeypatch):
-    import huggingface_hub
-    from huggingface_hub.utils import EntryNotFoundError
-
-    d = copy_model(untied[0], Path(untied[0]).parent / "hubcopy", config=["not", "an", "object"])
-
-    def fake(repo_id, filename, revision=None, **kw):
-        if not (d / filename).is_file():
-            raise EntryNotFoundError(filename)
-        return str(d / filename)
-
-    monkeypatch.setattr(huggingface_hub, "hf_hub_download", fake)
-    one_line_error("config.json holds a JSON list", load, "org/tiny")
-
-
 # --- tie flags written as strings -------------------------------------------------------------------
 
 

@@ -109,39 +109,6 @@ def test_folder_listings(tmp_path):
     assert {i.name: i.shape for i in got} == want and len(got) == len(index["weight_map"])
 
 
-def test_hub_listing_reads_headers_only(monkeypatch):
-    import huggingface_hub
-    from huggingface_hub.utils import SafetensorsFileMetadata, SafetensorsRepoMetadata
-    from huggingface_hub.utils import TensorInfo as HfInfo
-
-    def fake(repo_id, revision=None, **kw):
-        assert repo_id == "org/tiny"
-        files = {
-            "model-00001-of-00002.safetensors": SafetensorsFileMetadata(
-                metadata={},
-                tensors={"model.embed_tokens.weight": HfInfo(dtype="BF16", shape=[50, 16], data_offsets=(0, 1600))},
-            ),
-            "model-00002-of-00002.safetensors": SafetensorsFileMetadata(
-                metadata={}, tensors={"lm_head.weight": HfInfo(dtype="BF16", shape=[50, 16], data_offsets=(0, 1600))}
-            ),
-        }
-        return SafetensorsRepoMetadata(metadata=None, sharded=True, weight_map={}, files_metadata=files)
-
-    monkeypatch.setattr(huggingface_hub, "get_safetensors_metadata", fake)
-    monkeypatch.setattr(huggingface_hub, "hf_hub_download", lambda *a, **k: pytest.fail("no download"))
-    assert list_tensors("org/tiny") == [
-        TensorInfo("model.embed_tokens.weight", (50, 16), "BF16"),
-        TensorInfo("lm_head.weight", (50, 16), "BF16"),
-    ]
-
-    def boom(repo_id, **kw):
-        raise OSError("network unreachable")
-
-    monkeypatch.setattr(huggingface_hub, "get_safetensors_metadata", boom)
-    with pytest.raises(RepcapError, match="hub model 'org/tiny': cannot fetch the safetensors headers"):
-        list_tensors("org/tiny")
-
-
 def test_stats_list_tensors_and_named_tensor(st, capsys):
     p, t = st
     assert main(["stats", str(p), "--list-tensors"]) == 0

@@ -50,6 +50,7 @@ GGUF_MAX_HEADER = 1 << 30
 def _hf():
     try:
         import huggingface_hub
+        import huggingface_hub.constants
     except ImportError as exc:  # pragma: no cover
         raise RepcapError("hub ids need 'huggingface_hub': pip install 'repcap[models]'") from exc
     return huggingface_hub
