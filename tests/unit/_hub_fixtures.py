@@ -133,3 +133,103 @@ def offline(monkeypatch, server: HubServer | None = None) -> None:
     monkeypatch.setattr(c, "HF_HUB_OFFLINE", True)
     if server is not None:
         server.reset_counts()
+
+
+# ---------------------------------------------------------------------------------------------
+# look-alikes of the catalog's models (issue 19, item 4)
+
+#: Families whose real vocabulary is padded past the tokenizer (rows no token uses), and how many
+#: padding rows the look-alike gets (zero rows: the loader drops and counts them).
+PADDED = ("pythia", "opt-", "phi-2", "gemma-3-12b", "gemma-3-27b")
+#: Multimodal checkpoints: the language model under ``language_model.``, a vision tower beside it.
+MULTIMODAL = ("gemma-3-12b", "gemma-3-27b", "mistral-small-3.2")
+
+
+def _size_b(hub_id: str) -> float:
+    """Billions of parameters read off the id (``7b``, ``270m``, ``a3b`` ignored); huge if none."""
+    import re
+
+    sizes = [
+        float(n) / (1000 if u == "m" else 1)
+        for n, u in re.findall(r"(?<![a-z])(\d+(?:\.\d+)?)([bm])(?![a-z0-9])", hub_id.lower())
+    ]
+    return max(sizes) if sizes else 500.0
+
+
+def lookalike(entry) -> dict:
+    """A small repo with the layout of catalog ``entry``'s real checkpoint (tensor names, single
+    file or shards with an index, tie flag, dtype, padding rows, config keys), scaled down:
+    ``{"files", "tensor" (expected name), "tied", "dtype", "emb" (the stored matrix)}``."""
+    hid = entry.hub_id.lower()
+    V = max(96, (entry.vocab or 32000) // 1024)
+    d = max(16, (entry.d_model or 512) // 64)
+    tied = entry.tied
+    seed = sum(map(ord, hid))
+    pad = 3 if any(p in hid for p in PADDED) else 0
+    size = _size_b(hid)
+    n_shards = 1 if size < 2.5 else min(8, 2 + int(size).bit_length() // 2)
+    if "gpt2" in hid:
+        dtype = "F32"
+    elif "pythia" in hid or "opt-" in hid:
+        dtype = "F16"
+    elif "sentence-transformers" in hid:
+        dtype = "F32"
+    else:
+        dtype = "BF16"
+    emb_d = d // 2 if "opt-350m" in hid else d  # OPT-350m: a 512-wide embedding, projected in and out
+    emb = matrix(V, emb_d, seed, dtype, zero_rows=pad, shift=0.3 + (seed % 7) / 10)
+    layer = [(f"L0.{k}", matrix(d, d, seed + i + 1, dtype)) for i, k in enumerate(("q", "k"))]
+    cfg: dict = {"vocab_size": V, "hidden_size": d}
+    if "gpt2" in hid:
+        name = "wte.weight"
+        ts = [
+            (name, emb),
+            ("wpe.weight", matrix(64, d, seed + 5, dtype)),
+            ("h.0.attn.c_attn.weight", matrix(d, 3 * d, seed + 6, dtype)),  # Conv1D: (in, out)
+            ("h.0.mlp.c_fc.weight", matrix(d, 4 * d, seed + 7, dtype)),
+        ]
+        cfg = {"model_type": "gpt2", "n_embd": d, "vocab_size": V, "n_positions": 64}
+    elif "pythia" in hid:
+        name = "gpt_neox.embed_in.weight"
+        ts = [(name, emb), ("embed_out.weight", matrix(V, d, seed + 8, dtype))]
+        ts += [(f"gpt_neox.layers.0.attention.{k.split('.')[1]}.weight", t) for k, t in layer]
+        cfg = {"model_type": "gpt_neox", "hidden_size": d, "vocab_size": V, "tie_word_embeddings": False}
+    elif "opt-" in hid:
+        name = "model.decoder.embed_tokens.weight"
+        ts = [(name, emb), ("model.decoder.embed_positions.weight", matrix(66, d, seed + 9, dtype))]
+        if "opt-350m" in hid:
+            ts += [
+                ("model.decoder.project_in.weight", matrix(d, emb_d, seed + 10, dtype)),
+                ("model.decoder.project_out.weight", matrix(emb_d, d, seed + 11, dtype)),
+            ]
+        if tied is False:
+            ts.append(("lm_head.weight", matrix(V, d, seed + 12, dtype)))
+        cfg = {"model_type": "opt", "hidden_size": d, "word_embed_proj_dim": emb_d, "vocab_size": V}
+        cfg["tie_word_embeddings"] = bool(tied)
+    elif "sentence-transformers" in hid:
+        name = "embeddings.word_embeddings.weight"
+        ts = [(name, emb), ("embeddings.position_embeddings.weight", matrix(64, d, seed + 13, dtype))]
+        ts += [(f"encoder.layer.0.attention.self.{'query' if k.endswith('q') else 'key'}.weight", t) for k, t in layer]
+        cfg = {"model_type": "mpnet" if "mpnet" in hid else "bert", "hidden_size": d, "vocab_size": V}
+    else:
+        mm = any(m in hid for m in MULTIMODAL)
+        pre = "language_model." if mm else ""
+        name = f"{pre}model.embed_tokens.weight"
+        ts = [(name, emb), (f"{pre}model.norm.weight", matrix(1, d, seed + 14, dtype)[0])]
+        ts += [(f"{pre}model.layers.0.self_attn.{k.split('.')[1]}_proj.weight", t) for k, t in layer]
+        if not tied:
+            ts.append((f"{pre}lm_head.weight", matrix(V, d, seed + 15, dtype)))
+        if "phi-2" in hid:
+            ts.append(("lm_head.bias", matrix(1, V, seed + 16, dtype)[0]))
+        text = {"model_type": hid.split("/")[1].split("-")[0], "hidden_size": d, "vocab_size": V}
+        text["tie_word_embeddings"] = bool(tied)
+        if mm:
+            ts.append(("vision_tower.vision_model.embeddings.patch_embedding.weight", matrix(d, 48, seed + 17, dtype)))
+            cfg = {"model_type": "gemma3" if "gemma" in hid else "mistral3", "text_config": text}
+        else:
+            cfg = text
+    if n_shards > 1:
+        files = sharded(ts, n_shards, cfg, embed_name=name, fill=0, dtype=dtype)
+    else:
+        files = single(ts, cfg, dtype=dtype)
+    return {"files": files, "tensor": name, "tied": tied, "dtype": dtype, "emb": emb, "shards": n_shards}
