@@ -7,6 +7,7 @@ A repo is a ``{file name: bytes}`` dict: ``config.json``, safetensors files writ
 
 from __future__ import annotations
 
+import importlib
 import json
 from pathlib import Path
 
@@ -118,7 +119,7 @@ def serve_loopback(monkeypatch, tmp_path):
     monkeypatch.setattr(c, "HF_HUB_OFFLINE", False)
     monkeypatch.setattr(c, "HF_HUB_ETAG_TIMEOUT", 5)
     monkeypatch.setattr(c, "HF_HUB_DOWNLOAD_TIMEOUT", 5)
-    monkeypatch.setattr(c, "HF_HUB_DISABLE_PROGRESS_BARS", True)
+    monkeypatch.setattr(importlib.import_module("huggingface_hub.utils.tqdm"), "HF_HUB_DISABLE_PROGRESS_BARS", True)
     monkeypatch.setenv("REPCAP_CACHE", str(tmp_path / "repcap-cache"))
     monkeypatch.setenv("HF_TOKEN", "")
     monkeypatch.setattr("repcap.hub.remote.RESUME_WAIT", 0.05)

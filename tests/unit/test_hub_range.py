@@ -205,3 +205,33 @@ def test_config_that_is_a_list_is_refused(hub):
     hub.add("org/badcfg", files)
     with pytest.raises(RepcapError, match="config.json holds a JSON list"):
         load("org/badcfg")
+
+
+def test_progress_bar_for_a_large_range(hub, capsys, monkeypatch):
+    import importlib
+
+    _llama(hub)
+    monkeypatch.setattr(importlib.import_module("huggingface_hub.utils.tqdm"), "HF_HUB_DISABLE_PROGRESS_BARS", False)
+    load_hub("org/tiny-llama")
+    err = capsys.readouterr().err
+    assert "model-00002-of-00003.safetensors [model.embed_tokens.weight]" in err and "1.05M" in err
+
+
+def test_loopback_speaks_tree_paths_info_and_416(hub):
+    """The fixture's own protocol, through the client: tree and paths-info list the files (LFS ones
+    with their sha256), a range past the end is 416."""
+    import huggingface_hub
+    from huggingface_hub.utils import get_session
+
+    files, _, _ = _llama(hub)
+    api = huggingface_hub.HfApi()
+    tree = {f.path: f for f in api.list_repo_tree("org/tiny-llama")}
+    assert set(tree) == set(files) and tree["config.json"].size == len(files["config.json"])
+    info = api.get_paths_info("org/tiny-llama", ["model-00001-of-00003.safetensors"])
+    assert info[0].lfs is not None and info[0].lfs.size == len(files["model-00001-of-00003.safetensors"])
+    url = huggingface_hub.hf_hub_url("org/tiny-llama", "config.json")
+    n = len(files["config.json"])
+    r = get_session().get(url, headers={"Range": f"bytes={n}-{n + 10}"})
+    assert r.status_code == 416 and r.headers["Content-Range"] == f"bytes */{n}"
+    r = get_session().get(url, headers={"Range": "bytes=2-5"})
+    assert r.status_code == 206 and r.content == files["config.json"][2:6]

@@ -74,7 +74,12 @@ def hub_error(repo_id: str, what: str, exc: BaseException) -> RepcapError:
     from huggingface_hub import errors
 
     kind = type(exc).__name__
-    if isinstance(exc, errors.GatedRepoError):
+    if isinstance(exc, errors.LocalEntryNotFoundError):
+        hint = (
+            f"not in the local hub cache, and the hub at {endpoint()} cannot be asked (no network, or "
+            f"HF_HUB_OFFLINE is set); run once with the network, or give an offline key or a local file/folder"
+        )
+    elif isinstance(exc, errors.GatedRepoError):
         hint = "a gated repo: accept its licence on the hub page, then log in (hf auth login)"
     elif isinstance(exc, errors.RevisionNotFoundError):
         hint = "no such revision (branch, tag or commit) in this repo; check --revision"
@@ -275,7 +280,7 @@ class HubRepo:
 
 def _content_range_ok(resp, start: int, end: int) -> bool:
     m = re.match(r"^bytes (\d+)-(\d+)/(\d+|\*)$", resp.headers.get("Content-Range", ""))
-    return bool(m) and int(m.group(1)) == start and int(m.group(2)) == end - 1
+    return m is not None and int(m.group(1)) == start and int(m.group(2)) == end - 1
 
 
 # ---------------------------------------------------------------------------------------------
