@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import math
+import numbers
 import typing
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -101,6 +102,66 @@ def positive(name: str, v: Any) -> None:
 def finite(name: str, v: Any) -> None:
     if v is not None:
         _num(name, v)
+
+
+# ----------------------------------------------------------------------------- the shared checks
+#: The four checks every engine needs (a seed, a count, a rate, a probability), written once here.
+#: ``toy/settings.py`` and ``packing/config.py`` still carry their own copies: they are in the cache
+#: key of the shipped results, so they are held equal to these by ``tests/unit/test_config.py``
+#: instead of being rewritten.
+
+#: The seeds a torch generator takes (``manual_seed``: a signed 64-bit integer): 0 .. 2**63 - 1.
+MAX_SEED = 2**63 - 1
+
+
+def _is_integer(v: Any) -> bool:
+    return isinstance(v, numbers.Integral) and not isinstance(v, bool)
+
+
+def seed(name: str, v: Any) -> None:
+    """A generator seed: an integer in 0 .. 2**63 - 1 (numpy integers too)."""
+    if not _is_integer(v) or not 0 <= int(v) <= MAX_SEED:
+        raise RepcapError(f"{name}={v!r} must be an integer in 0..2**63-1")
+
+
+def count(lo: int = 1) -> Check:
+    """An integer >= ``lo`` (numpy integers too); None passes (an optional count)."""
+
+    def chk(name: str, v: Any) -> None:
+        if v is not None and (not _is_integer(v) or int(v) < lo):
+            raise RepcapError(f"{name}={v!r} must be an integer >= {lo}")
+
+    return chk
+
+
+def rate(name: str, v: Any) -> None:
+    """A rate (learning rate, exponent): a finite number > 0; None passes (decided elsewhere)."""
+    if v is None:
+        return
+    if not isinstance(v, numbers.Real) or isinstance(v, bool) or not (math.isfinite(float(v)) and float(v) > 0):
+        raise RepcapError(f"{name}={v!r} must be a finite number > 0")
+
+
+def probability(name: str, v: Any) -> None:
+    """A probability or fraction: a number in [0, 1]; None passes."""
+    if v is None:
+        return
+    if not isinstance(v, numbers.Real) or isinstance(v, bool) or not 0.0 <= float(v) <= 1.0:
+        raise RepcapError(f"{name}={v!r} must be a number in [0, 1]")
+
+
+def each(inner: Check) -> Check:
+    """``inner`` applied to every element of a sequence (``name[i]`` in the message)."""
+
+    def chk(name: str, v: Any) -> None:
+        if v is None:
+            return
+        if isinstance(v, (str, bytes)) or not isinstance(v, Sequence):
+            raise RepcapError(f"{name}={v!r} must be a list of values")
+        for i, x in enumerate(v):
+            inner(f"{name}[{i}]", x)
+
+    return chk
 
 
 # --------------------------------------------------------------------------------------------- use

@@ -10,6 +10,7 @@ classes, the capacity under each published law).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import stat
 from collections.abc import Sequence
@@ -20,7 +21,7 @@ import numpy as np
 import torch
 
 from . import catalog, laws, sweep
-from .cosine import DEFAULTS, CosineMoments, TiledStats, moments, tiled_stats
+from .cosine import CosineMoments, TiledConfig, TiledStats, moments, tiled_stats
 from .embeddings import load
 
 #: The keys every record has (functional form: ``"class"`` is a Python keyword).
@@ -162,18 +163,13 @@ def _catalog_fields(entry: catalog.ModelEntry, shape: tuple[int, int]) -> dict[s
 
 def describe(
     source: Any,
+    cfg: TiledConfig | None = None,
     *,
     head: bool = False,
     tiled: bool = False,
     sample: int | None = None,
     rows: int | None = None,
     device: str | torch.device = "auto",
-    bins: int = DEFAULTS.bins,
-    top_k: int = DEFAULTS.top_k,
-    thresholds: Sequence[float] = DEFAULTS.thresholds,
-    quantiles: Sequence[float] = DEFAULTS.quantiles,
-    groups: int = DEFAULTS.groups,
-    seed: int = DEFAULTS.seed,
     tensor: str | None = None,
     progress: bool = True,
     embedding: Any = None,
@@ -182,8 +178,8 @@ def describe(
     shape, exact moments, eps, eps3, class, capacity under each published law, and with
     ``tiled=True`` max |cos|, quantiles, exceedances, top pairs (with token strings where the source
     has them), the histogram counts and, for ``sample``, the sampling error.  ``rows`` keeps only the
-    first ``rows`` rows (e.g. the real tokens before a padded vocabulary's padding rows).  The
-    statistics' settings default to :class:`repcap.cosine.TiledConfig`'s.
+    first ``rows`` rows (e.g. the real tokens before a padded vocabulary's padding rows).  ``cfg``
+    holds the tiled pass's settings (default :data:`repcap.cosine.DEFAULTS`).
     """
     e = embedding if embedding is not None else load(source, head=head, device="cpu", tensor=tensor)
     X = e.matrix if rows is None else e.matrix[: int(rows)]
@@ -208,29 +204,22 @@ def describe(
     if entry is not None:
         rec.update(_catalog_fields(entry, (int(e.matrix.shape[0]), d)))
     if tiled:
-        t = tiled_stats(
-            X,
-            bins=bins,
-            top_k=top_k,
-            thresholds=thresholds,
-            quantiles=quantiles,
-            sample=sample,
-            seed=seed,
-            groups=groups,
-            device=device,
-            progress=progress,
-        )
+        t = tiled_stats(X, cfg, sample=sample, device=device, progress=progress)
         rec.update(_tiled_fields(t, e.tokens))
     return rec  # type: ignore[return-value]
 
 
 def describe_point(config: dict) -> SurveyRecord:
-    """:func:`describe` for one sweep config (``source`` plus :func:`describe`'s keyword options)."""
-    cfg = dict(config)
-    source = cfg.pop("source")
-    cfg.pop("label", None)
-    cfg.pop("file_signature", None)  # part of the cache key only
-    return describe(source, progress=False, **cfg)
+    """:func:`describe` for one sweep config: ``source``, :func:`describe`'s keyword options and any
+    :class:`~repcap.cosine.TiledConfig` fields (``bins``, ``top_k``, ...), which build its ``cfg``."""
+    opts = dict(config)
+    source = opts.pop("source")
+    opts.pop("label", None)
+    opts.pop("file_signature", None)  # part of the cache key only
+    names = {f.name for f in dataclasses.fields(TiledConfig)}
+    stats = {k: opts.pop(k) for k in list(opts) if k in names}
+    cfg = TiledConfig(**{k: tuple(v) if isinstance(v, list) else v for k, v in stats.items()}) if stats else None
+    return describe(source, cfg, progress=False, **opts)
 
 
 def scan(

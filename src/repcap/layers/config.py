@@ -3,14 +3,28 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
+
+from .. import RepcapError, config
+from ..config import setting
+from .names import KINDS
+
+
+def _kinds(name: str, v: Any) -> None:
+    bad = [k for k in v if k not in KINDS] if isinstance(v, (tuple, list)) else [v]
+    if bad:
+        raise RepcapError(f"{name}: unknown layer kind(s) {bad}; use {', '.join(KINDS)}")
 
 
 @dataclass(frozen=True)
 class LayerConfig:
     """Settings of :func:`records` (the chapter's parameters default to these)."""
 
-    kinds: tuple = ("mlp_out", "attn_out")  # the layer matrices read: keys of KINDS
-    seed: int = 0  # seed of the Gaussian baselines
+    kinds: tuple[str, ...] = setting(("mlp_out", "attn_out"), "the layer matrices read (keys of KINDS)", check=_kinds)
+    seed: int = setting(0, "seed of the Gaussian baselines", check=config.seed)
+
+    def __post_init__(self) -> None:
+        config.check(self)
 
 
 DEFAULTS = LayerConfig()

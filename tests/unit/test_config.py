@@ -1,0 +1,78 @@
+"""The shared checks of :mod:`repcap.config` (seed, count, rate, probability), and the copies the
+engines in the shipped results' cache key still carry held equal to them."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from repcap import RepcapError, config
+
+
+def test_seed_accepts_exactly_the_signed_64_bit_range():
+    for v in (0, 1, np.int64(7), 2**63 - 1):
+        config.seed("seed", v)
+    for v in (-1, 2**63, 1.0, True, "3", None):
+        with pytest.raises(RepcapError, match=r"seed=.* must be an integer in 0..2\*\*63-1"):
+            config.seed("seed", v)
+
+
+def test_count_rate_probability_and_each():
+    config.count(0)("n", 0)
+    config.count(1)("n", None)
+    config.count(2)("n", np.int32(2))
+    for v in (1, 2.0, True, "2"):
+        with pytest.raises(RepcapError, match=r"must be an integer >= 2"):
+            config.count(2)("n", v)
+    config.rate("lr", 1e-3)
+    config.rate("lr", None)
+    for v in (0, -1e-3, float("inf"), float("nan"), True):
+        with pytest.raises(RepcapError, match=r"must be a finite number > 0"):
+            config.rate("lr", v)
+    for v in (0, 0.5, 1):
+        config.probability("p", v)
+    for v in (-0.01, 1.01, float("nan"), True):
+        with pytest.raises(RepcapError, match=r"must be a number in \[0, 1\]"):
+            config.probability("p", v)
+    config.each(config.probability)("q", (0.1, 0.9))
+    with pytest.raises(RepcapError, match=r"q\[1\]=2 must be a number"):
+        config.each(config.probability)("q", [0.1, 2])
+    with pytest.raises(RepcapError, match="must be a list"):
+        config.each(config.probability)("q", 0.5)
+
+
+def test_the_engines_copies_of_the_largest_seed_equal_the_shared_one():
+    """toy/settings.py and packing/config.py are in the cache key of shipped results, so their own
+    MAX_SEED and seed checks stay; they must agree with config's (the largest seed was typed 3 times)."""
+    from repcap.packing import config as pconfig
+    from repcap.toy import settings
+
+    assert settings.MAX_SEED == pconfig.MAX_SEED == config.MAX_SEED == np.iinfo(np.int64).max
+    for v in (0, 2**63 - 1):
+        config.seed("s", v)
+        pconfig.check_seed("s", v)
+        settings._seed("s", v)
+    for v in (-1, 2**63):
+        for chk in (config.seed, pconfig.check_seed, settings._seed):
+            with pytest.raises(RepcapError):
+                chk("s", v)
+
+
+def test_every_engine_config_is_a_setting_dataclass_with_help():
+    """Each engine's settings carry help text and run their checks on construction."""
+    import dataclasses
+
+    from repcap.cosine import TiledConfig
+    from repcap.layers.config import LayerConfig
+
+    for cls in (TiledConfig, LayerConfig):
+        for f in dataclasses.fields(cls):
+            assert f.metadata.get("help"), f"{cls.__name__}.{f.name} has no help"
+    with pytest.raises(RepcapError, match="top_k=-1"):
+        TiledConfig(top_k=-1)
+    with pytest.raises(RepcapError, match="bins=7"):
+        TiledConfig(bins=7)
+    with pytest.raises(RepcapError, match="seed=-1"):
+        LayerConfig(seed=-1)
+    with pytest.raises(RepcapError, match="kinds"):
+        LayerConfig(kinds=("no-such-kind",))
