@@ -85,7 +85,10 @@ def run(args) -> int:
 
 
 def _human(rec) -> list[str]:
-    cls = {1: "1 (eps > 0.2)", 2: "2 (eps < 0.1)", None: "none (0.1 <= eps <= 0.2)"}[rec["class"]]
+    from ..reference import value
+
+    c1, c2 = value("guha2026.class1_eps_above"), value("guha2026.class2_eps_below")  # Guha's class bounds
+    cls = {1: f"1 (eps > {c1:g})", 2: f"2 (eps < {c2:g})", None: f"none ({c2:g} <= eps <= {c1:g})"}[rec["class"]]
     if rec["capacity_note"]:
         capacity = f"  capacity: none ({rec['capacity_note']})"
     else:

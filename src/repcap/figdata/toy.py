@@ -10,11 +10,14 @@ import pandas as pd
 
 from .. import toy
 from ..fits import fit_exponent
+from ..toy.measurements import REPRESENTED_NORM
 
 
-def left_out_loss(df: pd.DataFrame, n: int, threshold: float = 0.5) -> list[float]:
+def left_out_loss(df: pd.DataFrame, n: int, threshold: float | None = None) -> list[float]:
     """For each trained model (a row with ``norms``), the loss its left-out features carry: those
-    with ``||W_i|| <= threshold`` (Liu, Liu & Gore 2025's weak-regime account of the loss)."""
+    with ``||W_i|| <= threshold`` (default the engine's represented norm, 1/2; Liu, Liu & Gore 2025's
+    weak-regime account of the loss)."""
+    threshold = REPRESENTED_NORM if threshold is None else threshold
     return [
         toy.unlearned_loss(toy.frequencies(n, "power", a), np.asarray(nr) > threshold)
         for a, nr in zip(df["alpha"], df["norms"])
