@@ -12,12 +12,16 @@ import numpy as np
 from . import RepcapError
 from .laws import Law, get_law
 
-#: Starting points of the fits: Guha's published constants.
-_P0 = {
-    "jl": {"C": 3.029},
-    "adjusted": {"C": 1.293},
-    "four": {"C": 0.45809143, "a": 1.0668005, "b": 1.44738666, "c": 0.97197234},
-}
+#: The law forms a fit takes; each starts from Guha's published constants (:func:`_p0`).
+_FORMS = ("jl", "adjusted", "four")
+
+
+def _p0(form: str) -> dict[str, float]:
+    """Starting point of a fit: the published constants of the law of that form, as
+    ``data/reference/guha2026_laws.csv`` gives them (read, never retyped)."""
+    from .laws import PUBLISHED
+
+    return dict(PUBLISHED[form].constants)
 _BOUNDS = {"jl": ([1e-6], [1e3]), "adjusted": ([1e-6], [1e3]), "four": ([1e-6, 0.5, 0.3, 0.3], [1e3, 3.0, 4.0, 2.0])}
 
 
@@ -74,19 +78,19 @@ def fit_law(form: str, k, d, eps, *, p0: Mapping[str, float] | None = None, name
     """
     from scipy.optimize import curve_fit
 
-    if form not in _P0:
+    if form not in _FORMS:
         raise RepcapError(f"unknown law form {form!r}; use 'jl', 'adjusted' or 'four'")
     k = np.asarray(k, dtype=np.float64).ravel()
     d = np.asarray(d, dtype=np.float64).ravel()
     eps = np.asarray(eps, dtype=np.float64).ravel()
     if not (len(k) == len(d) == len(eps)):
         raise RepcapError(f"fit_law needs k, d, eps of equal length (got {len(k)}, {len(d)}, {len(eps)})")
-    names = list(_P0[form])
+    names = list(_p0(form))
     if len(eps) < len(names) + 1:
         raise RepcapError(f"fitting the {form} law needs at least {len(names) + 1} points, got {len(eps)}")
     if not (np.all(np.isfinite(eps)) and np.all(eps > 0) and np.all(k >= 2) and np.all(d >= 1)):
         raise RepcapError("fit_law needs finite eps > 0, k >= 2 and d >= 1 in every row")
-    start = dict(_P0[form], **(p0 or {}))
+    start = dict(_p0(form), **(p0 or {}))
 
     def model(X, *theta):
         kk, dd = X

@@ -253,3 +253,54 @@ def test_fig6e_quotes_per_gamma():
             x = q(f"liu2025.fig6e_{key}_{g}")
             assert x.status == "ours" and x.low < x.value < x.high and "digitised" in x.where
     assert not any("g1000" in k for k in reference.quotes())  # no gamma = -1 series is plotted
+
+
+#: Library files that may spell a published number, each with its reason.  Everything else under
+#: src/ reads the number from data/reference/ (``reference.value``, ``laws.PUBLISHED``).
+SRC_ALLOWED: dict[tuple[str, str], str] = {
+    ("laws.py", "3.029"): "the module docstring states each law with Guha's constant; the code reads laws.PUBLISHED",
+    ("laws.py", "1.293"): "the module docstring states each law with Guha's constant",
+    ("laws.py", "0.45809143"): "the module docstring states the four-constant law",
+    ("laws.py", "1.0668005"): "the module docstring states the four-constant law",
+    ("laws.py", "1.44738666"): "the module docstring states the four-constant law",
+    ("laws.py", "0.97197234"): "the module docstring states the four-constant law",
+    ("laws.py", "12288"): "a docstring's worked example of Yoder's rule at GPT-3's width",
+    ("random_geometry.py", "3.029"): "the module docstring names the constant Guha fits; no code uses it",
+    ("reference.py", "0.41554"): "the docstring's example of how a number is shown",
+    ("reference.py", "3.99e+07"): "the docstring's example of a power of ten",
+    ("reference.py", "3.99e7"): "the docstring's examples of how a number is typed",
+    ("reference.py", "0.0645"): "significant_digits' docstring examples",
+    ("reference.py", "8.4"): "significant_digits' docstring examples",
+    ("reference.py", "12288"): "the docstrings' examples of how a number is typed",
+    ("reference.py", "12,288"): "_spellings' docstring example",
+    ("reference.py", "76.5"): "_spellings' docstring example",
+    ("reference.py", "-1.005"): "a comment's example of a negative slope's spellings",
+    ("reference.py", "1.005"): "a comment's example of a negative slope's spellings",
+    (
+        "packing/__init__.py",
+        "76.5",
+    ): "the package docstring quotes Yoder's angle; packing/ is in the shipped results' cache key",
+    ("toy/sparse_model.py", "101"): "a timing in a comment (89-101 ms), not the quoted 101 of Fig. 8a",
+}
+
+
+def _src_hits() -> dict[tuple[str, str], str]:
+    lits = reference.guarded_literals()
+    out = {}
+    for p in sorted((ROOT / "src" / "repcap").rglob("*.py")):
+        rel = p.relative_to(ROOT / "src" / "repcap").as_posix()
+        for hit in _literal_hits(p.read_text(encoding="utf-8"), lits):
+            lit, qid = hit.split(" (", 1)
+            out[(rel, lit)] = qid.rstrip(")")
+    return out
+
+
+def test_no_library_module_retypes_a_published_number():
+    """The notebooks' guard, over src/: a published number is read from data/reference/, never typed,
+    except where SRC_ALLOWED says why (a docstring's example, a file in the shipped results' key)."""
+    hits = _src_hits()
+    bad = {k: v for k, v in hits.items() if k not in SRC_ALLOWED}
+    assert not bad, f"library modules type numbers of data/reference/ instead of reading them: {bad}"
+    stale = sorted(set(SRC_ALLOWED) - set(hits))
+    assert not stale, f"SRC_ALLOWED names literals no longer there (remove them): {stale}"
+    assert all(reason.strip() for reason in SRC_ALLOWED.values())
