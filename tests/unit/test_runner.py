@@ -39,18 +39,8 @@ NB = textwrap.dedent("""\
 
 
 @pytest.fixture()
-def project(tmp_path, monkeypatch):
-    root = tmp_path / "proj"
-    (root / "notebooks" / "params").mkdir(parents=True)
-    (root / "_config.yml").write_text("title: t\n")
-    (root / "_toc.yml").write_text("format: jb-book\nroot: book/intro\nchapters:\n  - file: book/generated/10_test\n")
-    (root / "notebooks" / "10_test.py").write_text(NB)
-    for p in runner.PROFILES:
-        (root / "notebooks" / "params" / f"{p}.yaml").write_text("10_test:\n  n: 4\n" if p == "smoke" else "{}\n")
-    monkeypatch.setenv("REPCAP_ROOT", str(root))
-    monkeypatch.setenv("REPCAP_GIT_REV", "test")
-    monkeypatch.delenv("REPCAP_FIGURE_DIR", raising=False)
-    return root
+def project(make_project):
+    return make_project("10_test", NB, smoke="10_test:\n  n: 4\n")
 
 
 def test_parameters_cell_is_read_as_literals(project):

@@ -42,18 +42,8 @@ NB = textwrap.dedent("""\
 
 
 @pytest.fixture()
-def project(tmp_path, monkeypatch):
-    root = tmp_path / "proj"
-    (root / "notebooks" / "params").mkdir(parents=True)
-    (root / "_config.yml").write_text("title: t\n")
-    (root / "_toc.yml").write_text("format: jb-book\nroot: book/intro\nchapters:\n  - file: book/generated/20_hard\n")
-    (root / "notebooks" / "20_hard.py").write_text(NB)
-    for p in runner.PROFILES:
-        (root / "notebooks" / "params" / f"{p}.yaml").write_text("{}\n")
-    monkeypatch.setenv("REPCAP_ROOT", str(root))
-    monkeypatch.setenv("REPCAP_GIT_REV", "test")
-    monkeypatch.delenv("REPCAP_FIGURE_DIR", raising=False)
-    return root
+def project(make_project):
+    return make_project("20_hard", NB)
 
 
 def _rows(project) -> int:
