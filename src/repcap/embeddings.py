@@ -85,10 +85,16 @@ class HubSource(NamedTuple):
 Source: TypeAlias = PathSource | OfflineSource | CatalogSource | HubSource
 
 
-def resolve(source: str | os.PathLike) -> Source:
+_SOURCE_TYPES = (PathSource, OfflineSource, CatalogSource, HubSource)
+
+
+def resolve(source: str | os.PathLike | Source) -> Source:
     """What ``source`` names: ``("path", Path)``, ``("offline", key)``, ``("catalog", ModelEntry)``
     or ``("hub", repo_id)`` (a :data:`Source`: a named pair that unpacks as ``kind, what``); one
-    clear error for anything else."""
+    clear error for anything else.  A source already resolved is returned as it is, so a caller that
+    reads several tensors of one model resolves it once and passes the :data:`Source` down."""
+    if isinstance(source, _SOURCE_TYPES):
+        return source
     src = os.fspath(source)
     if not src:
         raise RepcapError("empty model source; give an offline key, catalog key, hub id, folder or file")
@@ -130,8 +136,15 @@ def _offline_copy(entry: catalog.ModelEntry) -> str | None:
     return None
 
 
+def _label(source: str | os.PathLike | Source) -> str:
+    """How an error names ``source`` (a resolved one by what it names)."""
+    if isinstance(source, _SOURCE_TYPES):
+        return source.what.key if isinstance(source, CatalogSource) else str(source.what)
+    return os.fspath(source)
+
+
 def load(
-    source: str | os.PathLike,
+    source: str | os.PathLike | Source,
     *,
     head: bool = False,
     device: str | torch.device = "cpu",
@@ -167,12 +180,12 @@ def load(
     if head and emb.tied:
         emb.meta["head_is_embedding"] = True
     if emb.matrix.ndim != 2 or emb.matrix.shape[0] == 0 or emb.matrix.shape[1] == 0:
-        raise RepcapError(f"{os.fspath(source)}: the matrix is empty or not 2-D (shape {tuple(emb.matrix.shape)})")
+        raise RepcapError(f"{_label(source)}: the matrix is empty or not 2-D (shape {tuple(emb.matrix.shape)})")
     emb.matrix = emb.matrix.to(device=dev, dtype=torch.float32)
     return emb
 
 
-def list_tensors(source: str | os.PathLike, *, revision: str | None = None) -> list[TensorInfo]:
+def list_tensors(source: str | os.PathLike | Source, *, revision: str | None = None) -> list[TensorInfo]:
     """Every tensor of ``source`` ``(name, shape, storage type)``, through the same checks as
     :func:`load` and without reading tensor data (a hub model: its safetensors headers only)."""
     src = resolve(source)

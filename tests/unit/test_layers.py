@@ -533,3 +533,23 @@ def test_excess_table():
     assert r["ε / ε random, median"] == pytest.approx((0.08 + 0.15) / 2 / 0.25)
     assert r["ε / ε random, max"] == pytest.approx(0.6)
     assert r["d E[cos²], median"] == pytest.approx(2.0) and r["d E[cos²], random"] == pytest.approx(1.0)
+
+
+def test_a_source_is_resolved_once_per_model(tmp_path, monkeypatch):
+    """Every matrix of a model is read through the one Source its ModelTensors resolved: the name is
+    looked up once (it was looked up once per tensor, plus the listing and the GGUF probe)."""
+    from repcap import embeddings
+
+    folder, _ = _safetensors_folder(tmp_path)
+    names = []
+    real = embeddings.resolve
+
+    def counting(source):
+        if not isinstance(source, tuple):  # a name, not an already resolved Source
+            names.append(source)
+        return real(source)
+
+    monkeypatch.setattr(embeddings, "resolve", counting)
+    recs = list(layers.matrices(str(folder), device="cpu"))
+    assert len(recs) >= 3  # the embedding and the layers' matrices
+    assert names == [str(folder)]

@@ -25,10 +25,9 @@ from .config import DEFAULTS
 from .names import KINDS, PATTERNS, LayerTensor, directions, find_layers, pattern_name
 
 
-def _gguf_file(source: str) -> tuple[Path, str | None] | None:
-    """``(path, offline key or None)`` when ``source`` is a GGUF file (a ``.gguf`` path, or an
-    installed offline copy in GGUF), else None."""
-    src = embeddings.resolve(source)
+def _gguf_file(src: embeddings.Source) -> tuple[Path, str | None] | None:
+    """``(path, offline key or None)`` when the resolved source ``src`` is a GGUF file (a ``.gguf``
+    path, or an installed offline copy in GGUF), else None."""
     if isinstance(src, embeddings.PathSource):
         p = src.what
         return (p, None) if p.is_file() and p.suffix.lower() == ".gguf" else None
@@ -54,7 +53,8 @@ class ModelTensors:
 
     def __init__(self, source: str):
         self.source = str(source)
-        gg = _gguf_file(self.source)
+        self.resolved = embeddings.resolve(self.source)  # once: every tensor below is read through it
+        gg = _gguf_file(self.resolved)
         self._gguf: GGUFFile | None = None
         self._key: str | None = None
         self.shapes: dict[str, tuple]
@@ -63,7 +63,7 @@ class ModelTensors:
             self._gguf = open_gguf(path)
             self.shapes = {i.name: i.shape for i in self._gguf.list_tensors() if i.name is not None}
         else:
-            listing = embeddings.list_tensors(self.source)
+            listing = embeddings.list_tensors(self.resolved)
             self.shapes = {i.name: tuple(i.shape) for i in listing if i.name}
             if not self.shapes and listing:  # a .npy file: one unnamed array
                 self.shapes = {}
@@ -71,8 +71,8 @@ class ModelTensors:
     def load(self, name: str | None = None, *, head: bool = False) -> Embedding:
         """The named tensor (or the embedding / head) as :func:`repcap.embeddings.load` returns it."""
         if self._gguf is None or (self._key is not None and name is None):
-            src = self._key if self._gguf is not None else self.source
-            return embeddings.load(str(src), head=head, tensor=name, device="cpu")
+            src = embeddings.resolve(self._key) if self._gguf is not None and self._key else self.resolved
+            return embeddings.load(src, head=head, tensor=name, device="cpu")
         e = self._gguf.read(name, head=head, with_tokens=False)
         e.matrix = e.matrix.to(torch.float32)
         return e
