@@ -22,6 +22,8 @@ def _p0(form: str) -> dict[str, float]:
     from .laws import PUBLISHED
 
     return dict(PUBLISHED[form].constants)
+
+
 _BOUNDS = {"jl": ([1e-6], [1e3]), "adjusted": ([1e-6], [1e3]), "four": ([1e-6, 0.5, 0.3, 0.3], [1e3, 3.0, 4.0, 2.0])}
 
 

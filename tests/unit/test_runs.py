@@ -10,6 +10,7 @@ import pytest
 from repcap import RepcapError, reference, runs, sweep
 from repcap.packing import PackConfig, estimate_cost, guha_exponent, sweep_packed
 from repcap.packing.points import pack_config
+from repcap.runs import cost, points
 from repcap.toy import TrainConfig, sweep_config, train_points
 
 
@@ -29,7 +30,7 @@ def test_reference_set_is_yoder_full_size_and_guha_small_cells_at_his_settings()
         reference.value("yoder2025.beta"),
     )
     assert (y["k"], y["d"], y["beta"]) == (10000, 100, 20.0)  # the published sizes
-    assert y["steps"] * runs.YODER_CPU_SECONDS_PER_STEP <= 2400  # about 30 minutes here
+    assert y["steps"] * cost.YODER_CPU_SECONDS_PER_STEP <= 2400  # about 30 minutes here
     g = s.experiment("guha-small")
     cells = sorted((c["d"], c["k"]) for c in g.configs)
     assert cells == [(d, k) for d in (32, 64, 128) for k in (2000, 4000, 8000)]
@@ -68,11 +69,11 @@ def test_paper_gpu_holds_the_main_sweep_fig3_yoder_and_guha_grid():
 
 
 def test_configs_are_spelled_as_the_chapters_spell_them():
-    assert set(runs.guha_point(2000, 32)) == {"k", "d", "loss", "steps", "seed", "device"}  # chapter 07
-    y = runs.yoder_point("power", steps=10)
+    assert set(points.guha_point(2000, 32)) == {"k", "d", "loss", "steps", "seed", "device"}  # chapter 07
+    y = points.yoder_point("power", steps=10)
     assert set(y) == {"k", "d", "loss", "beta", "p", "steps", "lr", "seed", "n_bins", "device"}  # chapter 06
     assert y["lr"] == PackConfig(k=10000, d=100).learning_rate and y["n_bins"] == PackConfig(k=2, d=1).n_bins
-    t = runs.liu_point(25, 1.0, -1.0)
+    t = points.liu_point(25, 1.0, -1.0)
     assert t == sweep_config(m=25, alpha=1.0, gamma=-1.0, seed=0, keep_norms=True)  # chapters 07/08
 
 
@@ -98,11 +99,11 @@ def test_smoke_variants_are_small():
 
 
 def test_toy_points_fit_their_budget():
-    one = runs.toy_model_seconds(20000, 1000, 2048, 0.035)
+    one = cost.toy_model_seconds(20000, 1000, 2048, 0.035)
     assert one == pytest.approx(700.0)
-    assert runs.liu_reference_points(0.0) == []
-    assert len(runs.liu_reference_points(one * 1.5, 0.035)) == 1
-    six = runs.liu_reference_points(6 * one + 1, 0.035)
+    assert points.liu_reference_points(0.0) == []
+    assert len(points.liu_reference_points(one * 1.5, 0.035)) == 1
+    six = points.liu_reference_points(6 * one + 1, 0.035)
     assert [(c["alpha"], c["m"], c["gamma"]) for c in six] == [
         (1.0, 10, -1.0),
         (1.0, 10, 0.3333),
@@ -111,14 +112,14 @@ def test_toy_points_fit_their_budget():
         (1.0, 63, -1.0),
         (1.0, 63, 0.3333),
     ]
-    assert len(runs.liu_reference_points(1e9, 0.035)) == 24  # every candidate
+    assert len(points.liu_reference_points(1e9, 0.035)) == 24  # every candidate
     faster = runs.point_set("reference", toy_budget_s=1400, toy_seconds_per_model_step=0.007)
     assert len(faster.experiment("liu-main").configs) == 10  # 140 s a model
     for bad in (-1, float("nan"), True, "1"):
         with pytest.raises(RepcapError, match="budget_s"):
-            runs.liu_reference_points(bad)
+            points.liu_reference_points(bad)
     with pytest.raises(RepcapError, match="seconds_per_model_step"):
-        runs.liu_reference_points(10, 0.0)
+        points.liu_reference_points(10, 0.0)
 
 
 def test_unknown_names_are_refused_in_one_line():

@@ -1,5 +1,31 @@
 """The named point sets, ``reference`` and ``paper-gpu``, at full and smoke scale; the profile a
-set's findings are recorded under."""
+set's findings are recorded under.
+
+Sets (sources' settings: ``../shared/reference/README.md``; published numbers are read from
+``data/reference`` through :mod:`repcap.reference`, never retyped):
+
+* ``reference`` -- what 2 CPU cores afford, computed once and shipped as a bundle: Yoder 2025's
+  10,000 vectors in R^100 under ``exp(20 cos^2)`` at full size (4000 Adam steps: 56 min measured
+  on the 2-core development machine, with other work on it); Guha 2026's small cells (d in
+  {32, 64, 128} x k in {2000, 4000, 8000}, 5000 Adam steps, his exponent and learning-rate rules),
+  cheapest first: the seven up to k = 8000, d = 32 took 46 min there, and the last two (k = 8000
+  at d = 64 and 128) take about 45 and 90 min more by that cell's 23 min; and the Liu, Liu & Gore
+  2025 toy models at the main-sweep settings that fit a time budget (:func:`liu_reference_points`:
+  12 models, 28 min).  About 4 hours in all: Guha's 5000 steps are his, so the set cannot be cut
+  to one hour without leaving his settings.
+* ``paper-gpu`` -- one H200: Yoder's run (chapter 06's three losses at full size, and the long exp
+  run), the alpha x gamma grid of Liu's Fig. 3 at m = 25, their n = 1000 main sweep (m in
+  {10..100}, gamma in linspace(-1, 1, 10), alpha in 0..2 step 0.125), and Guha's grid for d <= 512
+  (k in 2000..32000 step 2000), cheapest cells first.  The first three take minutes; the grid is
+  hours even on an H200 by :mod:`repcap.packing.cost` (``6 k^2 d`` flops per step, k up to 32000),
+  so ``make paper-gpu`` runs under a time budget and a re-run resumes.
+
+Every set has a ``scale="smoke"`` variant that shrinks every size so it runs in seconds on a CPU.
+
+Configs are spelled as the chapters spell theirs (chapter 06 for Yoder's run, 07 for Guha's grid,
+08/09 through :func:`repcap.toy.sweep_config`), so that a bundle imported before the book makes
+the chapters' points cache hits: a key covers the config as written.
+"""
 
 from __future__ import annotations
 
