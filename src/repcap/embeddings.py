@@ -8,7 +8,9 @@ LM-head rows.  A source (see :func:`load`) is, in this order:
 * an offline model key (:mod:`repcap.offline`: pinned PyPI packages, sha256-checked);
 * a catalog key (:mod:`repcap.catalog`): the offline copy when installed, else the hub;
 * a model-hub id ``org/name``: ``config.json`` and the safetensors index read, only the shard
-  holding the tensor downloaded.
+  holding the tensor downloaded;
+* ``synthetic:KIND,...`` (:mod:`repcap.synthetic`): a stand-in matrix or model built in memory
+  (the smoke profile's, and the tests'), read like a file.
 
 This module is the top of the loader stack (matrix -> formats -> hub / offline -> here); nothing
 below imports it.  Never unpickles and never runs remote code.
@@ -20,12 +22,14 @@ import os
 from pathlib import Path
 from typing import Literal, NamedTuple, TypeAlias
 
+import numpy as np
 import torch
 
-from . import RepcapError, catalog, hub, offline
+from . import RepcapError, catalog, hub, offline, synthetic
 from .formats import PICKLE_SUFFIXES, SUFFIXES, load_file
 from .formats import list_tensors as list_file_tensors
 from .formats.common import check_name_lengths, os_error
+from .formats.names import choose_tensor
 from .matrix import Embedding, TensorInfo
 
 __all__ = [
@@ -35,6 +39,7 @@ __all__ = [
     "OfflineSource",
     "PathSource",
     "Source",
+    "SyntheticSource",
     "TensorInfo",
     "list_tensors",
     "load",
@@ -81,11 +86,18 @@ class HubSource(NamedTuple):
     what: str
 
 
+class SyntheticSource(NamedTuple):
+    """A matrix or model built in memory (:mod:`repcap.synthetic`): ``synthetic:KIND,name=value,...``."""
+
+    kind: Literal["synthetic"]
+    what: str
+
+
 #: What :func:`resolve` returns: a ``(kind, what)`` pair, one class per kind.
-Source: TypeAlias = PathSource | OfflineSource | CatalogSource | HubSource
+Source: TypeAlias = PathSource | OfflineSource | CatalogSource | HubSource | SyntheticSource
 
 
-_SOURCE_TYPES = (PathSource, OfflineSource, CatalogSource, HubSource)
+_SOURCE_TYPES = (PathSource, OfflineSource, CatalogSource, HubSource, SyntheticSource)
 
 
 def resolve(source: str | os.PathLike | Source) -> Source:
@@ -98,6 +110,9 @@ def resolve(source: str | os.PathLike | Source) -> Source:
     src = os.fspath(source)
     if not src:
         raise RepcapError("empty model source; give an offline key, catalog key, hub id, folder or file")
+    if src.startswith(synthetic.SCHEME):
+        synthetic.parse(src)  # a malformed one is refused here, in one line
+        return SyntheticSource("synthetic", src)
     p = _existing(src)
     if p is not None:
         return PathSource("path", p)
@@ -143,6 +158,27 @@ def _label(source: str | os.PathLike | Source) -> str:
     return os.fspath(source)
 
 
+def _synthetic(spec: str, head: bool, tensor: str | None) -> Embedding:
+    """A ``synthetic:`` source as an F32 :class:`Embedding` (a model's tensors chosen by name as a
+    file's are: the embedding, the head, or the named ``tensor``)."""
+    arrays = synthetic.tensors(spec)
+    if None in arrays:  # one matrix, as a .npy file holds it
+        if tensor is not None:
+            raise RepcapError(f"{spec}: one unnamed matrix; it has no tensor {tensor!r}")
+        name, tied = None, None
+    else:
+        name, tied = choose_tensor(spec, {k: tuple(v.shape) for k, v in arrays.items() if k}, head, tensor)
+    return Embedding(
+        matrix=torch.from_numpy(np.array(arrays[name], dtype=np.float32)),
+        name=spec,
+        source_kind="synthetic",
+        tensor_name=name,
+        tied=tied,
+        quant="F32",
+        meta={"synthetic": spec},
+    )
+
+
 def load(
     source: str | os.PathLike | Source,
     *,
@@ -167,6 +203,8 @@ def load(
             raise _naming(path, exc) from exc.__cause__
     elif isinstance(src, OfflineSource):
         emb = offline.load(src.what, head=head, tensor=tensor)
+    elif isinstance(src, SyntheticSource):
+        emb = _synthetic(src.what, head, tensor)
     elif isinstance(src, CatalogSource):
         entry = src.what
         key = _offline_copy(entry)
@@ -197,6 +235,8 @@ def list_tensors(source: str | os.PathLike | Source, *, revision: str | None = N
             raise _naming(path, exc) from exc.__cause__
     if isinstance(src, OfflineSource):
         return offline.list_tensors(src.what)
+    if isinstance(src, SyntheticSource):
+        return [TensorInfo(n, tuple(a.shape), "F32") for n, a in synthetic.tensors(src.what).items()]
     if isinstance(src, CatalogSource):
         key = _offline_copy(src.what)
         return offline.list_tensors(key) if key else hub.list_hub(src.what.hub_id, revision=revision)

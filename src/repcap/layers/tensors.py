@@ -13,7 +13,6 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import torch
 
 from .. import RepcapError, embeddings, offline
@@ -176,22 +175,15 @@ def write_stand_in(
     of a tenth of that weight, so the layers sit nearer random than the embedding."""
     import gguf
 
-    from ..synthetic import stand_in
+    from ..synthetic import stand_in_layers
 
     path = Path(path)
-    attn_dim = attn_dim or d_model
     w = gguf.GGUFWriter(str(path), "llama")
-    w.add_tensor("token_embd.weight", stand_in(vocab, d_model, mean_cos=mean_cos, seed=seed))
-    for i in range(n_layers):
-        s = seed + 1 + 3 * i
-        w.add_tensor(
-            f"blk.{i}.ffn_down.weight", np.ascontiguousarray(stand_in(d_ff, d_model, mean_cos=mean_cos / 10, seed=s).T)
-        )
-        w.add_tensor(
-            f"blk.{i}.attn_output.weight",
-            np.ascontiguousarray(stand_in(attn_dim, d_model, mean_cos=mean_cos / 10, seed=s + 1).T),
-        )
-        w.add_tensor(f"blk.{i}.ffn_up.weight", stand_in(d_ff, d_model, mean_cos=mean_cos / 10, seed=s + 2))
+    arrays = stand_in_layers(
+        n_layers=n_layers, vocab=vocab, d_model=d_model, d_ff=d_ff, attn_dim=attn_dim, mean_cos=mean_cos, seed=seed
+    )
+    for name, arr in arrays.items():
+        w.add_tensor(name, arr)
     w.write_header_to_file()
     w.write_kv_data_to_file()
     w.write_tensors_to_file()
