@@ -37,11 +37,11 @@ device = "auto"  # "auto", "cpu" or "cuda"
 # %% tags=["remove-input"]
 import matplotlib.pyplot as plt
 import numpy as np
-import pandas as pd
 
 from repcap import figures
 from repcap import random_geometry as rg
 from repcap.chapter import glue, start
+from repcap.figdata import random as figdata
 from repcap.laws import PUBLISHED
 
 run_record = start("Every profile runs in seconds on a CPU; `paper` only takes more vectors per dimension.", device=device)
@@ -58,20 +58,16 @@ run_record = start("Every profile runs in seconds on a CPU; `paper` only takes m
 # variance exactly $1/d$. The histograms below are all pairs among random vectors; the lines are $f_d$.
 
 # %%
-rows = []
+dens = figdata.cosine_densities(dims, n_vectors, seed=seed, device=device)
 fig, (ax_lin, ax_log) = plt.subplots(1, 2, figsize=figures.size(3.3))
 colours = figures.palette(len(dims))
-t = np.linspace(-0.999, 0.999, 801)
+edges = np.linspace(-1, 1, 121)
 for c, d in zip(colours, dims):
-    cos = rg.pair_cosines(rg.unit_vectors(n_vectors, d, seed=seed + d, device=device))
-    hist, edges = np.histogram(cos, bins=120, range=(-1, 1), density=True)
-    mids = (edges[:-1] + edges[1:]) / 2
-    exact = rg.cosine_density(t, d)
+    hist = dens[(dens.d == d) & (dens.kind == "measured")].density.to_numpy()
+    exact = dens[(dens.d == d) & (dens.kind == "exact")]
     for ax in (ax_lin, ax_log):
         ax.stairs(hist, edges, color=c, alpha=0.4, fill=True)
-        ax.plot(t, exact, color=c, lw=1.3, label=f"d = {d}")
-    rows += [{"d": d, "kind": "measured", "t": m, "density": h} for m, h in zip(mids, hist)]
-    rows += [{"d": d, "kind": "exact", "t": x, "density": y} for x, y in zip(t[::4], exact[::4])]
+        ax.plot(exact.t, exact.density, color=c, lw=1.3, label=f"d = {d}")
 top = max(rg.cosine_density(0.0, d) for d in dims)
 ax_lin.set(xlabel=r"cosine $t$ of a random pair", ylabel="density", xlim=(-1, 1), ylim=(0, 1.08 * top),
            title="linear scale")
@@ -79,7 +75,7 @@ ax_log.set(xlabel=r"cosine $t$ of a random pair", xlim=(-1, 1), yscale="log", yl
            title="log scale: the tails")
 ax_lin.legend(title="dimension", loc="upper right")
 fig.tight_layout()
-figures.save("fig-random-cosine-density", fig, pd.DataFrame(rows), {
+figures.save("fig-random-cosine-density", fig, dens, {
     "caption": "Pairwise cosines of random unit vectors (shaded histograms) against the exact density "
                "(lines), on linear and log scales. As d grows the mass collapses onto 0: at d = 1000 almost every "
                "pair lies within ±0.1 of orthogonal, and the measured histograms sit on the exact curves.",
@@ -95,12 +91,7 @@ glue("random_std_1000", rg.cosine_std(1000))
 # directions were *random*, $\varepsilon \approx 2/\sqrt{d}$.
 
 # %%
-srows = []
-for d in sigma_dims:
-    cos = rg.pair_cosines(rg.unit_vectors(sigma_vectors, d, seed=seed + 7 * d, device=device))
-    srows.append({"d": d, "inv_sqrt_d": 1 / np.sqrt(d), "measured_std": cos.std(), "measured_mean": cos.mean(),
-                  "eps_mu_2sigma": cos.mean() + 2 * cos.std()})
-sdf = pd.DataFrame(srows)
+sdf = figdata.sigma_table(sigma_dims, sigma_vectors, seed=seed, device=device)
 fig, ax = plt.subplots(figsize=figures.size(3.4))
 x = np.array([sdf.inv_sqrt_d.min() * 0.8, sdf.inv_sqrt_d.max() * 1.2])
 ax.plot(x, x, color="0.3", lw=1, ls="--", label=r"exact: $\sigma = 1/\sqrt{d}$")
@@ -130,14 +121,8 @@ glue("random_sigma_relerr", 100 * rel_err)
 # maxima.
 
 # %%
-mrows = []
-for d in max_dims:
-    for k in max_k:
-        vals = rg.max_abs_cosine(k, d, trials=max_trials, seed=seed + 31 * k + d, device=device)
-        for t, v in enumerate(vals):
-            mrows.append({"d": d, "k": k, "trial": t, "max_abs_cos": v})
-mdf = pd.DataFrame(mrows)
-agg = mdf.groupby(["d", "k"]).max_abs_cos.agg(["mean", "min", "max"]).reset_index()
+mdf = figdata.max_cos_trials(max_dims, max_k, max_trials, seed=seed, device=device)
+agg = figdata.max_cos_summary(mdf)
 fig, ax = plt.subplots(figsize=figures.size(3.6))
 kk = np.geomspace(min(max_k), max(max_k), 50)
 jl = PUBLISHED["jl"]
@@ -177,12 +162,7 @@ glue("random_guha_ratio_max", float(ratio.max()))
 
 # %%
 glue("random_jl_points", jl_points)
-jrows = []
-for k in jl_dims:
-    dist = rg.gaussian_projection_distortion(jl_points, jl_ambient, k, seed=seed + k, device=device)
-    jrows.append({"k": k, "worst_distortion": dist["max"], "q99_distortion": dist["q99"],
-                  "mean_distortion": dist["mean"], "jl_guarantee": rg.jl_guaranteed_eps(jl_points, k)})
-jdf = pd.DataFrame(jrows)
+jdf = figdata.jl_distortions(jl_points, jl_ambient, jl_dims, seed=seed, device=device)
 fig, ax = plt.subplots(figsize=figures.size(3.4))
 ax.plot(jdf.k, jdf.jl_guarantee, "-", color="0.3", label="JL guarantee (Dasgupta–Gupta)")
 ax.plot(jdf.k, jdf.worst_distortion, "o-", label="measured: worst pair")

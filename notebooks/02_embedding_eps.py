@@ -40,9 +40,6 @@ executor = "local"  # where sweep points run: local (this process) or dask
 scheduler = ""  # with the dask executor: a tcp address, local or local:N, or a jobqueue YAML file
 
 # %% tags=["remove-input"]
-import tempfile
-from pathlib import Path
-
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -52,7 +49,7 @@ from repcap.chapter import glue, start
 from repcap.config import given
 from repcap.figdata import survey as figdata
 from repcap.survey import scan
-from repcap.synthetic import stand_in
+from repcap.synthetic import source as stand_in_source
 
 C1 = reference.value("guha2026.class1_eps_above")  # Class 1: eps above this (Guha 2026, Sec. 2.5)
 C2 = reference.value("guha2026.class2_eps_below")  # Class 2: eps below this
@@ -89,13 +86,11 @@ for key in models:
         add("real tokens", source=key, label=f"{key} (real tokens)", head=False, rows=spec.real_vocab)
 for key in hub_models:
     add("embedding", source=key, label=key, head=False)
-tmp = Path(tempfile.mkdtemp(prefix="repcap-eps-"))
-for name, V, d, mean_cos in synthetic:  # stand-ins go through the same .npy loader as any file
-    X = stand_in(V, d, mean_cos=mean_cos, seed=seed or 0)
-    np.save(tmp / f"{name}.npy", X)
-    np.save(tmp / f"{name}-head.npy", stand_in(V, d, noise_of=X, seed=(seed or 0) + 1))
-    add("embedding", source=str(tmp / f"{name}.npy"), label=name, head=False)
-    add("head", source=str(tmp / f"{name}-head.npy"), label=f"{name} (head)", head=False)
+for name, V, d, mean_cos in synthetic:  # stand-ins (repcap.synthetic) go through the same loader as any file
+    stand_in = dict(V=V, d=d, mean_cos=mean_cos, seed=seed or 0)
+    add("embedding", source=stand_in_source("embedding", **stand_in), label=name, head=False)
+    add("head", source=stand_in_source("copy", **stand_in, copy_seed=(seed or 0) + 1), label=f"{name} (head)",
+        head=False)
 
 records, failures = scan(configs)
 if failures:  # one line per model that could not be read; the others go on
@@ -124,7 +119,6 @@ tables.show(figdata.model_table(records, variant_of),
 ncol = min(2, len(emb_only))
 nrow = int(np.ceil(len(emb_only) / ncol))
 fig, axes = plt.subplots(nrow, ncol, figsize=figures.size(2.1 * nrow + 0.6), squeeze=False, sharex=True)
-rows = []
 for ax, r in zip(axes.flat, emb_only):
     h = figdata.histogram_density(r)
     ax.fill_between(h.cos, h.density, step="mid", color="0.65", lw=0)
@@ -136,8 +130,6 @@ for ax, r in zip(axes.flat, emb_only):
     ax.set_xlim(-0.6, 1.0)
     ax.set_yscale("log")
     ax.set_ylim(1e-4, None)
-    rows += [{"model": r["label"], "cos": x, "density": y, "mu": r["mean"], "eps": r["eps"]}
-             for x, y in zip(h.cos, h.density)]
 for ax in axes.flat[len(emb_only):]:
     ax.set_visible(False)
 for ax in axes[-1]:
@@ -147,7 +139,7 @@ for ax in axes[:, 0]:
 handles, labels = axes.flat[0].get_legend_handles_labels()
 fig.legend(handles, labels, loc="lower center", ncol=3, bbox_to_anchor=(0.5, 0.0))
 fig.tight_layout(rect=(0, 0.06, 1, 1))
-figures.save("fig-eps-histograms", fig, pd.DataFrame(rows), {
+figures.save("fig-eps-histograms", fig, figdata.histogram_panels(emb_only), {
     "caption": "Pairwise cosine similarity of token embeddings, one panel per model (density, log scale): "
                "μ (solid) and ε = μ + 2σ (dashed) from the exact moments, and the right tail beyond ε shaded. "
                "The decoders' distributions sit well right of zero (Class 1); "
@@ -165,14 +157,12 @@ figures.save("fig-eps-histograms", fig, pd.DataFrame(rows), {
 # %%
 pairs = [(r["label"], f"{r['label']} (head)") for r in emb_only if f"{r['label']} (head)" in rec_by_label]
 fig, axes = plt.subplots(1, max(1, len(pairs)), figsize=figures.size(3.0), squeeze=False)
-rows = []
 for ax, (lbl, h_lbl) in zip(axes.flat, pairs):
     for r, col in ((rec_by_label[lbl], "C0"), (rec_by_label[h_lbl], "C1")):
         h = figdata.histogram_density(r)
         name = f"{variant_of[r['label']]} ({r['quant']})"
         ax.plot(h.cos, h.density, color=col, lw=1.4, drawstyle="steps-mid", label=f"{name}: ε = {r['eps']:.4f}")
         ax.axvline(r["eps"], color=col, lw=0.9, ls="--")
-        rows += [{"model": lbl, "matrix": name, "cos": x, "density": y, "eps": r["eps"]} for x, y in zip(h.cos, h.density)]
     ax.set_title(lbl)
     ax.set_xlabel("cosine similarity")
     ax.set_yscale("log")
@@ -181,7 +171,7 @@ for ax, (lbl, h_lbl) in zip(axes.flat, pairs):
     figures.legend_below(ax, ncol=2)
 axes.flat[0].set_ylabel("density")
 fig.tight_layout()
-figures.save("fig-eps-heads", fig, pd.DataFrame(rows), {
+figures.save("fig-eps-heads", fig, figdata.head_histograms(rec_by_label, pairs, variant_of), {
     "caption": "Embedding against the separately stored output head of the same model (the same tied matrix "
                "at two quantisations). The curves lie on top of each other; ε moves only in the third or "
                "fourth decimal.", "seed": seed})

@@ -34,9 +34,6 @@ executor = "local"  # where sweep points run: local (this process) or dask
 scheduler = ""  # with the dask executor: a tcp address, local or local:N, or a jobqueue YAML file
 
 # %% tags=["remove-input"]
-import tempfile
-from pathlib import Path
-
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -45,8 +42,9 @@ from repcap import calculator, catalog, figures, findings, laws, reference, tabl
 from repcap.chapter import glue, start
 from repcap.config import given
 from repcap.cosine import Histogram
+from repcap.figdata import survey as figdata
 from repcap.survey import scan
-from repcap.synthetic import stand_in
+from repcap.synthetic import source as stand_in_source
 
 run_record = start("Guha evaluates the laws on every model of Table 1 measured on a GPU; here ε comes from the "
                "offline models (exact moments), quantile thresholds from the pairs of "
@@ -141,10 +139,9 @@ calculator.widget()
 # %%
 common = dict(tiled=True, **given(sample=sample_rows, bins=bins, top_k=top_k, seed=seed), device=device)
 configs = [dict(source=k, label=k, head=False, **common) for k in models + hub_models]
-tmp = Path(tempfile.mkdtemp(prefix="repcap-capacity-"))
-for name, V, d, mean_cos in synthetic:
-    np.save(tmp / f"{name}.npy", stand_in(V, d, mean_cos=mean_cos, seed=seed or 0))
-    configs.append(dict(source=str(tmp / f"{name}.npy"), label=name, head=False, **common))
+for name, V, d, mean_cos in synthetic:  # stand-ins built in memory (repcap.synthetic)
+    src = stand_in_source("embedding", V=V, d=d, mean_cos=mean_cos, seed=seed or 0)
+    configs.append(dict(source=src, label=name, head=False, **common))
 records, failures = scan(configs)
 if failures:  # one line per model that could not be read; the others go on
     display(tables.show(pd.DataFrame(failures)))
@@ -176,11 +173,9 @@ fixed_d = int(fixed_d or reference.value("guha2026.sens_example_d"))
 eps_lo, eps_hi = reference.value("guha2026.sens_example_eps_lo"), reference.value("guha2026.sens_example_eps_hi")
 eps_axis = np.linspace(0.02, 0.12, eps_grid_points)
 fig, ax = plt.subplots(figsize=figures.size(3.2))
-rows = []
-for k, name in law_names.items():
-    y = laws.log10_capacity(eps_axis, fixed_d, k)
-    ax.plot(eps_axis, y, label=name)
-    rows += [{"law": name, "eps": e, "log10_capacity": v, "d": fixed_d} for e, v in zip(eps_axis, y)]
+curves = figdata.capacity_curves(law_names, eps_axis, fixed_d)
+for name, g in curves.groupby("law", sort=False):
+    ax.plot(g.eps, g.log10_capacity, label=name)
 lo, hi = laws.capacity(eps_lo, fixed_d, "four"), laws.capacity(eps_hi, fixed_d, "four")
 ax.plot([eps_lo, eps_hi], [np.log10(lo), np.log10(hi)], "ko", ms=4)
 ax.annotate(f"{lo:.1e}", (eps_lo, np.log10(lo)), xytext=(-10, 8), textcoords="offset points", ha="right")
@@ -206,7 +201,7 @@ glue("capacity_d_small", d_small)
 glue("capacity_d_large", d_large)
 glue("capacity_d_ratio", d_hi_cap / d_lo_cap)
 findings.record("guha-sensitivity-d", d_hi_cap / d_lo_cap, exact=True)
-figures.save("fig-capacity-vs-eps", fig, pd.DataFrame(rows), {
+figures.save("fig-capacity-vs-eps", fig, curves, {
     "caption": f"Capacity against ε at d = {fixed_d} under the four published laws (log scale). Dots: "
                f"ε = {eps_lo:g} and {eps_hi:g} under the four-constant law, {np.log10(hi / lo):.1f} orders of "
                "magnitude apart.",
@@ -228,14 +223,7 @@ figures.save("fig-capacity-vs-eps", fig, pd.DataFrame(rows), {
 
 # %%
 qs = ["0.95", "0.99", "0.999"]
-thr_rows = []
-for r in records:
-    cand = {"μ+2σ": r["eps"], "μ+3σ": r["eps3"], **{f"q{q} of |cos|": r["quantiles_abs"][q] for q in qs}}
-    for name, val in cand.items():
-        thr_rows.append({"model": r["label"], "d": r["d_model"], "threshold": name, "eps": val,
-                         "log10_capacity_four": float(laws.log10_capacity(val, r["d_model"], "four")),
-                         "quantile_error": r["quantile_error"] if name.startswith("q") else 0.0})
-thr = pd.DataFrame(thr_rows)
+thr = figdata.threshold_table(records, qs)
 fig, axes = plt.subplots(1, 2, figsize=figures.size(4.2))
 names = list(dict.fromkeys(thr.threshold))
 markers = "osD^vP*X"

@@ -34,9 +34,6 @@ executor = "local"  # where sweep points run: local (this process) or dask
 scheduler = ""  # with the dask executor: a tcp address, local or local:N, or a jobqueue YAML file
 
 # %% tags=["remove-input"]
-import tempfile
-from pathlib import Path
-
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -45,7 +42,7 @@ from repcap import catalog, figures, findings, reference, tables
 from repcap.chapter import glue, start
 from repcap.figdata import survey as figdata
 from repcap.survey import scan
-from repcap.synthetic import stand_in
+from repcap.synthetic import source as stand_in_source
 
 run_record = start("Liu et al. read 27 LM heads from the hub; offline we have three small tied decoders (whose head "
                "is the embedding) and three encoders, so the figure shows where these models fall against the "
@@ -70,16 +67,15 @@ glue("overlap_paper_median", paper_range.value)
 configs = [dict(source=k, label=k, head=True, device=device) for k in models]
 configs += [dict(source=k, label=k, head=False, device=device) for k in encoders]
 configs += [dict(source=k, label=k, head=True, device=device) for k in hub_models]
-tmp = Path(tempfile.mkdtemp(prefix="repcap-overlap-"))
-for name, V, d, mean_cos in synthetic:
-    np.save(tmp / f"{name}.npy", stand_in(V, d, mean_cos=mean_cos, seed=seed))
-    configs.append(dict(source=str(tmp / f"{name}.npy"), label=name, head=False, device=device))
+for name, V, d, mean_cos in synthetic:  # stand-ins built in memory (repcap.synthetic)
+    src = stand_in_source("embedding", V=V, d=d, mean_cos=mean_cos, seed=seed)
+    configs.append(dict(source=src, label=name, head=False, device=device))
 records, failures = scan(configs)
 if failures:  # one line per model that could not be read; the others go on
     display(tables.show(pd.DataFrame(failures)))
 
 kinds = {r["label"]: "encoder embedding" if r["label"] in encoders else
-         ("synthetic" if r["source_kind"] == "npy" else "LM head") for r in records}
+         ("synthetic" if r["source_kind"] == "synthetic" else "LM head") for r in records}
 ov = figdata.overlap_table(records, kinds)
 tables.show(ov, digits={"E[cos²]": ".5f", "Var(cos)": ".5f", "μ²": ".5f", "1/m": ".5f", "m E[cos²]": ".1f",
                         "m Var(cos)": ".1f"}, missing="an encoder has no LM head, so no tied flag")
@@ -118,9 +114,7 @@ heads = ov[ov.kind == "LM head"]
 n_inside = int(((heads["m E[cos²]"] >= paper_range.low) & (heads["m E[cos²]"] <= paper_range.high)).sum())
 where_heads = (f"{n_inside} of the {len(heads)} offline heads fall inside it; most of their overlap is the common "
                "direction their rows share (μ²)." if len(heads) else "No LM head was loaded in this profile.")
-plot_rows = ov[["model", "kind", "m", "E[cos²]", "Var(cos)", "1/m"]].assign(
-    paper_low=paper_range.low / ov["m"], paper_high=paper_range.high / ov["m"])
-figures.save("fig-overlap-vs-width", fig, plot_rows, {
+figures.save("fig-overlap-vs-width", fig, figdata.overlap_points(ov, paper_range.low, paper_range.high), {
     "caption": "Mean square overlap E[cos²] of normalised LM-head rows (filled) and the variance of the signed "
                "cosine Var(cos) (hollow, joined by a line) against width m. Grey band: where Liu et al.'s 27 heads "
                f"lie (our reading of their Fig. 8a); dashed: 1/m. {where_heads}",

@@ -41,9 +41,6 @@ executor = "local"  # where sweep points run: local (this process) or dask
 scheduler = ""  # with the dask executor: a tcp address, local or local:N, or a jobqueue YAML file
 
 # %% tags=["remove-input"]
-import tempfile
-from pathlib import Path
-
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -56,6 +53,7 @@ from repcap import figures, findings, laws, layers, reference, tables
 from repcap.chapter import glue, start
 from repcap.config import given
 from repcap.figdata import layers as figdata
+from repcap.synthetic import source as stand_in_source
 
 C1 = reference.value("guha2026.class1_eps_above")  # Class 1: eps above this (Guha 2026, Sec. 2.5)
 C2 = reference.value("guha2026.class2_eps_below")  # Class 2: eps below this
@@ -93,11 +91,9 @@ tables.show(pd.DataFrame(layers.conventions()), first=["family", layers.KINDS["m
 
 # %%
 configs = [dict(source=k, label=k, device=device) for k in models + hub_models]
-tmp = Path(tempfile.mkdtemp(prefix="repcap-layers-"))
-for i, (name, n_layers, vocab, d_model, d_ff) in enumerate(synthetic):
-    path = layers.write_stand_in(tmp / f"{name}.gguf", n_layers=n_layers, vocab=vocab, d_model=d_model, d_ff=d_ff,
-                                 seed=i)
-    configs.append(dict(source=str(path), label=name, device=device))
+for i, (name, n_layers, vocab, d_model, d_ff) in enumerate(synthetic):  # stand-in models built in memory
+    src = stand_in_source("layers", n_layers=n_layers, vocab=vocab, d_model=d_model, d_ff=d_ff, seed=i)
+    configs.append(dict(source=src, label=name, device=device))
 records, failures = layers.records(configs, **given(kinds=kinds, seed=seed))
 seed_used = layers.DEFAULTS.seed if seed is None else seed
 if failures:  # one line per model that could not be read; the others go on
@@ -231,7 +227,7 @@ handles += [Line2D([], [], color="0.3", marker="_", ms=12, mew=2, ls="", label="
 fig.tight_layout()
 figures.legend_below(ax, ncol=2, handles=handles)
 fig.tight_layout()
-figures.save("fig-layers-vs-embedding", fig, bl[["model", "kind", "layer", "eps", "eps_embedding", "eps_random", "class"]],
+figures.save("fig-layers-vs-embedding", fig, figdata.vs_embedding(bl),
              {"caption": "Each layer matrix's ε against its model's embedding ε (log-log). If the embedding's "
                          "near-orthogonality stood for the latent space, the points would lie on the dashed diagonal; "
                          "they lie far below it, near the Gaussian baseline of their shape (bars), most of them in "
@@ -290,13 +286,10 @@ tables.show(cap, digits=dict.fromkeys(logcols, ".1f") | {c: ".3f" for c in cap.c
 fig, ax = plt.subplots(figsize=figures.size(3.8))
 xs = {m: i for i, m in enumerate(labels)}
 offs = {k: (j - (len(kinds_here) - 1) / 2) * 0.18 for j, k in enumerate(kinds_here)}
-rows = []
 for lbl in labels:
     mine = bl[bl.model == lbl]
     emb = next(r for r in records if r["label"] == lbl and r["kind"] == "embedding")
     ax.scatter([xs[lbl]], [emb["log10_capacity"]["four"]], marker="*", s=110, color="k", zorder=4)
-    rows.append({"model": lbl, "matrix": "embedding", "layer": None, "log10_capacity_four": emb["log10_capacity"]["four"],
-                 "log10_n": np.log10(emb["n_directions"])})
     for k in kinds_here:
         g = mine[mine.kind == k]
         if not len(g):
@@ -306,9 +299,6 @@ for lbl in labels:
                    edgecolors=colors[k], lw=0.8, zorder=3)
         ax.plot([x - 0.08, x + 0.08], [g.log10_capacity_four_random.median()] * 2, color="0.4", lw=2, zorder=2)
         ax.plot([x - 0.08, x + 0.08], [np.log10(g.n.median())] * 2, color=colors[k], lw=1, ls=":", zorder=2)
-        rows += [{"model": lbl, "matrix": k, "layer": int(r.layer), "log10_capacity_four": r.log10_capacity_four,
-                  "log10_capacity_four_random": r.log10_capacity_four_random, "log10_n": np.log10(r.n)}
-                 for r in g.itertuples()]
 ax.set_xticks(range(len(labels)))
 ax.set_xticklabels(labels, rotation=20, ha="right")
 ax.set_ylabel("log10 capacity k (four-constant law)")
@@ -320,7 +310,7 @@ handles += [Line2D([], [], color="0.4", lw=2, label="from Gaussian directions, s
 fig.tight_layout()
 figures.legend_below(ax, ncol=2, handles=handles)
 fig.tight_layout()
-figures.save("fig-layers-capacity", fig, pd.DataFrame(rows), {
+figures.save("fig-layers-capacity", fig, figdata.capacity_points(records, bl, kinds_here), {
     "caption": "Capacity under the four-constant law (log10 k) read from each model's embedding ε (stars) and "
                "from each layer matrix's ε instead (open markers), next to the law at Gaussian directions of the "
                "same shape (grey bars) and the number of directions the layer matrix actually holds (dotted). "

@@ -47,6 +47,7 @@ from repcap import bundle, figures, findings, laws, packing, reference, sweep, t
 from repcap.chapter import glue, start
 from repcap.config import given
 from repcap.figdata import packing as figdata
+from repcap.figdata import reference as refdata
 from repcap.runs import finding_profile
 
 cfg = packing.PackConfig(k=k, d=d, **given(beta=beta, p=p, steps=steps, lr=lr, seed=seed, n_bins=n_bins))
@@ -276,17 +277,17 @@ tables.show(ref, digits={"ours": ".2f"}, missing="this profile did not run Yoder
 # {numref}`fig-packing-reference` follows its worst pair: {glue:md}`packing_ref_summary`
 
 # %%
-ref_runs = [f for f in (ref_lookup.found if ref_lookup else []) if f.config.get("loss") == "exp"]
-ref_found = max(ref_runs, key=lambda f: f.config["steps"]) if ref_runs else None
+ref_section = refdata.section(ref_lookup, reference_set)
+ref_found = figdata.longest_exp_run(ref_section.found)
 ref_run = ref_found.result if ref_found else None
 law_angle_yoder = math.degrees(math.acos(law_eps_yoder))
-glue("packing_ref_provenance", Markdown(ref_lookup.provenance_text(reference_set) if ref_lookup else
-     "this build shows no reference points (the parameter `reference_set` is empty)."))
+glue("packing_ref_provenance", Markdown(ref_section.provenance))
 fig, ax = plt.subplots(figsize=figures.size(3.0))
 ax.axhline(yoder_angle.value, color="k", ls=":", lw=0.9, label=f"Yoder: about {yoder_angle.value:g}° (reported)")
 ax.axhline(law_angle_yoder, color="0.4", ls="--", lw=0.9, label=f"four-constant law: {law_angle_yoder:.1f}° (our evaluation)")
 if ref_found is not None and ref_run is not None:
-    rc = figdata.curves({"exp": ref_run})
+    ref_df = figdata.reference_curve(ref_found)
+    rc = ref_df
     flat = figdata.flattening_step(rc.step, rc.angle_deg)
     ax.plot(rc.step, rc.angle_deg, color=colors["exp"], label=f"exp(β cos²), lr {ref_found.config['lr']:g}")
     if flat is not None:
@@ -307,13 +308,12 @@ if ref_found is not None and ref_run is not None:
                     note=(f"our run flattens from step {flat:,.0f} and then only jitters between {late.min():.1f}° and "
                           f"{late.max():.1f}° (Adam at a fixed rate {ref_found.config['lr']:g}); Yoder gives no step count, rate "
                           "or schedule, so what reaches his angle is open here" if flat is not None else ""))
-    ref_df = rc.assign(k=ref_found.config["k"], d=ref_found.config["d"], lr=ref_found.config["lr"])
 else:
-    ax.text(0.5, 0.5, "no reference run in this build", transform=ax.transAxes, ha="center", color="0.4")
+    ax.text(0.5, 0.5, refdata.PLACEHOLDER, transform=ax.transAxes, ha="center", color="0.4")
     ax.set_ylim(60, 80)
     glue("packing_ref_summary", Markdown("not shown in this build, which has no reference run."))
-    ref_df = pd.DataFrame({"line": [f"Yoder (reported, {yoder_angle.cite})", "four-constant law (our evaluation)"],
-                           "angle_deg": [yoder_angle.value, law_angle_yoder]})
+    ref_df = refdata.placeholder(line=[f"Yoder (reported, {yoder_angle.cite})", "four-constant law (our evaluation)"],
+                                 angle_deg=[yoder_angle.value, law_angle_yoder])
 ax.set_xlabel("Adam step")
 ax.set_ylabel("worst-pair angle (degrees)")
 figures.legend_below(ax, ncol=2)
@@ -323,4 +323,4 @@ _ = figures.save("fig-packing-reference", fig, ref_df, {
                f"R^{ref_df.d.iloc[0] if 'd' in ref_df else yoder_d} under exp(β cos²), β = {beta:g}: the "
                "smallest angle between any two of the lines, step by step (dash-dotted: where it flattens), "
                "against Yoder's reported angle and the four-constant law at that size.",
-    "seed": seed, "source": "reference bundle", "provenance": ref_lookup.provenance_text(reference_set) if ref_lookup else None})
+    "seed": seed, "source": "reference bundle", "provenance": ref_section.sidecar_provenance})

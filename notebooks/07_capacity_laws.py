@@ -41,7 +41,6 @@ executor = "local"  # where sweep points run: local (this process) or dask
 scheduler = ""  # with the dask executor: a tcp address, local or local:N, or a jobqueue YAML file
 
 # %% tags=["remove-input"]
-import math
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -51,6 +50,8 @@ from IPython.display import Markdown
 from repcap import bounds, bundle, figures, findings, fits, laws, packing, reference, sweep, tables
 from repcap.chapter import glue, start
 from repcap.config import given
+from repcap.figdata import packing as figdata
+from repcap.figdata import reference as refdata
 from repcap.runs import finding_profile
 
 ref_lookup = bundle.lookup(reference_set, "guha-small", scale=reference_scale) if reference_set else None
@@ -137,20 +138,17 @@ tables.show(guha_table, digits={"R², reported": ".4f", "R², our refit": ".4f",
 
 # %%
 fig, (axr, axo) = plt.subplots(1, 2, figsize=figures.size(3.8))
-rows = []
-for ax, data, fits_, title in ((axr, g_rand, ["JL form, random"], "random baseline (Sec. 3.2)"),
-                               (axo, g_opt, ["adjusted, optimised", "JL form, optimised"], "optimised packings (Sec. 3.3)")):
-    ds_ = sorted(data.d.unique())
-    show = ds_[:: max(1, len(ds_) // 5)]
+panels = [("random baseline (Sec. 3.2)", g_rand, ["JL form, random"]),
+          ("optimised packings (Sec. 3.3)", g_opt, ["adjusted, optimised", "JL form, optimised"])]
+guha_points = figdata.fit_points(panels, guha_fits)
+for ax, (title, data, fits_) in zip((axr, axo), panels):
+    show = figdata.shown_widths(data.d)
     pal_ = dict(zip(show, figures.palette(len(show))))
     for d_ in show:
         g = data[data.d == d_].sort_values("k")
         ax.plot(g.k, g.eps_star, "o", ms=3.5, color=pal_[d_], label=f"d = {d_}")
         for j, name in enumerate(fits_):
             ax.plot(g.k, guha_fits[name].law.eps(g.k, d_), "-" if j == 0 else ":", color=pal_[d_], lw=1)
-        rows += [{"data": title, "k": k_, "d": d_, "eps_star": e_,
-                  **{f"fit: {name}": float(guha_fits[name].law.eps(k_, d_)) for name in fits_}}
-                 for k_, e_ in zip(g.k, g.eps_star)]
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("number of vectors k")
@@ -160,7 +158,7 @@ h_, l_ = axo.get_legend_handles_labels()
 fig.legend(h_, l_, loc="lower center", ncol=len(h_), bbox_to_anchor=(0.5, 0.0),  # one row, in order of d
            columnspacing=1.0, handletextpad=0.3)
 fig.tight_layout(rect=(0, 0.08, 1, 1))
-_ = figures.save("fig-laws-guha-data", fig, pd.DataFrame(rows), {
+_ = figures.save("fig-laws-guha-data", fig, guha_points, {
     "caption": "Guha's stored results (points, every fifth width) with our refits: left, the best of 1000 random draws "
                "and the JL form (C refitted); right, the optimised packings with the adjusted law (solid) and "
                "the JL form (dotted). The adjusted law tracks the optimised points; the JL form is too flat.",
@@ -211,18 +209,10 @@ tables.show(grid, digits={"eps_star": ".4f", "eps_random": ".4f", "bound": ".4f"
 # (`code/vector_packing/optimized_packing.json`): {glue:md}`laws_ref_summary`
 
 # %%
-g_cells = g_opt.set_index(["k", "d"]).eps_star
-ref_cells = pd.DataFrame([{"k": f.config["k"], "d": f.config["d"], "steps": f.config["steps"],
-                           "p": f.result.get("p"), "ε* (ours)": f.result["eps_star"]}
-                          for f in (ref_lookup.found if ref_lookup else [])],
-                         columns=["k", "d", "steps", "p", "ε* (ours)"])
-ref_cells["ε* (Guha's data)"] = [float(g_cells.loc[(k_, d_)]) if (k_, d_) in g_cells.index else np.nan
-                                 for k_, d_ in zip(ref_cells.k, ref_cells.d)]
-ref_cells["relative gap"] = ref_cells["ε* (ours)"] / ref_cells["ε* (Guha's data)"] - 1
-ref_cells = ref_cells.sort_values(["d", "k"], ignore_index=True)
+ref_section = refdata.section(ref_lookup, reference_set)
+ref_cells = figdata.reference_cells(ref_section.found, g_opt)
 glue("laws_ref_steps", int(ref_cells.steps.max()) if len(ref_cells) else int(reference.value("guha2026.packing_steps")))
-glue("laws_ref_provenance", Markdown(ref_lookup.provenance_text(reference_set) if ref_lookup else
-                                     "this build shows no reference points (the parameter `reference_set` is empty)."))
+glue("laws_ref_provenance", Markdown(ref_section.provenance))
 fig, ax = plt.subplots(figsize=figures.size(3.0))
 if ref_cells["relative gap"].notna().any():
     worst = ref_cells.loc[ref_cells["relative gap"].abs().idxmax()]
@@ -238,7 +228,7 @@ if ref_cells["relative gap"].notna().any():
                     profile=finding_profile(reference_set, reference_scale), provenance=ref_lookup.provenance_text(reference_set),
                     n=int(ref_cells["relative gap"].notna().sum()), n_of="cells")
 else:
-    ax.text(0.5, 0.5, "no reference run in this build", transform=ax.transAxes, ha="center", color="0.4")
+    ax.text(0.5, 0.5, refdata.PLACEHOLDER, transform=ax.transAxes, ha="center", color="0.4")
     glue("laws_ref_summary", Markdown(
         f"none of its {len(ref_cells)} cells is among those Guha stores, so there is nothing to compare." if len(ref_cells)
         else "not shown in this build, which has no reference run."))
@@ -250,13 +240,11 @@ ax.set_xlabel("number of vectors k")
 ax.set_ylabel("ε* = max |cos|")
 figures.legend_below(ax, ncol=3)
 fig.tight_layout()
-cells_data = ref_cells if len(ref_cells) else pd.DataFrame(
-    {"k": [k_ for k_, _ in g_cells.index], "d": [d_ for _, d_ in g_cells.index], "ε* (Guha's data)": g_cells.to_numpy()})
-_ = figures.save("fig-laws-reference", fig, cells_data, {
+_ = figures.save("fig-laws-reference", fig, figdata.reference_cells_figure(ref_cells, g_opt), {
     "caption": "Guha's cells re-run at his settings (the reference run): ε* of our optimised packings (dots) "
                "next to the ε* he stores for the same (k, d) (open squares), per dimension.",
     "source": "reference bundle; Guha's data: code/vector_packing/optimized_packing.json (MIT)",
-    "provenance": ref_lookup.provenance_text(reference_set) if ref_lookup else None})
+    "provenance": ref_section.sidecar_provenance})
 tables.show(ref_cells, digits={"ε* (ours)": ".4f", "ε* (Guha's data)": ".4f", "relative gap": "+.1%", "p": ".0f"},
             missing="Guha's data has no packing at this (k, d)")
 
@@ -359,15 +347,7 @@ tables.show(pub, digits={"r2": ".4f", "mape": ".2f", "nrmse": ".4f", "rmse": ".4
 # $k$ vectors in $d$ dimensions can go.
 
 # %%
-rows = []
-for _, r in grid.iterrows():
-    rows += [{"k": r.k, "d": r.d, "series": "optimised", "eps": r.eps_star},
-             {"k": r.k, "d": r.d, "series": "random (best of trials)", "eps": r.eps_random}]
-kk = np.geomspace(min(grid.k), max(grid.k), 60)
-for d_ in sorted(grid.d.unique()):
-    rows += [{"k": x, "d": d_, "series": "adjusted law (refit)", "eps": float(fits_opt["adjusted"].law.eps(x, d_))} for x in kk]
-    rows += [{"k": x, "d": d_, "series": "rigorous lower bound", "eps": float(bounds.coherence_lower_bound(x, d_))} for x in kk]
-grid_df = pd.DataFrame(rows)
+grid_df = figdata.grid_points(grid, fits_opt["adjusted"].law)
 
 fig, ax = plt.subplots(figsize=figures.size(4.6))
 ds = sorted(grid.d.unique())
@@ -418,12 +398,7 @@ proj_cfg = [dict(N=N_, k=k_, kind=kind, seed=s) for N_ in projection_N for k_ in
             for kind in ("gaussian", "rademacher", "srht") for s in projection_seeds if k_ < N_]
 proj = sweep.run(packing.sweep_projection, proj_cfg, cache="packing-projection", desc="projections")
 proj_df = pd.DataFrame(proj.results).groupby(["N", "k", "kind"], as_index=False)[["eps", "C"]].mean()
-rows = [{"source": "optimised packing", "ratio": r.k / r.d, "C": r.eps_star**2 * r.d / math.log(r.k), "d": r.d}
-        for r in grid.itertuples()]
-rows += [{"source": "random vectors", "ratio": r.k / r.d, "C": r.eps_random**2 * r.d / math.log(r.k), "d": r.d}
-         for r in grid.itertuples()]
-rows += [{"source": f"{r.kind} projection", "ratio": r.N / r.k, "C": r.C, "d": r.k} for r in proj_df.itertuples()]
-cdf = pd.DataFrame(rows)
+cdf = figdata.yoder_constants(grid, proj_df)
 glue("laws_C_opt_min", float(cdf[cdf.source == "optimised packing"].C.min()))
 glue("laws_C_opt_max", float(cdf[cdf.source == "optimised packing"].C.max()))
 glue("laws_yoder_C", laws.yoder_C())
@@ -506,20 +481,8 @@ glue("laws_yoder_d", yoder_d)
 glue("laws_yoder_rule_gap", max(gaps))
 findings.record("yoder-rule-points", max(gaps), exact=True)
 findings.record("yoder-rule-C", laws.yoder_C(), exact=True)
-F = np.linspace(0.05, 12, 240)
-eps_F = laws.eps_from_degrees_off(F)
-curves = {
-    f"Yoder's rule 10^(d F²/{laws.YODER_DIVISOR:g})": laws.yoder_log10_capacity(yoder_d, F),
-    laws.PUBLISHED["jl"].label: laws.PUBLISHED["jl"].log10_capacity(eps_F, yoder_d),
-    laws.PUBLISHED["adjusted"].label: laws.PUBLISHED["adjusted"].log10_capacity(eps_F, yoder_d),
-    f"adjusted, refit C = {C_adj:.3f}": fits_opt["adjusted"].law.log10_capacity(eps_F, yoder_d),
-    "four-constant (Guha)": laws.PUBLISHED["four"].log10_capacity(eps_F, yoder_d),
-    "Welch bound (rigorous)": bounds.welch_log_capacity(yoder_d, eps_F) / math.log(10),
-    "Levenshtein bound (rigorous)": bounds.levenshtein_log_capacity(yoder_d, eps_F) / math.log(10),
-    "Kabatiansky–Levenshtein (asymptotic)": bounds.kl_log_capacity(yoder_d, eps_F) / math.log(10),
-}
-cap_df = pd.DataFrame([{"F_deg": f, "eps": e, "curve": name, "log10_k": v}
-                       for name, vals in curves.items() for f, e, v in zip(F, eps_F, np.asarray(vals))])
+cap_df = figdata.capacity_by_angle(yoder_d, np.linspace(0.05, 12, 240), fits_opt["adjusted"].law)
+curves = list(dict.fromkeys(cap_df.curve))
 fig, ax = plt.subplots(figsize=figures.size(5.2))
 styles = {"Welch bound (rigorous)": ("k", "-", 2.0), "Levenshtein bound (rigorous)": ("k", "--", 1.4),
           "Kabatiansky–Levenshtein (asymptotic)": ("0.5", ":", 1.6)}
@@ -532,7 +495,7 @@ rule_name = next(c for c in curves if c.startswith("Yoder's rule"))
 for f_, q in rule_points.items():  # his quoted values (at his width)
     ax.plot(f_, q.value, "x", color=pal[rule_name], ms=6)
 ax.set_ylim(0, 500)
-ax.set_xlim(0, F.max())
+ax.set_xlim(0, cap_df.F_deg.max())
 ax.set_xlabel(f"F: degrees off orthogonal (ε = sin F), d = {yoder_d:,}")
 ax.set_ylabel("log₁₀ of the number of vectors")
 figures.legend_below(ax, ncol=2)

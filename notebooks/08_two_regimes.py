@@ -54,11 +54,11 @@ scheduler = ""  # with the dask executor: a tcp address, local or local:N, or a 
 # %% tags=["remove-input"]
 import matplotlib.pyplot as plt
 import numpy as np
-import pandas as pd
 
 from repcap import figures, findings, reference, toy
 from repcap.chapter import glue, start
 from repcap.config import given
+from repcap.figdata import toy as figdata
 
 tc = toy.TrainConfig(**given(n=n, m=m, steps=steps, batch=batch, lr=lr))
 n, steps, batch = tc.n, tc.steps, tc.batch
@@ -104,7 +104,7 @@ if len(alphas) <= 6:
 axes[0].set_title("(a) rows with ‖W_i‖ > 1/2")
 axes[1].set_title("(b) loss")
 fig.tight_layout(rect=(0, 0.1 if len(alphas) <= 6 else 0, 1, 1))
-_ = figures.save("fig-regimes-phi", fig, df[["alpha", "gamma", "phi_half", "loss", "n_represented"]],
+_ = figures.save("fig-regimes-phi", fig, figdata.phi_table(df),
              {"caption": f"Negative decay (strong regime) represents every feature, φ½ = 1; positive decay "
                          f"(weak regime) keeps only a few rows long, near m/n = {m}/{n}. n = {n}, m = {m}, "
                          f"{steps} steps.", "seed": seed})
@@ -135,10 +135,7 @@ axb.set_xlabel("signed weight decay γ")
 axb.set_ylabel("frequency exponent α")
 axb.set_title(f"(b) m = {m}")
 fig.tight_layout()
-f3_data = pd.concat([df[["alpha", "gamma", "phi_half"]].assign(m=m, view="map"),
-                     (f3[["alpha", "gamma", "phi_half", "m"]].assign(view="φ½ against γ") if f3 is not None
-                      else pd.DataFrame())], ignore_index=True)
-_ = figures.save("fig-regimes-fig3", fig, f3_data,
+_ = figures.save("fig-regimes-fig3", fig, figdata.fig3_views(df, f3, m),
              {"caption": "The two views of the paper's Fig. 3 from this profile's runs: (a) φ½ against γ for several "
                          "widths (the drop moves to more negative γ as m shrinks in the paper); (b) φ½ over α and γ at one "
                          "width: every feature is represented left of γ = 0, few to its right.", "seed": seed})
@@ -159,20 +156,19 @@ def row(g, a=example_alpha):
 strong, weak = row(strong_gamma), row(weak_gamma)
 c_weak, c_strong = figures.palette(4)[0], figures.palette(4)[3]
 bins = np.linspace(0, 2, 41)
-hist_rows = []
+regimes = [(f"weak, γ = {weak_gamma:g}", weak["norms"]), (f"strong, γ = {strong_gamma:g}", strong["norms"])]
+norm_hist = figdata.norm_histograms(regimes, bins)
 fig, ax = plt.subplots(figsize=figures.size(3.0))
-for r, label, c in ((weak, f"weak, γ = {weak_gamma:g}", c_weak), (strong, f"strong, γ = {strong_gamma:g}", c_strong)):
-    counts, edges = toy.norm_histogram(r["norms"], bins=bins)
-    ax.stairs(counts, edges, fill=True, alpha=0.55, color=c, label=label)
-    hist_rows += [{"regime": label, "bin_left": lo, "bin_right": hi, "count": int(k)}
-                  for lo, hi, k in zip(edges[:-1], edges[1:], counts)]
+for (label, g), c in zip(norm_hist.groupby("regime", sort=False), (c_weak, c_strong)):
+    ax.stairs(g["count"], np.append(g.bin_left.to_numpy(), g.bin_right.iloc[-1]), fill=True, alpha=0.55, color=c,
+              label=label)
 ax.axvline(0.5, color="0.3", ls="--", lw=0.8)
 ax.set_yscale("symlog", linthresh=1)
 ax.set_xlabel("row norm ‖W_i‖ (values above 2 in the last bin)")
 ax.set_ylabel("number of features")
 figures.legend_below(ax, ncol=2)
 fig.tight_layout()
-_ = figures.save("fig-regimes-norms", fig, pd.DataFrame(hist_rows),
+_ = figures.save("fig-regimes-norms", fig, norm_hist,
              {"caption": f"Row-norm histograms at α = {example_alpha:g}: the weak regime piles most rows at zero "
                          f"with a few long ones; the strong regime gives every row a norm near one. The dashed "
                          f"line is the ‖W_i‖ = 1/2 threshold of φ½.", "seed": seed})
@@ -188,13 +184,7 @@ _ = figures.save("fig-regimes-norms", fig, pd.DataFrame(hist_rows),
 # next chapter turns into a scaling law.
 
 # %%
-rank = np.arange(1, n + 1)
-feat = pd.DataFrame({
-    "rank": np.concatenate([rank, rank]),
-    "regime": ["weak"] * n + ["strong"] * n,
-    "norm": np.concatenate([weak["norms"], strong["norms"]]),
-    "p": np.concatenate([toy.frequencies(n, "power", example_alpha).numpy()] * 2),
-})
+feat = figdata.feature_norms(weak["norms"], strong["norms"], n, example_alpha)
 fig, ax = plt.subplots(figsize=figures.size(3.0))
 for (reg, d), c in zip(feat.groupby("regime", sort=False), (c_weak, c_strong)):
     ax.plot(d["rank"], d["norm"], ".", ms=3, color=c, label=reg)
@@ -212,7 +202,7 @@ _ = figures.save("fig-regimes-features", fig, feat,
                          f"row near unit length.", "seed": seed})
 
 # %%
-weak_rep = np.asarray(weak["norms"]) > 0.5
+weak_rep = figdata.represented(weak["norms"])
 phi_strong_q = reference.quote("liu2025.phi_strong")
 phi_weak_q = reference.quote("liu2025.phi_weak_gamma1")
 glue("regimes_alpha", example_alpha)

@@ -66,6 +66,7 @@ from IPython.display import Markdown
 from repcap import bundle, figures, findings, reference, tables, toy
 from repcap.chapter import glue, start
 from repcap.config import given
+from repcap.figdata import reference as refdata
 from repcap.figdata import toy as figdata
 from repcap.runs import finding_profile
 
@@ -132,8 +133,7 @@ handles = axes[0].get_legend_handles_labels()[0] + marks
 fig.legend(handles=handles, loc="lower center", ncol=min(4, len(handles)), bbox_to_anchor=(0.5, 0.0))
 fig.tight_layout(rect=(0, 0.06 * (1 + (len(handles) - 1) // 4), 1, 1))
 sf = fits[fits["regime"] == "strong"]
-_ = figures.save("fig-scaling-loss", fig, df[["regime", "gamma", "alpha", "m", "seed", "loss", "left_out_loss"]].merge(
-    pred, on=["alpha", "m"], how="left"),
+_ = figures.save("fig-scaling-loss", fig, figdata.loss_table(df, pred),
     {"caption": "Loss against width on log-log axes. Weak regime (left): the slope steepens with α; crosses, the "
                 "loss of the features each model left out, sit on or below the dots; dashed, the ideal of keeping "
                 f"exactly the m most frequent. Strong regime (right): slopes from {sf.alpha_m.min():.2f} to "
@@ -166,7 +166,7 @@ for reg, c, mk, off in (("weak", c_weak, "o", -dx), ("strong", c_strong, "s", dx
                 fmt=mk, color=c, ms=5, capsize=3, label=f"measured, {reg}")
 ax.plot(pred_fits["alpha"] - dx, pred_fits["alpha_m_pred"], "o", mfc="none", color=c_weak, ms=7,
         label="dropped-feature prediction")
-fig6e = {0.5: "a05", 1.0: "a10", 1.5: "a15", 2.0: "a20"}
+fig6e = figdata.strong_claims()  # {alpha: key} of the paper's Fig. 6e values (data/reference)
 for j, (a_, key) in enumerate(fig6e.items()):
     q = reference.quote(f"liu2025.strong_alpha_m_{key}")
     ax.plot([a_ + 2 * dx] * 2, [q.low, q.high], color="0.6", lw=4, alpha=0.6, solid_capstyle="butt",
@@ -176,7 +176,7 @@ ax.set_ylabel(r"width exponent $\alpha_m$  ($L \propto m^{-\alpha_m}$)")
 ax.axhline(0, color="0.7", lw=0.6)
 figures.legend_below(ax, ncol=2)
 fig.tight_layout()
-_ = figures.save("fig-scaling-exponents", fig, fits.merge(pred_fits, on="alpha", how="left"),
+_ = figures.save("fig-scaling-exponents", fig, figdata.exponents_table(fits, pred_fits),
              {"caption": "Fitted width exponents with 95 % intervals against the frequency exponent α, with the paper's "
                          "strong-regime values (grey bars, Fig. 6e). Weak-regime exponents rise with α, near α − 1 "
                          "for α > 1 and near the finite-n prediction (open circles); strong-regime exponents from "
@@ -231,9 +231,7 @@ _ = figures.save("fig-scaling-gamma", fig, gfits,
 # {cite}`welch1974`, the least any $n$ unit vectors in $m$ dimensions can reach, lies just below it.
 
 # %%
-strong = df[df["regime"] == "strong"].copy()
-strong["one_over_m"] = 1.0 / strong["m"]
-strong["welch"] = (n - strong["m"]) / (strong["m"] * (n - 1))
+strong = figdata.strong_overlaps(df, n)
 fig, ax = plt.subplots(figsize=figures.size(3.2))
 for a in alphas:
     d = strong[strong["alpha"] == a]
@@ -250,7 +248,7 @@ ax.set_xlabel("1 / m")
 ax.set_ylabel(r"mean square overlap $E[(\hat w_i \cdot \hat w_j)^2]$")
 figures.legend_below(ax, ncol=3)
 fig.tight_layout()
-_ = figures.save("fig-scaling-overlap", fig, strong[["alpha", "m", "one_over_m", "mean_sq_overlap", "welch"]],
+_ = figures.save("fig-scaling-overlap", fig, figdata.overlap_points(strong),
              {"caption": "Strong regime: the mean square overlap of the normalised rows against 1/m, with the "
                          "line 1/m, the Welch bound for n unit vectors (below it), and two points of the paper's "
                          "Fig. 6d (our reading).",
@@ -276,8 +274,7 @@ slope_ids = {"exp": "liu2025.exp17_slope_exp", "linear": "liu2025.exp17_slope_li
              f"power α = {other_power_alpha:g}": "liu2025.exp17_slope_power"}
 oconf = [toy.sweep_config(**other_shared, m=m, gamma=strong_gamma, seed=s, **kw)
          for kw in other.values() for m in other_ms for s in seeds]
-odf = toy.run_sweep(oconf, cache=cache, desc="other distributions")
-odf["law"] = [name for name in other for _ in other_ms for _ in seeds]
+odf = figdata.other_losses(toy.run_sweep(oconf, cache=cache, desc="other distributions"), list(other), other_ms, seeds)
 # the paper's fit ranges: the exponential over every width, the power and linear laws from other_fit_m_min
 ofits = pd.concat([figdata.exponent_fits(odf[odf["law"] == name], ("law",),
                                          m_min=0 if name == "exp" else other_fit_m_min) for name in other],
@@ -300,7 +297,7 @@ ax.set_xlabel("width m")
 ax.set_ylabel("final loss (summed over features)")
 figures.legend_below(ax, ncol=1)
 fig.tight_layout()
-_ = figures.save("fig-scaling-other", fig, odf[["law", "m", "seed", "loss", "mean_sq_overlap"]],
+_ = figures.save("fig-scaling-other", fig, figdata.other_points(odf),
              {"caption": f"Strong regime (γ = {strong_gamma:g}) with exponential (τ = {tau:g}), linear and power-law "
                          f"frequencies, n = {other_n}: fitted slopes in the legend, next to the slopes the paper "
                          f"reports for its large run (exp-17, n = {e17_n:,}, Fig. 1d).", "seed": seeds})
@@ -316,18 +313,14 @@ _ = figures.save("fig-scaling-other", fig, odf[["law", "m", "seed", "loss", "mea
 # widths they cover: {glue:md}`scaling_ref_summary`
 
 # %%
-rdf = pd.DataFrame([{**{k_: f.config[k_] for k_ in ("n", "m", "alpha", "gamma", "seed", "steps")},
-                     "loss": f.result["loss"], "mean_sq_overlap": f.result.get("mean_sq_overlap")}
-                    for f in (ref_lookup.found if ref_lookup else [])],
-                   columns=["n", "m", "alpha", "gamma", "seed", "steps", "loss", "mean_sq_overlap"])
-rdf["regime"] = np.where(rdf["gamma"] < 0, "strong", "weak")
+ref_section = refdata.section(ref_lookup, reference_set)
+rdf = figdata.reference_points(ref_section.found)
 paper_tc = toy.TrainConfig()  # the engine's defaults are the paper's main sweep
-ref_cfg = ref_lookup.found[0].config if ref_lookup and ref_lookup.found else {}
+ref_cfg = ref_section.found[0].config if ref_section.found else {}
 glue("scaling_ref_n", int(ref_cfg.get("n", paper_tc.n)))
 glue("scaling_ref_batch", int(ref_cfg.get("batch", paper_tc.batch)))
 glue("scaling_ref_steps", int(ref_cfg.get("steps", paper_tc.steps)))
-glue("scaling_ref_provenance", Markdown(ref_lookup.provenance_text(reference_set) if ref_lookup else
-                                        "this build shows no reference points (the parameter `reference_set` is empty)."))
+glue("scaling_ref_provenance", Markdown(ref_section.provenance))
 enough = rdf.groupby(["regime", "alpha"])["m"].transform("nunique") >= 3 if len(rdf) else pd.Series(dtype=bool)
 rfits = figdata.exponent_fits(rdf[enough], ("regime", "alpha")) if bool(enough.any()) else pd.DataFrame(
     columns=["regime", "alpha", "alpha_m", "ci_low", "ci_high", "log_A"])
@@ -352,10 +345,10 @@ if len(rdf):
     fig.tight_layout(rect=(0, 0.08, 1, 1))
 else:
     fig.tight_layout()
-_ = figures.save("fig-scaling-reference", fig, rdf if len(rdf) else pd.DataFrame({"note": ["no reference points"]}), {
+_ = figures.save("fig-scaling-reference", fig, figdata.reference_figure(rdf), {
     "caption": f"The reference points: toy models at the paper's main-sweep settings (n = {ref_cfg.get('n', paper_tc.n):,}, "
                f"{ref_cfg.get('steps', paper_tc.steps):,} steps, batch {ref_cfg.get('batch', paper_tc.batch):,}), loss "
-               "against width on log-log axes with least-squares fits, weak (left) and strong (right) regime.", "source": "reference bundle", "provenance": ref_lookup.provenance_text(reference_set) if ref_lookup else None})
+               "against width on log-log axes with least-squares fits, weak (left) and strong (right) regime.", "source": "reference bundle", "provenance": ref_section.sidecar_provenance})
 
 
 def ref_fit(reg, a):
@@ -395,7 +388,7 @@ if len(rfits):
                         n=int(rdf.m.nunique()), n_of="widths",
                         figure="fig-scaling-reference", profile=ref_profile, provenance=prov,
                         note="; ".join(f"α = {a_:g}: {ci_note('weak', a_)}" for a_ in steep_ref))
-    for a_, key in ((0.5, "a05"), (1.0, "a10"), (1.5, "a15"), (2.0, "a20")):
+    for a_, key in fig6e.items():
         v = ref_fit("strong", a_)
         if v is not None:
             findings.record(f"liu-strong-{key}", v, low=ref_ci("strong", a_)[0], high=ref_ci("strong", a_)[1],
@@ -436,7 +429,7 @@ def paper_value(reg, a):
     """What the paper says for one (regime, alpha): a number, a range read off Fig. 6e, or nothing."""
     if reg == "weak":
         return f"{a - 1:.3g} (theory α − 1)" if a > 1 else "— (theory needs α > 1)"
-    key = {0.5: "a05", 1.0: "a10", 1.5: "a15", 2.0: "a20"}.get(float(a))
+    key = fig6e.get(float(a))
     if key:
         return f"{reference.quote(f'liu2025.strong_alpha_m_{key}').text()} (Fig. 6e, three γ series)"
     return "≈ 1 (α ≤ 1)" if a <= 1 else "above 1, towards 2(α − 1) (Fig. 6e)"
@@ -505,7 +498,7 @@ def ci_of(reg, a):
 findings.record("liu-weak-exponent", weak_dev if steep else None, n=len(ms), n_of="widths",
                 low=float(np.mean([ci_of("weak", a)[0] - (a - 1) for a in steep])) if steep else None,
                 high=float(np.mean([ci_of("weak", a)[1] - (a - 1) for a in steep])) if steep else None)
-for a_, key in ((0.5, "a05"), (1.0, "a10"), (1.5, "a15"), (2.0, "a20")):
+for a_, key in fig6e.items():
     v = fit_of("strong", a_)
     findings.record(f"liu-strong-{key}", v if np.isfinite(v) else None, low=ci_of("strong", a_)[0],
                     high=ci_of("strong", a_)[1], n=len(ms), n_of="widths")

@@ -39,9 +39,6 @@ executor = "local"  # where sweep points run: local (this process) or dask
 scheduler = ""  # with the dask executor: a tcp address, local or local:N, or a jobqueue YAML file
 
 # %% tags=["remove-input"]
-import tempfile
-from pathlib import Path
-
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -49,7 +46,9 @@ import pandas as pd
 from repcap import catalog, figures, findings, reference, tables, toy
 from repcap.chapter import glue, start
 from repcap.config import given
+from repcap.figdata import survey as figdata
 from repcap.survey import scan
+from repcap.synthetic import source as stand_in_source
 
 toy_shared = given(n=toy_n, steps=toy_steps, batch=toy_batch, lr=toy_lr)
 toy_n = toy.TrainConfig(**toy_shared).n
@@ -84,24 +83,13 @@ tdf = tdf[["m", "alpha", "seed", "mean_sq_overlap"]].assign(source="toy", one_ov
 
 # %%
 sources = [dict(source=k, label=k, head=True, device=device) for k in models]
-tmp = None
-if stand_in_widths:
-    tmp = tempfile.TemporaryDirectory()
-    rng = np.random.default_rng(seed)
-    for d in stand_in_widths:
-        path = Path(tmp.name) / f"gaussian-{d}.npy"
-        np.save(path, rng.standard_normal((stand_in_rows, d)).astype(np.float32))
-        sources.append(dict(source=str(path), label=f"gaussian-{d}", head=False, device=device))
+for i, d in enumerate(stand_in_widths):  # random Gaussian stand-ins built in memory (repcap.synthetic)
+    src = stand_in_source("gaussian", V=stand_in_rows, d=d, seed=seed + i)
+    sources.append(dict(source=src, label=f"gaussian-{d}", head=False, device=device))
 records, failures = scan(sources)
 for f in failures:
     print(f"skipped {f['label']}: {f['error']}")
-hdf = pd.DataFrame([{"source": "stand-in (random)" if r["source_kind"] == "npy" else "LM head", "model": r["label"],
-                     "m": r["d_model"], "rows": r["n_rows"], "tied": r["tied"], "storage": r["quant"],
-                     "mean_sq_overlap": r["mean_sq"], "var_cos": r["var"], "one_over_m": 1.0 / r["d_model"]}
-                    for r in records])
-if len(hdf):
-    hdf["m_times_overlap"] = hdf["mean_sq_overlap"] * hdf["m"]
-    hdf["m_times_var"] = hdf["var_cos"] * hdf["m"]
+hdf = figdata.head_overlaps(records)
 shown = {"mean_sq_overlap": "E[cos²]", "var_cos": "Var(cos)", "m_times_overlap": "m E[cos²]", "m_times_var": "m Var(cos)"}
 tables.show(hdf.drop(columns=["one_over_m"]).rename(columns=shown),  # the figure's CSV keeps the plain names
             digits={"E[cos²]": ".3g", "Var(cos)": ".3g", "m E[cos²]": ".1f", "m Var(cos)": ".1f"})
@@ -138,9 +126,8 @@ ax.set_xlabel("1 / m  (m = width)")
 ax.set_ylabel("mean square overlap E[cos²]")
 figures.legend_below(ax, ncol=2)
 fig.tight_layout()
-plot_df = pd.concat([tdf.assign(model="toy"), hdf], ignore_index=True)
 lm = hdf[hdf["source"] == "LM head"] if len(hdf) else hdf
-_ = figures.save("fig-toyllm-overlap", fig, plot_df,
+_ = figures.save("fig-toyllm-overlap", fig, figdata.toy_and_heads(tdf, hdf),
              {"caption": "Mean square overlap of normalised rows against 1/m: toy models in the strong regime "
                          "(coloured) lie close to the line 1/m; the LM heads (black diamonds: E[cos²] filled, "
                          "variance of the signed cosine open) lie above it, "
@@ -195,8 +182,6 @@ glue("toyllm_alpha_m_reported", a_m.value)
 glue("toyllm_alpha_m_se_reported", reference.value("liu2025.llm_alpha_m_se"))
 glue("toyllm_A_reported", reference.value("liu2025.llm_A"))
 findings.record("liu-llm-exponent", None)
-if tmp is not None:
-    tmp.cleanup()
 tables.show(reported)
 
 # %% [markdown]

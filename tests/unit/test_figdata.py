@@ -130,3 +130,270 @@ def test_flattening_step_finds_where_the_angle_stops_improving():
     angles = np.minimum(steps / 5.0, 100.0)  # rises until step 500, flat after
     assert fpack.flattening_step(steps, angles) == 500.0
     assert fpack.flattening_step(steps, steps / 5.0) is None
+
+
+# --- every figure's data comes from a figdata function ----------------------------------------
+import ast  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+NOTEBOOKS = sorted((Path(__file__).resolve().parents[2] / "notebooks").glob("[0-9][0-9]_*.py"))
+#: Figures whose data may come from elsewhere, each with its reason.  Empty: every figure's table is
+#: made by a tested repcap.figdata function.
+FIGDATA_ALLOWED: dict[str, str] = {}
+
+
+def _figdata_aliases(tree: ast.Module) -> set[str]:
+    """Names bound to repcap.figdata or one of its modules by the notebook's imports."""
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("repcap.figdata"):
+            out |= {a.asname or a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module == "repcap":
+            out |= {a.asname or a.name for a in node.names if a.name == "figdata"}
+    return out
+
+
+def _is_figdata_call(node: ast.AST, aliases: set[str]) -> bool:
+    if not isinstance(node, ast.Call):
+        return False
+    f = node.func
+    while isinstance(f, ast.Attribute):
+        f = f.value
+    return isinstance(f, ast.Name) and f.id in aliases
+
+
+def _bindings(tree: ast.Module) -> dict[str, list[ast.AST]]:
+    """Every value assigned to each plain name (tuple targets give the whole call)."""
+    out: dict[str, list[ast.AST]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            for t in node.targets:
+                names = [t] if isinstance(t, ast.Name) else (t.elts if isinstance(t, ast.Tuple) else [])
+                for n in names:
+                    if isinstance(n, ast.Name):
+                        out.setdefault(n.id, []).append(node.value)
+    return out
+
+
+def figure_data_sources(source: str) -> dict[str, bool]:
+    """``{fig id: whether its data is a figdata call, or a name only ever bound to figdata calls}``."""
+    tree = ast.parse(source)
+    aliases, binds = _figdata_aliases(tree), _bindings(tree)
+    out = {}
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "save"):
+            continue
+        if not (isinstance(node.func.value, ast.Name) and node.func.value.id == "figures") or len(node.args) < 3:
+            continue
+        fid = node.args[0]
+        if not (isinstance(fid, ast.Constant) and str(fid.value).startswith("fig-")):
+            continue
+        data = node.args[2]
+        ok = _is_figdata_call(data, aliases) or (
+            isinstance(data, ast.Name)
+            and bool(binds.get(data.id))
+            and all(_is_figdata_call(v, aliases) for v in binds[data.id])
+        )
+        out[str(fid.value)] = ok
+    return out
+
+
+def test_the_figure_data_rule_sees_ad_hoc_tables():
+    src = (
+        "from repcap import figures\nfrom repcap.figdata import survey as fd\nimport pandas as pd\n"
+        "a = fd.model_table(r)\nfigures.save('fig-a', fig, a, {})\n"
+        "figures.save('fig-b', fig, fd.histogram_panels(r), {})\n"
+        "figures.save('fig-c', fig, pd.DataFrame(rows), {})\n"
+        "b = fd.model_table(r)\nb = b[['x']]\nfigures.save('fig-d', fig, b, {})\n"
+        "figures.save('fig-e', fig, a[['x']], {})\n"
+    )
+    assert figure_data_sources(src) == {"fig-a": True, "fig-b": True, "fig-c": False, "fig-d": False, "fig-e": False}
+
+
+@pytest.mark.parametrize("nb", NOTEBOOKS, ids=lambda p: p.stem)
+def test_every_figure_takes_its_data_from_a_figdata_function(nb):
+    found = figure_data_sources(nb.read_text(encoding="utf-8"))
+    assert found, f"{nb.name} saves no figure"
+    bad = sorted(f for f, ok in found.items() if not ok and f not in FIGDATA_ALLOWED)
+    assert not bad, f"{nb.name}: figure tables assembled in the notebook, not by repcap.figdata: {bad}"
+
+
+def test_every_figure_is_counted():
+    ids = [f for nb in NOTEBOOKS for f in figure_data_sources(nb.read_text(encoding="utf-8"))]
+    assert len(ids) == len(set(ids)) == 33
+
+
+# --- the tables moved out of the chapters ------------------------------------------------------
+def test_random_vector_tables_against_their_closed_forms():
+    from scipy import stats
+
+    from repcap.figdata import random as frand
+
+    dens = frand.cosine_densities([5, 40], 300, seed=1, device="cpu", bins=40, points=11)
+    for d in (5, 40):
+        ex = dens[(dens.d == d) & (dens.kind == "exact")]
+        # (1 + t) / 2 ~ Beta((d-1)/2, (d-1)/2): f(t) = beta.pdf((1+t)/2) / 2
+        np.testing.assert_allclose(ex.density, stats.beta.pdf((1 + ex.t) / 2, (d - 1) / 2, (d - 1) / 2) / 2, rtol=1e-9)
+        me = dens[(dens.d == d) & (dens.kind == "measured")]
+        assert len(me) == 40 and me.density.sum() * (2 / 40) == pytest.approx(1.0)
+    sig = frand.sigma_table([16, 256], 400, seed=0, device="cpu")
+    np.testing.assert_allclose(sig.measured_std, 1 / np.sqrt(sig.d), rtol=0.05)  # sigma = 1/sqrt(d) exactly
+    np.testing.assert_allclose(sig.eps_mu_2sigma, sig.measured_mean + 2 * sig.measured_std)
+    tr = frand.max_cos_trials([32], [50, 200], 3, seed=0, device="cpu")
+    assert len(tr) == 6 and tr.max_abs_cos.between(0, 1).all()
+    summ = frand.max_cos_summary(tr)
+    assert summ.loc[summ.k == 200, "mean"].item() == pytest.approx(tr[tr.k == 200].max_abs_cos.mean())
+    jl = frand.jl_distortions(40, 200, [32, 128], seed=0, device="cpu")
+    assert (jl.worst_distortion >= jl.q99_distortion).all() and (jl.q99_distortion >= jl.mean_distortion).all()
+    assert jl.worst_distortion.iloc[1] < jl.jl_guarantee.iloc[1]  # below the guarantee where there is one
+    assert np.isnan(jl.jl_guarantee.iloc[0])  # k = 32 is too few dimensions for any guarantee at N = 40
+
+
+def _record(label, X, **extra):
+    from repcap.survey import describe
+
+    return {**describe(label, embedding=_emb(X), tiled=True, device="cpu", progress=False), "label": label, **extra}
+
+
+def _emb(X):
+    from repcap.matrix import Embedding
+
+    return Embedding(torch.as_tensor(X, dtype=torch.float32), "x", "npy", None, None, "F32")
+
+
+def test_survey_tables_moved_out_of_the_chapters():
+    from repcap import laws
+
+    rng = np.random.default_rng(0)
+    a, b = _record("a", rng.standard_normal((80, 6))), _record("a (head)", rng.standard_normal((80, 6)) + 0.3)
+    panels = fsurvey.histogram_panels([a, b])
+    for _, g in panels.groupby("model"):
+        assert g.density.sum() * 0.01 == pytest.approx(1.0)  # 200 bins of width 0.01
+    assert set(panels.eps) == {a["eps"], b["eps"]}
+    heads = fsurvey.head_histograms(
+        {"a": a, "a (head)": b}, [("a", "a (head)")], {"a": "embedding", "a (head)": "head"}
+    )
+    assert list(dict.fromkeys(heads.matrix)) == ["embedding (F32)", "head (F32)"]
+    thr = fsurvey.threshold_table([a], ["0.95", "0.99"])
+    assert list(thr.threshold) == ["μ+2σ", "μ+3σ", "q0.95 of |cos|", "q0.99 of |cos|"]
+    C, A, B, Cc = (laws.PUBLISHED["four"].constants[x] for x in "Cabc")
+    for r in thr.itertuples():  # log10 k = (ln d + (eps^2 d^c / C)^(1/b)) / a / ln 10, by hand
+        want = (math.log(6) + (r.eps**2 * 6**Cc / C) ** (1 / B)) / A / math.log(10)
+        assert r.log10_capacity_four == pytest.approx(want, rel=1e-12)
+    curves = fsurvey.capacity_curves({"four": "four"}, [0.05, 0.1], 100)
+    assert curves.log10_capacity.tolist() == pytest.approx(
+        [(math.log(100) + (e**2 * 100**Cc / C) ** (1 / B)) / A / math.log(10) for e in (0.05, 0.1)]
+    )
+    ho = fsurvey.head_overlaps([a, {**b, "source_kind": "synthetic"}])
+    assert ho.source.tolist() == ["stand-in (random)", "stand-in (random)"]
+    np.testing.assert_allclose(ho.m_times_overlap, [a["mean_sq"] * 6, b["mean_sq"] * 6])
+    both = fsurvey.toy_and_heads(pd.DataFrame({"m": [10], "mean_sq_overlap": [0.1]}), ho)
+    assert both.model.tolist() == ["toy", "a", "a (head)"]
+    ov = fsurvey.overlap_table([a], {})
+    pts = fsurvey.overlap_points(ov, 5.0, 100.0)
+    assert pts.paper_low.item() == pytest.approx(5 / 6) and pts.paper_high.item() == pytest.approx(100 / 6)
+
+
+def test_packing_tables_moved_out_of_the_chapters():
+    from types import SimpleNamespace as P
+
+    from repcap import bounds, laws
+
+    guha = pd.DataFrame({"k": [100, 200], "d": [8, 8], "eps_star": [0.5, 0.6]})
+    found = [
+        P(config={"k": 200, "d": 8, "steps": 5, "loss": "power"}, result={"eps_star": 0.66, "p": 12.0}),
+        P(config={"k": 300, "d": 8, "steps": 5, "loss": "power"}, result={"eps_star": 0.7}),
+    ]
+    cells = fpack.reference_cells(found, guha)
+    assert cells["relative gap"].iloc[0] == pytest.approx(0.66 / 0.6 - 1) and np.isnan(cells["relative gap"].iloc[1])
+    assert fpack.reference_cells_figure(cells.iloc[:0], guha)["ε* (Guha's data)"].tolist() == [0.5, 0.6]
+    grid = pd.DataFrame({"k": [100], "d": [8], "eps_star": [0.5], "eps_random": [0.7]})
+    gp = fpack.grid_points(grid, laws.PUBLISHED["adjusted"], n_k=3)
+    lb = gp[gp.series == "rigorous lower bound"]
+    assert lb.eps.tolist() == pytest.approx([float(bounds.coherence_lower_bound(100, 8))] * 3)  # one k: geomspace of 1
+    proj = pd.DataFrame({"N": [1000], "k": [50], "kind": ["gaussian"], "C": [3.0]})
+    cdf = fpack.yoder_constants(grid, proj)
+    assert cdf.C.tolist() == pytest.approx([0.5**2 * 8 / math.log(100), 0.7**2 * 8 / math.log(100), 3.0])
+    assert cdf.ratio.tolist() == pytest.approx([12.5, 12.5, 20.0])
+    cap = fpack.capacity_by_angle(100, [1.0, 5.0], laws.PUBLISHED["adjusted"])
+    welch = cap[cap.curve == "Welch bound (rigorous)"]
+    eps = np.sin(np.radians([1.0, 5.0]))
+    np.testing.assert_allclose(welch.eps, eps)
+    np.testing.assert_allclose(welch.log10_k, bounds.welch_log_capacity(100, eps) / math.log(10))
+    assert fpack.shown_widths([*range(12, 0, -1), 5]) == [1, 3, 5, 7, 9, 11]  # every (12 // 5)-th distinct width
+    runs = [P(config={"loss": "exp", "steps": 10}, result={}), P(config={"loss": "exp", "steps": 40}, result={})]
+    assert fpack.longest_exp_run(runs + [P(config={"loss": "power", "steps": 99}, result={})]) is runs[1]
+    assert fpack.longest_exp_run([]) is None
+
+
+def test_toy_tables_moved_out_of_the_chapters():
+    from types import SimpleNamespace as P
+
+    from repcap import reference
+
+    n = 50
+    df = pd.DataFrame(
+        {
+            "regime": ["strong", "strong", "weak"],
+            "m": [5, 10, 5],
+            "alpha": [1.0] * 3,
+            "mean_sq_overlap": [0.2, 0.1, 0.3],
+        }
+    )
+    st = ftoy.strong_overlaps(df, n)
+    np.testing.assert_allclose(st.welch, [(n - m) / (m * (n - 1)) for m in (5, 10)])  # Welch's mean-square bound
+    claims = ftoy.strong_claims()
+    assert claims == {0.5: "a05", 1.0: "a10", 1.5: "a15", 2.0: "a20"}
+    ids = set(reference.claims())
+    assert all(f"liu-strong-{k}" in ids for k in claims.values())
+    h = ftoy.norm_histograms([("w", [0.1, 0.2, 1.0]), ("s", [0.9, 1.0, 1.1])], np.linspace(0, 2, 5))
+    assert h.groupby("regime", sort=False)["count"].sum().tolist() == [3, 3]
+    f = ftoy.feature_norms([1.0] * 4, [0.5] * 4, 4, 1.0)
+    np.testing.assert_allclose(f.p[:4], _power(4, 1.0), rtol=1e-6)
+    assert ftoy.represented([0.5, 0.51]).tolist() == [False, True]
+    ref = ftoy.reference_points(
+        [P(config=dict(n=9, m=3, alpha=1.0, gamma=-1.0, seed=0, steps=5), result={"loss": 0.1})]
+    )
+    assert ref.regime.tolist() == ["strong"] and ref.mean_sq_overlap.iloc[0] is None
+    assert ftoy.reference_figure(ref.iloc[:0]).note.tolist() == ["no reference points"]
+    other = ftoy.other_losses(pd.DataFrame({"loss": range(4)}), ["exp", "linear"], [5, 10], [0])
+    assert other.law.tolist() == ["exp", "exp", "linear", "linear"]
+
+
+def test_the_reference_section_says_where_its_points_come_from():
+    from types import SimpleNamespace as P
+
+    from repcap.figdata import reference as fref
+
+    empty = fref.section(None, "")
+    assert empty.empty and empty.provenance == fref.NO_SET and empty.sidecar_provenance is None
+    lookup = P(found=[P(config={"k": 1}, result={})], provenance_text=lambda s: f"points of the {s} set")
+    sec = fref.section(lookup, "reference")
+    assert not sec.empty and sec.provenance == sec.sidecar_provenance == "points of the reference set"
+    assert sec.frame(lambda f: {"k": f.config["k"]}, ["k"]).k.tolist() == [1]
+    assert empty.frame(lambda f: {}, ["k"]).columns.tolist() == ["k"]
+    assert fref.placeholder().note.tolist() == [fref.PLACEHOLDER]
+    assert fref.placeholder(line=["a"], angle_deg=[1.0]).columns.tolist() == ["line", "angle_deg"]
+
+
+def test_layer_capacity_points():
+    from repcap.figdata import layers as flayers
+
+    recs = [
+        {"label": "m", "kind": "embedding", "log10_capacity": {"four": 9.0}, "n_directions": 1000},
+        {"label": "m", "kind": "mlp_out", "layer": 0},
+    ]
+    bl = pd.DataFrame(
+        {
+            "model": ["m"],
+            "kind": ["mlp_out"],
+            "layer": [0],
+            "n": [100],
+            "log10_capacity_four": [3.0],
+            "log10_capacity_four_random": [2.5],
+        }
+    )
+    pts = flayers.capacity_points(recs, bl, ["mlp_out", "attn_out"])
+    assert pts.matrix.tolist() == ["embedding", "mlp_out"]
+    assert pts.log10_n.tolist() == pytest.approx([3.0, 2.0])
+    assert pts.log10_capacity_four.tolist() == [9.0, 3.0]

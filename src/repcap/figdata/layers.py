@@ -257,3 +257,41 @@ __all__ = [
     "range_table",
     "share_same_class",
 ]
+
+
+def vs_embedding(layer_table: pd.DataFrame) -> pd.DataFrame:
+    """The points of the layer-against-embedding figure: each layer matrix's ε next to its model's
+    embedding ε and the Gaussian baseline's (rows of :func:`by_layer`)."""
+    return layer_table[["model", "kind", "layer", "eps", "eps_embedding", "eps_random", "class"]]
+
+
+def capacity_points(records: Sequence[Rec], layer_table: pd.DataFrame, kinds: Sequence[str]) -> pd.DataFrame:
+    """Per model: the four-constant capacity (log10 k) read from its embedding's ε, then from each
+    layer matrix's ε of ``kinds`` (with the Gaussian baseline's and log10 of the directions held)."""
+    rows: list[dict] = []
+    for lbl in _models(records):
+        mine = layer_table[layer_table.model == lbl]
+        emb = _embedding(records, lbl)
+        if emb is not None:
+            rows.append(
+                {
+                    "model": lbl,
+                    "matrix": "embedding",
+                    "layer": None,
+                    "log10_capacity_four": emb["log10_capacity"]["four"],
+                    "log10_n": np.log10(emb["n_directions"]),
+                }
+            )
+        for k in kinds:
+            rows += [
+                {
+                    "model": lbl,
+                    "matrix": k,
+                    "layer": int(r.layer),
+                    "log10_capacity_four": r.log10_capacity_four,
+                    "log10_capacity_four_random": r.log10_capacity_four_random,
+                    "log10_n": np.log10(r.n),
+                }
+                for r in mine[mine.kind == k].itertuples()
+            ]
+    return pd.DataFrame(rows)

@@ -113,3 +113,151 @@ def flattening_step(
         if len(ahead) and float(np.max(a[s >= s[i]]) - a[i]) < tol:
             return float(s[i])
     return None
+
+
+# ------------------------------------------------------------------------------ chapter 06's reference
+
+
+def longest_exp_run(found: Sequence[Any]) -> Any | None:
+    """The exp-loss point of a reference section with the most steps (None if it holds none)."""
+    runs = [f for f in found if f.config.get("loss") == "exp"]
+    return max(runs, key=lambda f: f.config["steps"]) if runs else None
+
+
+def reference_curve(point: Any) -> pd.DataFrame:
+    """The worst-pair curve of one reference run (:func:`curves`), with its ``k, d, lr``."""
+    return curves({"exp": point.result}).assign(k=point.config["k"], d=point.config["d"], lr=point.config["lr"])
+
+
+# ------------------------------------------------------------------------------ chapter 07 (Guha's laws)
+
+
+def shown_widths(widths: Sequence[int]) -> list:
+    """About five of the sorted distinct ``widths``, evenly spaced (the ones a figure draws)."""
+    ds = sorted(set(widths))
+    return ds[:: max(1, len(ds) // 5)]
+
+
+def fit_points(panels: Sequence[tuple[str, pd.DataFrame, Sequence[str]]], fits: Mapping[str, Any]) -> pd.DataFrame:
+    """Guha's stored ``eps_star`` at the :func:`shown_widths` of each panel ``(title, data, fit
+    names)``, with each named fit's eps at the same (k, d)."""
+    rows = []
+    for title, data, names in panels:
+        for d_ in shown_widths(data.d):
+            g = data[data.d == d_].sort_values("k")
+            rows += [
+                {
+                    "data": title,
+                    "k": k_,
+                    "d": d_,
+                    "eps_star": e_,
+                    **{f"fit: {name}": float(fits[name].law.eps(k_, d_)) for name in names},
+                }
+                for k_, e_ in zip(g.k, g.eps_star)
+            ]
+    return pd.DataFrame(rows)
+
+
+def reference_cells(found: Sequence[Any], guha_opt: pd.DataFrame) -> pd.DataFrame:
+    """Guha's cells re-run at his settings (reference points) next to the eps* he stores for them:
+    ``k, d, steps, p, ε* (ours), ε* (Guha's data), relative gap``, sorted by (d, k)."""
+    g_cells = guha_opt.set_index(["k", "d"]).eps_star
+    cells = pd.DataFrame(
+        [
+            {
+                "k": f.config["k"],
+                "d": f.config["d"],
+                "steps": f.config["steps"],
+                "p": f.result.get("p"),
+                "ε* (ours)": f.result["eps_star"],
+            }
+            for f in found
+        ],
+        columns=["k", "d", "steps", "p", "ε* (ours)"],
+    )
+    cells["ε* (Guha's data)"] = [
+        float(g_cells.loc[(k_, d_)]) if (k_, d_) in g_cells.index else np.nan for k_, d_ in zip(cells.k, cells.d)
+    ]
+    cells["relative gap"] = cells["ε* (ours)"] / cells["ε* (Guha's data)"] - 1
+    return cells.sort_values(["d", "k"], ignore_index=True)
+
+
+def reference_cells_figure(cells: pd.DataFrame, guha_opt: pd.DataFrame) -> pd.DataFrame:
+    """The data of the reference-cells figure: :func:`reference_cells`, or, in a build without
+    reference points, Guha's stored cells alone."""
+    if len(cells):
+        return cells
+    g_cells = guha_opt.set_index(["k", "d"]).eps_star
+    return pd.DataFrame(
+        {
+            "k": [k_ for k_, _ in g_cells.index],
+            "d": [d_ for _, d_ in g_cells.index],
+            "ε* (Guha's data)": g_cells.to_numpy(),
+        }
+    )
+
+
+def grid_points(grid: pd.DataFrame, law: Any, n_k: int = 60) -> pd.DataFrame:
+    """The simulated grid (optimised and best-random eps* per (k, d)) with ``law`` (a refit) and the
+    rigorous lower bound on eps drawn on ``n_k`` values of k per width."""
+    from .. import bounds
+
+    rows = []
+    for _, r in grid.iterrows():
+        rows += [
+            {"k": r.k, "d": r.d, "series": "optimised", "eps": r.eps_star},
+            {"k": r.k, "d": r.d, "series": "random (best of trials)", "eps": r.eps_random},
+        ]
+    kk = np.geomspace(min(grid.k), max(grid.k), n_k)
+    for d_ in sorted(grid.d.unique()):
+        rows += [{"k": x, "d": d_, "series": "adjusted law (refit)", "eps": float(law.eps(x, d_))} for x in kk]
+        rows += [
+            {"k": x, "d": d_, "series": "rigorous lower bound", "eps": float(bounds.coherence_lower_bound(x, d_))}
+            for x in kk
+        ]
+    return pd.DataFrame(rows)
+
+
+def yoder_constants(grid: pd.DataFrame, projections: pd.DataFrame) -> pd.DataFrame:
+    """Yoder's constant C = eps^2 d / ln k of the optimised and random packings of the grid (against
+    k/d) and of random projections (``N, k, kind, C``; against N/k)."""
+    rows = [
+        {"source": "optimised packing", "ratio": r.k / r.d, "C": r.eps_star**2 * r.d / math.log(r.k), "d": r.d}
+        for r in grid.itertuples()
+    ]
+    rows += [
+        {"source": "random vectors", "ratio": r.k / r.d, "C": r.eps_random**2 * r.d / math.log(r.k), "d": r.d}
+        for r in grid.itertuples()
+    ]
+    rows += [
+        {"source": f"{r.kind} projection", "ratio": r.N / r.k, "C": r.C, "d": r.k} for r in projections.itertuples()
+    ]
+    return pd.DataFrame(rows)
+
+
+def capacity_by_angle(d: int, degrees_off: Sequence[float], refit_adjusted: Any) -> pd.DataFrame:
+    """log10 of how many vectors fit in R^d at F degrees off orthogonal: Yoder's rule, Guha's laws
+    (published, and the adjusted law refitted to our grid) and the Welch, Levenshtein and
+    Kabatiansky-Levenshtein bounds: ``F_deg, eps, curve, log10_k``."""
+    from .. import bounds, laws
+
+    F = np.asarray(degrees_off, dtype=float)
+    eps_F = laws.eps_from_degrees_off(F)
+    C_adj = refit_adjusted.constants["C"]
+    curves_ = {
+        f"Yoder's rule 10^(d F²/{laws.YODER_DIVISOR:g})": laws.yoder_log10_capacity(d, F),
+        laws.PUBLISHED["jl"].label: laws.PUBLISHED["jl"].log10_capacity(eps_F, d),
+        laws.PUBLISHED["adjusted"].label: laws.PUBLISHED["adjusted"].log10_capacity(eps_F, d),
+        f"adjusted, refit C = {C_adj:.3f}": refit_adjusted.log10_capacity(eps_F, d),
+        "four-constant (Guha)": laws.PUBLISHED["four"].log10_capacity(eps_F, d),
+        "Welch bound (rigorous)": bounds.welch_log_capacity(d, eps_F) / math.log(10),
+        "Levenshtein bound (rigorous)": bounds.levenshtein_log_capacity(d, eps_F) / math.log(10),
+        "Kabatiansky–Levenshtein (asymptotic)": bounds.kl_log_capacity(d, eps_F) / math.log(10),
+    }
+    return pd.DataFrame(
+        [
+            {"F_deg": f, "eps": e, "curve": name, "log10_k": v}
+            for name, vals in curves_.items()
+            for f, e, v in zip(F, eps_F, np.asarray(vals))
+        ]
+    )

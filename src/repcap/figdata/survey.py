@@ -145,3 +145,109 @@ def loglog_slope(x: Sequence[float], y: Sequence[float]) -> float | None:
     if len(np.unique(xs)) < 3:
         return None
     return float(np.polyfit(np.log(xs), np.log(ys), 1)[0])
+
+
+def histogram_panels(records: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+    """Each record's histogram density (:func:`histogram_density`) in one long table, with its mu
+    and eps: ``model, cos, density, mu, eps`` (the figure of one panel per model)."""
+    rows = []
+    for r in records:
+        h = histogram_density(r)
+        rows += [
+            {"model": r["label"], "cos": x, "density": y, "mu": r["mean"], "eps": r["eps"]}
+            for x, y in zip(h.cos, h.density)
+        ]
+    return pd.DataFrame(rows, columns=["model", "cos", "density", "mu", "eps"])
+
+
+def head_histograms(
+    records_by_label: Mapping[str, Mapping[str, Any]],
+    pairs: Sequence[tuple[str, str]],
+    variants: Mapping[str, str],
+) -> pd.DataFrame:
+    """The histogram density of an embedding and of its separately stored head, per pair:
+    ``model, matrix ("<variant> (<storage>)"), cos, density, eps``."""
+    rows = []
+    for lbl, h_lbl in pairs:
+        for r in (records_by_label[lbl], records_by_label[h_lbl]):
+            h = histogram_density(r)
+            name = f"{variants[r['label']]} ({r['quant']})"
+            rows += [
+                {"model": lbl, "matrix": name, "cos": x, "density": y, "eps": r["eps"]}
+                for x, y in zip(h.cos, h.density)
+            ]
+    return pd.DataFrame(rows, columns=["model", "matrix", "cos", "density", "eps"])
+
+
+def capacity_curves(law_names: Mapping[str, str], eps: Sequence[float], d: int) -> pd.DataFrame:
+    """log10 capacity against eps at width ``d`` under each law (``{law key: label}``)."""
+    from .. import laws
+
+    eps = np.asarray(eps, dtype=float)
+    rows = []
+    for k, name in law_names.items():
+        y = laws.log10_capacity(eps, d, k)
+        rows += [{"law": name, "eps": e, "log10_capacity": v, "d": d} for e, v in zip(eps, y)]
+    return pd.DataFrame(rows)
+
+
+def threshold_table(records: Sequence[Mapping[str, Any]], quantiles: Sequence[str]) -> pd.DataFrame:
+    """Per model, five thresholds (mu + 2 sigma, mu + 3 sigma and the given quantiles of |cos|) and
+    the four-constant capacity each implies; a quantile carries the histogram's bin error."""
+    from .. import laws
+
+    rows = []
+    for r in records:
+        cand = {"μ+2σ": r["eps"], "μ+3σ": r["eps3"], **{f"q{q} of |cos|": r["quantiles_abs"][q] for q in quantiles}}
+        for name, val in cand.items():
+            rows.append(
+                {
+                    "model": r["label"],
+                    "d": r["d_model"],
+                    "threshold": name,
+                    "eps": val,
+                    "log10_capacity_four": float(laws.log10_capacity(val, r["d_model"], "four")),
+                    "quantile_error": r["quantile_error"] if name.startswith("q") else 0.0,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def overlap_points(overlaps: pd.DataFrame, low: float, high: float) -> pd.DataFrame:
+    """The points of the overlap-against-width figure (rows of :func:`overlap_table`) with the band
+    ``low/m .. high/m`` where a source's heads lie."""
+    return overlaps[["model", "kind", "m", "E[cos²]", "Var(cos)", "1/m"]].assign(
+        paper_low=low / overlaps["m"], paper_high=high / overlaps["m"]
+    )
+
+
+def head_overlaps(records: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+    """LM heads (and random stand-ins) as the toy's width m: mean square overlap, variance of the
+    signed cosine, 1/m, and both times m."""
+    cols = ["source", "model", "m", "rows", "tied", "storage", "mean_sq_overlap", "var_cos", "one_over_m"]
+    df = pd.DataFrame(
+        [
+            {
+                "source": "stand-in (random)" if r["source_kind"] in ("npy", "synthetic") else "LM head",
+                "model": r["label"],
+                "m": r["d_model"],
+                "rows": r["n_rows"],
+                "tied": r["tied"],
+                "storage": r["quant"],
+                "mean_sq_overlap": r["mean_sq"],
+                "var_cos": r["var"],
+                "one_over_m": 1.0 / r["d_model"],
+            }
+            for r in records
+        ],
+        columns=cols,
+    )
+    if len(df):
+        df["m_times_overlap"] = df["mean_sq_overlap"] * df["m"]
+        df["m_times_var"] = df["var_cos"] * df["m"]
+    return df
+
+
+def toy_and_heads(toy_overlaps: pd.DataFrame, heads: pd.DataFrame) -> pd.DataFrame:
+    """The toy models' overlaps (``model="toy"``) and the heads' (:func:`head_overlaps`) in one table."""
+    return pd.concat([toy_overlaps.assign(model="toy"), heads], ignore_index=True)

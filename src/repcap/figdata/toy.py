@@ -4,6 +4,7 @@ per regime and frequency exponent, and the weak-regime prediction from the unlea
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -52,3 +53,131 @@ def unlearned_prediction(n: int, alphas: Sequence[float], ms: Sequence[int]) -> 
         ]
     )
     return pred, slopes
+
+
+# ------------------------------------------------------------------------------ chapter 08 (two regimes)
+
+
+def phi_table(df: pd.DataFrame) -> pd.DataFrame:
+    """The represented fraction phi_1/2, the loss and the represented count of each (alpha, gamma)."""
+    return df[["alpha", "gamma", "phi_half", "loss", "n_represented"]]
+
+
+def fig3_views(df: pd.DataFrame, by_width: pd.DataFrame | None, m: int) -> pd.DataFrame:
+    """The two views of Liu et al.'s Fig. 3: phi_1/2 over alpha and gamma at width ``m`` (``view="map"``)
+    and, where run, against gamma for several widths (``view="φ½ against γ"``)."""
+    parts = [df[["alpha", "gamma", "phi_half"]].assign(m=m, view="map")]
+    if by_width is not None:
+        parts.append(by_width[["alpha", "gamma", "phi_half", "m"]].assign(view="φ½ against γ"))
+    return pd.concat(parts, ignore_index=True)
+
+
+def norm_histograms(models: Sequence[tuple[str, Sequence[float]]], bins: Sequence[float]) -> pd.DataFrame:
+    """The row-norm histogram (:func:`repcap.toy.norm_histogram`) of each ``(label, norms)``."""
+    rows = []
+    for label, norms in models:
+        counts, edges = toy.norm_histogram(norms, bins=bins)
+        rows += [
+            {"regime": label, "bin_left": lo, "bin_right": hi, "count": int(k)}
+            for lo, hi, k in zip(edges[:-1], edges[1:], counts)
+        ]
+    return pd.DataFrame(rows)
+
+
+def feature_norms(weak: Sequence[float], strong: Sequence[float], n: int, alpha: float) -> pd.DataFrame:
+    """Row norm and frequency p_i of every feature, by frequency rank, in the weak and strong model."""
+    rank = np.arange(1, n + 1)
+    return pd.DataFrame(
+        {
+            "rank": np.concatenate([rank, rank]),
+            "regime": ["weak"] * n + ["strong"] * n,
+            "norm": np.concatenate([weak, strong]),
+            "p": np.concatenate([toy.frequencies(n, "power", alpha).numpy()] * 2),
+        }
+    )
+
+
+def represented(norms: Sequence[float]) -> np.ndarray:
+    """Which rows count as represented: ``||W_i|| > 1/2`` (the engine's :data:`REPRESENTED_NORM`)."""
+    return np.asarray(norms) > REPRESENTED_NORM
+
+
+# ------------------------------------------------------------------------------ chapter 09 (width scaling)
+
+
+def strong_claims() -> dict[float, str]:
+    """``{alpha: claim key}`` of the strong-regime exponents Liu et al.'s Fig. 6e gives (the claims
+    ``liu-strong-<key>`` and quotes ``liu2025.strong_alpha_m_<key>``), read from data/reference."""
+    from .. import reference
+
+    prefix = "liu2025.strong_alpha_m_"
+    keys = sorted(q[len(prefix) :] for q in reference.quotes() if q.startswith(prefix))
+    return {int(k[1:]) / 10: k for k in keys}
+
+
+def loss_table(df: pd.DataFrame, prediction: pd.DataFrame) -> pd.DataFrame:
+    """Each model's loss and left-out loss next to the weak-regime ideal at its (alpha, m)."""
+    cols = ["regime", "gamma", "alpha", "m", "seed", "loss", "left_out_loss"]
+    return df[cols].merge(prediction, on=["alpha", "m"], how="left")
+
+
+def exponents_table(fits: pd.DataFrame, prediction_fits: pd.DataFrame) -> pd.DataFrame:
+    """The fitted width exponents (:func:`exponent_fits`) next to the weak-regime prediction's."""
+    return fits.merge(prediction_fits, on="alpha", how="left")
+
+
+def strong_overlaps(df: pd.DataFrame, n: int) -> pd.DataFrame:
+    """The strong-regime models' mean square overlap against 1/m, with the Welch bound on the mean
+    square overlap of n unit vectors in R^m, ``(n - m) / (m (n - 1))`` (:func:`repcap.bounds.welch_bound`
+    squared)."""
+    from ..bounds import welch_bound
+
+    strong = df[df["regime"] == "strong"].copy()
+    strong["one_over_m"] = 1.0 / strong["m"]
+    strong["welch"] = [float(welch_bound(n, m)) ** 2 for m in strong["m"]]
+    return strong
+
+
+def overlap_points(strong: pd.DataFrame) -> pd.DataFrame:
+    """The points of the overlap figure (rows of :func:`strong_overlaps`)."""
+    return strong[["alpha", "m", "one_over_m", "mean_sq_overlap", "welch"]]
+
+
+def other_losses(df: pd.DataFrame, laws: Sequence[str], ms: Sequence[int], seeds: Sequence[int]) -> pd.DataFrame:
+    """The runs with other frequency laws, each row named by its law (configs in law, m, seed order)."""
+    out = df.copy()
+    out["law"] = [name for name in laws for _ in ms for _ in seeds]
+    return out
+
+
+def other_points(df: pd.DataFrame) -> pd.DataFrame:
+    """The points of the other-distributions figure (rows of :func:`other_losses`)."""
+    return df[["law", "m", "seed", "loss", "mean_sq_overlap"]]
+
+
+REFERENCE_COLUMNS = ["n", "m", "alpha", "gamma", "seed", "steps", "loss", "mean_sq_overlap"]
+
+
+def reference_points(found: Sequence[Any]) -> pd.DataFrame:
+    """The reference toy models (bundle points) with their regime: ``n, m, alpha, gamma, seed, steps,
+    loss, mean_sq_overlap, regime``."""
+    rdf = pd.DataFrame(
+        [
+            {
+                **{k: f.config[k] for k in ("n", "m", "alpha", "gamma", "seed", "steps")},
+                "loss": f.result["loss"],
+                "mean_sq_overlap": f.result.get("mean_sq_overlap"),
+            }
+            for f in found
+        ],
+        columns=REFERENCE_COLUMNS,
+    )
+    rdf["regime"] = np.where(rdf["gamma"] < 0, "strong", "weak")
+    return rdf
+
+
+def reference_figure(rdf: pd.DataFrame) -> pd.DataFrame:
+    """The data of the reference figure: :func:`reference_points`, or a note in a build without them."""
+    from .reference import placeholder
+
+    return rdf if len(rdf) else placeholder("no reference points")
