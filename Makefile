@@ -43,7 +43,7 @@ html: $(STAMP)
 ## lint: ruff (lint and format check), mypy over src/ and the layers contract (import-linter), as make test runs them
 lint: $(STAMP)
 	$(BIN)/ruff check src tests notebooks benchmarks tools
-	$(BIN)/ruff format --check src tests benchmarks tools
+	$(BIN)/ruff format --check src tests benchmarks tools notebooks
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
