@@ -218,7 +218,8 @@ def describe_point(config: dict) -> SurveyRecord:
     opts.pop("file_signature", None)  # part of the cache key only
     names = {f.name for f in dataclasses.fields(TiledConfig)}
     stats = {k: opts.pop(k) for k in list(opts) if k in names}
-    cfg = TiledConfig(**{k: tuple(v) if isinstance(v, list) else v for k, v in stats.items()}) if stats else None
+    values: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in stats.items()}
+    cfg = TiledConfig(**values) if stats else None
     return describe(source, cfg, progress=False, **opts)
 
 

@@ -122,7 +122,9 @@ def tensors(spec: str) -> dict[str | None, np.ndarray]:
     tensors of :func:`stand_in_layers` for ``layers``."""
     kind, p = parse(spec)
     if kind == "layers":
-        return dict(stand_in_layers(**p))
+        named: dict[str | None, np.ndarray] = {}
+        named.update(stand_in_layers(**p))
+        return named
     if kind == "gaussian":
         return {None: np.random.default_rng(p["seed"]).standard_normal((p["V"], p["d"])).astype(np.float32)}
     X = stand_in(p["V"], p["d"], mean_cos=p["mean_cos"], seed=p["seed"])

@@ -183,11 +183,11 @@ def capacity_curves(law_names: Mapping[str, str], eps: Sequence[float], d: int) 
     """log10 capacity against eps at width ``d`` under each law (``{law key: label}``)."""
     from .. import laws
 
-    eps = np.asarray(eps, dtype=float)
+    grid = np.asarray(eps, dtype=float)
     rows = []
     for k, name in law_names.items():
-        y = laws.log10_capacity(eps, d, k)
-        rows += [{"law": name, "eps": e, "log10_capacity": v, "d": d} for e, v in zip(eps, y)]
+        y = laws.log10_capacity(grid, d, k)
+        rows += [{"law": name, "eps": e, "log10_capacity": v, "d": d} for e, v in zip(grid, y)]
     return pd.DataFrame(rows)
 
 
