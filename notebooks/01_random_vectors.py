@@ -44,7 +44,9 @@ from repcap.chapter import glue, start
 from repcap.figdata import random as figdata
 from repcap.laws import PUBLISHED
 
-run_record = start("Every profile runs in seconds on a CPU; `paper` only takes more vectors per dimension.", device=device)
+run_record = start(
+    "Every profile runs in seconds on a CPU; `paper` only takes more vectors per dimension.", device=device
+)
 
 # %% [markdown]
 # ## The law of a random cosine
@@ -69,17 +71,30 @@ for c, d in zip(colours, dims):
         ax.stairs(hist, edges, color=c, alpha=0.4, fill=True)
         ax.plot(exact.t, exact.density, color=c, lw=1.3, label=f"d = {d}")
 top = max(rg.cosine_density(0.0, d) for d in dims)
-ax_lin.set(xlabel=r"cosine $t$ of a random pair", ylabel="density", xlim=(-1, 1), ylim=(0, 1.08 * top),
-           title="linear scale")
-ax_log.set(xlabel=r"cosine $t$ of a random pair", xlim=(-1, 1), yscale="log", ylim=(1e-3, 2 * top),
-           title="log scale: the tails")
+ax_lin.set(
+    xlabel=r"cosine $t$ of a random pair", ylabel="density", xlim=(-1, 1), ylim=(0, 1.08 * top), title="linear scale"
+)
+ax_log.set(
+    xlabel=r"cosine $t$ of a random pair",
+    xlim=(-1, 1),
+    yscale="log",
+    ylim=(1e-3, 2 * top),
+    title="log scale: the tails",
+)
 ax_lin.legend(title="dimension", loc="upper right")
 fig.tight_layout()
-figures.save("fig-random-cosine-density", fig, dens, {
-    "caption": "Pairwise cosines of random unit vectors (shaded histograms) against the exact density "
-               "(lines), on linear and log scales. As d grows the mass collapses onto 0: at d = 1000 almost every "
-               "pair lies within ±0.1 of orthogonal, and the measured histograms sit on the exact curves.",
-    "seed": seed, "n_vectors": n_vectors})
+figures.save(
+    "fig-random-cosine-density",
+    fig,
+    dens,
+    {
+        "caption": "Pairwise cosines of random unit vectors (shaded histograms) against the exact density "
+        "(lines), on linear and log scales. As d grows the mass collapses onto 0: at d = 1000 almost every "
+        "pair lies within ±0.1 of orthogonal, and the measured histograms sit on the exact curves.",
+        "seed": seed,
+        "n_vectors": n_vectors,
+    },
+)
 glue("random_std_1000", rg.cosine_std(1000))
 
 # %% [markdown]
@@ -101,10 +116,16 @@ for _, r in sdf.iloc[[0, -1]].iterrows():
 ax.set(xscale="log", yscale="log", xlabel=r"$1/\sqrt{d}$", ylabel=r"standard deviation $\sigma$ of the cosine")
 figures.plain_log_ticks(ax)
 figures.legend_below(ax, ncol=2)
-figures.save("fig-random-sigma", fig, sdf, {
-    "caption": "Standard deviation of the pairwise cosine of random unit vectors against 1/√d (log-log). "
-               "The points lie on the identity line: σ = 1/√d exactly, from d = 4 to d = 2048.",
-    "seed": seed})
+figures.save(
+    "fig-random-sigma",
+    fig,
+    sdf,
+    {
+        "caption": "Standard deviation of the pairwise cosine of random unit vectors against 1/√d (log-log). "
+        "The points lie on the identity line: σ = 1/√d exactly, from d = 4 to d = 2048.",
+        "seed": seed,
+    },
+)
 rel_err = float(np.max(np.abs(sdf.measured_std * np.sqrt(sdf.d) - 1)))
 glue("random_sigma_relerr", 100 * rel_err)
 
@@ -128,8 +149,15 @@ kk = np.geomspace(min(max_k), max(max_k), 50)
 jl = PUBLISHED["jl"]
 for c, d in zip(figures.palette(len(max_dims)), max_dims):
     a = agg[agg.d == d]
-    ax.errorbar(a.k, a["mean"], yerr=[a["mean"] - a["min"], a["max"] - a["mean"]], fmt="o", color=c,
-                capsize=2, label=f"measured, d = {d}")
+    ax.errorbar(
+        a.k,
+        a["mean"],
+        yerr=[a["mean"] - a["min"], a["max"] - a["mean"]],
+        fmt="o",
+        color=c,
+        capsize=2,
+        label=f"measured, d = {d}",
+    )
     ax.plot(kk, rg.max_abs_cosine_asymptote(kk, d), color=c, lw=1, ls="--")
     ax.plot(kk, jl.eps(kk, d), color=c, lw=1, ls=":")
 ax.plot([], [], color="0.3", ls="--", label=r"$\sqrt{4 \ln k / d}$")
@@ -138,11 +166,18 @@ ax.set(xscale="log", yscale="log", xlabel="number of random vectors k", ylabel=r
 figures.plain_log_ticks(ax)
 figures.legend_below(ax, ncol=2)
 fig.tight_layout()
-figures.save("fig-random-max-cos", fig, mdf, {
-    "caption": "Largest |cos| among k random unit vectors (mean of independent draws; bars span min to max) "
-               "against k, for three dimensions. Dashed: the asymptote √(4 ln k / d); dotted: Guha's random-"
-               f"vector fit with C = {jl.constants['C']:g}. The worst pair is several σ out and grows only like √(ln k).",
-    "seed": seed, "trials": max_trials})
+figures.save(
+    "fig-random-max-cos",
+    fig,
+    mdf,
+    {
+        "caption": "Largest |cos| among k random unit vectors (mean of independent draws; bars span min to max) "
+        "against k, for three dimensions. Dashed: the asymptote √(4 ln k / d); dotted: Guha's random-"
+        f"vector fit with C = {jl.constants['C']:g}. The worst pair is several σ out and grows only like √(ln k).",
+        "seed": seed,
+        "trials": max_trials,
+    },
+)
 ratio = agg["mean"] / jl.eps(agg.k, agg.d)
 glue("random_guha_C", jl.constants["C"])
 glue("random_guha_ratio_min", float(ratio.min()))
@@ -168,15 +203,20 @@ ax.plot(jdf.k, jdf.jl_guarantee, "-", color="0.3", label="JL guarantee (Dasgupta
 ax.plot(jdf.k, jdf.worst_distortion, "o-", label="measured: worst pair")
 ax.plot(jdf.k, jdf.q99_distortion, "s-", ms=4, label="measured: 99th percentile")
 ax.plot(jdf.k, jdf.mean_distortion, "^-", ms=4, label="measured: mean")
-ax.set(xscale="log", yscale="log", xlabel="target dimension k",
-       ylabel=r"distortion $|\,\|Px-Py\|^2/\|x-y\|^2 - 1|$")
+ax.set(xscale="log", yscale="log", xlabel="target dimension k", ylabel=r"distortion $|\,\|Px-Py\|^2/\|x-y\|^2 - 1|$")
 figures.plain_log_ticks(ax)
 figures.legend_below(ax, ncol=2)
-figures.save("fig-random-jl", fig, jdf, {
-    "caption": f"Distortion of squared distances among {jl_points} random points under a Gaussian projection "
-               f"from {jl_ambient} to k dimensions. The worst pair stays below the JL guarantee, which is "
-               "conservative by a roughly constant factor; all curves fall like 1/√k.",
-    "seed": seed})
+figures.save(
+    "fig-random-jl",
+    fig,
+    jdf,
+    {
+        "caption": f"Distortion of squared distances among {jl_points} random points under a Gaussian projection "
+        f"from {jl_ambient} to k dimensions. The worst pair stays below the JL guarantee, which is "
+        "conservative by a roughly constant factor; all curves fall like 1/√k.",
+        "seed": seed,
+    },
+)
 slack = float(np.nanmedian(jdf.jl_guarantee / jdf.worst_distortion))
 glue("random_jl_slack", slack)
 

@@ -28,7 +28,14 @@
 # sampling error.
 
 # %% tags=["parameters"]
-models = ["gemma-3-270m", "smollm2-135m", "qwen2.5-coder-0.5b", "all-minilm-l6-v2", "paraphrase-minilm-l3-v2", "all-mpnet-base-v2"]  # offline keys (repcap models)
+models = [
+    "gemma-3-270m",
+    "smollm2-135m",
+    "qwen2.5-coder-0.5b",
+    "all-minilm-l6-v2",
+    "paraphrase-minilm-l3-v2",
+    "all-mpnet-base-v2",
+]  # offline keys (repcap models)
 hub_models = []  # catalog keys or hub ids read from the model hub (paper: Guha's 45 models)
 synthetic = []  # synthetic stand-ins [name, V, d, mean_cos]: the smoke profile uses these, no download
 sample_rows = 16384  # rows sampled for the histogram / nearest pairs pass; None -> every pair
@@ -54,10 +61,15 @@ from repcap.synthetic import source as stand_in_source
 C1 = reference.value("guha2026.class1_eps_above")  # Class 1: eps above this (Guha 2026, Sec. 2.5)
 C2 = reference.value("guha2026.class2_eps_below")  # Class 2: eps below this
 
-run_record = start("Guha measures every pair of every model on a GPU from the hub; here the moments are exact "
-               "for every model, but histograms, quantiles and nearest pairs come from the pairs of "
-               f"{sample_rows if sample_rows else 'all'} sampled rows per model, and only models that "
-               "install offline are read (the `paper` profile scans the whole catalog).", device=device, executor=executor, scheduler=scheduler)
+run_record = start(
+    "Guha measures every pair of every model on a GPU from the hub; here the moments are exact "
+    "for every model, but histograms, quantiles and nearest pairs come from the pairs of "
+    f"{sample_rows if sample_rows else 'all'} sampled rows per model, and only models that "
+    "install offline are read (the `paper` profile scans the whole catalog).",
+    device=device,
+    executor=executor,
+    scheduler=scheduler,
+)
 
 # %% [markdown]
 # ## The models
@@ -72,8 +84,9 @@ configs, variant_of = [], {}
 
 
 def add(variant, **cfg):
-    configs.append(dict(tiled=True, **given(sample=sample_rows, bins=bins, top_k=top_k, seed=seed), device=device,
-                        **cfg))
+    configs.append(
+        dict(tiled=True, **given(sample=sample_rows, bins=bins, top_k=top_k, seed=seed), device=device, **cfg)
+    )
     variant_of[cfg["label"]] = variant
 
 
@@ -89,18 +102,24 @@ for key in hub_models:
 for name, V, d, mean_cos in synthetic:  # stand-ins (repcap.synthetic) go through the same loader as any file
     stand_in = dict(V=V, d=d, mean_cos=mean_cos, seed=seed or 0)
     add("embedding", source=stand_in_source("embedding", **stand_in), label=name, head=False)
-    add("head", source=stand_in_source("copy", **stand_in, copy_seed=(seed or 0) + 1), label=f"{name} (head)",
-        head=False)
+    add(
+        "head",
+        source=stand_in_source("copy", **stand_in, copy_seed=(seed or 0) + 1),
+        label=f"{name} (head)",
+        head=False,
+    )
 
 records, failures = scan(configs)
 if failures:  # one line per model that could not be read; the others go on
     display(tables.show(pd.DataFrame(failures)))
 rec_by_label = {r["label"]: r for r in records}
 emb_only = [r for r in records if variant_of[r["label"]] == "embedding"]
-tables.show(figdata.model_table(records, variant_of),
-            digits=dict.fromkeys(("ε", "μ", "σ", "μ + 3σ", "E[cos²]", "max |cos| (sampled)"), ".5f")
-            | {"se(ε) of the sampled pass": ".1e"},
-            missing="the sampled pass was not run for this matrix")
+tables.show(
+    figdata.model_table(records, variant_of),
+    digits=dict.fromkeys(("ε", "μ", "σ", "μ + 3σ", "E[cos²]", "max |cos| (sampled)"), ".5f")
+    | {"se(ε) of the sampled pass": ".1e"},
+    missing="the sampled pass was not run for this matrix",
+)
 
 # %% [markdown]
 # The moment columns ($\varepsilon$, $\mu$, $\sigma$, $\mu+3\sigma$, $E[\cos^2]$) are exact over all pairs.
@@ -130,7 +149,7 @@ for ax, r in zip(axes.flat, emb_only):
     ax.set_xlim(-0.6, 1.0)
     ax.set_yscale("log")
     ax.set_ylim(1e-4, None)
-for ax in axes.flat[len(emb_only):]:
+for ax in axes.flat[len(emb_only) :]:
     ax.set_visible(False)
 for ax in axes[-1]:
     ax.set_xlabel("cosine similarity")
@@ -139,12 +158,19 @@ for ax in axes[:, 0]:
 handles, labels = axes.flat[0].get_legend_handles_labels()
 fig.legend(handles, labels, loc="lower center", ncol=3, bbox_to_anchor=(0.5, 0.0))
 fig.tight_layout(rect=(0, 0.06, 1, 1))
-figures.save("fig-eps-histograms", fig, figdata.histogram_panels(emb_only), {
-    "caption": "Pairwise cosine similarity of token embeddings, one panel per model (density, log scale): "
-               "μ (solid) and ε = μ + 2σ (dashed) from the exact moments, and the right tail beyond ε shaded. "
-               "The decoders' distributions sit well right of zero (Class 1); "
-               f"histograms from the pairs of {sample_rows or 'all'} sampled rows.",
-    "seed": seed, "sample_rows": sample_rows})
+figures.save(
+    "fig-eps-histograms",
+    fig,
+    figdata.histogram_panels(emb_only),
+    {
+        "caption": "Pairwise cosine similarity of token embeddings, one panel per model (density, log scale): "
+        "μ (solid) and ε = μ + 2σ (dashed) from the exact moments, and the right tail beyond ε shaded. "
+        "The decoders' distributions sit well right of zero (Class 1); "
+        f"histograms from the pairs of {sample_rows or 'all'} sampled rows.",
+        "seed": seed,
+        "sample_rows": sample_rows,
+    },
+)
 
 # %% [markdown]
 # ## Tied and untied heads
@@ -171,10 +197,17 @@ for ax, (lbl, h_lbl) in zip(axes.flat, pairs):
     figures.legend_below(ax, ncol=2)
 axes.flat[0].set_ylabel("density")
 fig.tight_layout()
-figures.save("fig-eps-heads", fig, figdata.head_histograms(rec_by_label, pairs, variant_of), {
-    "caption": "Embedding against the separately stored output head of the same model (the same tied matrix "
-               "at two quantisations). The curves lie on top of each other; ε moves only in the third or "
-               "fourth decimal.", "seed": seed})
+figures.save(
+    "fig-eps-heads",
+    fig,
+    figdata.head_histograms(rec_by_label, pairs, variant_of),
+    {
+        "caption": "Embedding against the separately stored output head of the same model (the same tied matrix "
+        "at two quantisations). The curves lie on top of each other; ε moves only in the third or "
+        "fourth decimal.",
+        "seed": seed,
+    },
+)
 head_cmp = figdata.head_comparison(rec_by_label, pairs)
 glue("eps_head_max_delta", float(head_cmp["Δε"].abs().max()) if len(head_cmp) else float("nan"))
 padded = [offline.spec(k) for k in models if offline.spec(k).real_vocab]
@@ -200,8 +233,11 @@ tables.show(head_cmp, digits={"ε embedding": ".5f", "ε head": ".5f", "Δε": "
 # some rare script tokens). In the encoders they are spelling variants and near-synonyms.
 
 # %%
-tables.show(figdata.nearest_pairs(emb_only), digits={"cos": ".4f"},
-            missing="the file holds no vocabulary, so only row numbers are known")
+tables.show(
+    figdata.nearest_pairs(emb_only),
+    digits={"cos": ".4f"},
+    missing="the file holds no vocabulary, so only row numbers are known",
+)
 
 # %% [markdown]
 # ## Reported against reproduced
@@ -211,27 +247,51 @@ tables.show(figdata.nearest_pairs(emb_only), digits={"cos": ".4f"},
 # weight to one of 255 levels per block of 32.
 
 # %%
-tab = pd.DataFrame([{"model": e.name, "d_model": e.d_model, "ε (reported)": e.eps_reported,
-                     "class (reported)": e.class_reported, "capacity (reported)": e.capacity_reported,
-                     "hub id": e.hub_id} for e in catalog.guha_models()])
+tab = pd.DataFrame(
+    [
+        {
+            "model": e.name,
+            "d_model": e.d_model,
+            "ε (reported)": e.eps_reported,
+            "class (reported)": e.class_reported,
+            "capacity (reported)": e.capacity_reported,
+            "hub id": e.hub_id,
+        }
+        for e in catalog.guha_models()
+    ]
+)
 rvr = []
 for r in emb_only:
     e = catalog.find(r["label"])
     if e is not None and e.eps_reported is not None:
-        rvr.append({"model": e.name, "d_model": r["d_model"], "ε reported (Guha 2026)": e.eps_reported,
-                    "ε reproduced": r["eps"], "difference": r["eps"] - e.eps_reported,
-                    "relative": (r["eps"] - e.eps_reported) / e.eps_reported, "class reported": e.class_reported,
-                    "class reproduced": r["class"], "our source": f"{r['source_kind']} {r['quant']}"})
+        rvr.append(
+            {
+                "model": e.name,
+                "d_model": r["d_model"],
+                "ε reported (Guha 2026)": e.eps_reported,
+                "ε reproduced": r["eps"],
+                "difference": r["eps"] - e.eps_reported,
+                "relative": (r["eps"] - e.eps_reported) / e.eps_reported,
+                "class reported": e.class_reported,
+                "class reproduced": r["class"],
+                "our source": f"{r['source_kind']} {r['quant']}",
+            }
+        )
 rvr = pd.DataFrame(rvr)
 gemma = rec_by_label.get("gemma-3-270m")
 gemma_pub = reference.value("guha2026.table1.gemma-3-270m.eps")
-for name, v in (("eps_gemma_reproduced", gemma and gemma["eps"]), ("eps_gemma_reported", gemma and gemma_pub),
-                ("eps_gemma_diff", gemma and gemma["eps"] - gemma_pub), ("eps_gemma_mu", gemma and gemma["mean"]),
-                ("eps_gemma_sigma", gemma and gemma["std"])):
+for name, v in (
+    ("eps_gemma_reproduced", gemma and gemma["eps"]),
+    ("eps_gemma_reported", gemma and gemma_pub),
+    ("eps_gemma_diff", gemma and gemma["eps"] - gemma_pub),
+    ("eps_gemma_mu", gemma and gemma["mean"]),
+    ("eps_gemma_sigma", gemma and gemma["std"]),
+):
     glue(name, float(v) if gemma else float("nan"))
 glue("eps_n_reproduced", len(rvr))
-tables.show(rvr, digits={"ε reported (Guha 2026)": ".5f", "ε reproduced": ".5f", "difference": "+.5f",
-                         "relative": "+.2%"})
+tables.show(
+    rvr, digits={"ε reported (Guha 2026)": ".5f", "ε reproduced": ".5f", "difference": "+.5f", "relative": "+.2%"}
+)
 
 # %% [markdown]
 # For Gemma 3 270M we find $\mu$ = {glue:text}`eps_gemma_mu:.5f`, $\sigma$ = {glue:text}`eps_gemma_sigma:.5f`
@@ -244,11 +304,20 @@ tables.show(rvr, digits={"ε reported (Guha 2026)": ".5f", "ε reproduced": ".5f
 # further trained on code and then quantised. The comparison below is only "same family":
 
 # %%
-fam = pd.DataFrame([{"ours": key, "ε ours": rec_by_label[key]["eps"],
-                     "tabled relative (Guha 2026)": catalog.get(offline.spec(key).related).name,
-                     "ε reported": catalog.get(offline.spec(key).related).eps_reported,
-                     "d": rec_by_label[key]["d_model"], "storage": rec_by_label[key]["quant"]}
-                    for key in models if offline.spec(key).related and key in rec_by_label])
+fam = pd.DataFrame(
+    [
+        {
+            "ours": key,
+            "ε ours": rec_by_label[key]["eps"],
+            "tabled relative (Guha 2026)": catalog.get(offline.spec(key).related).name,
+            "ε reported": catalog.get(offline.spec(key).related).eps_reported,
+            "d": rec_by_label[key]["d_model"],
+            "storage": rec_by_label[key]["quant"],
+        }
+        for key in models
+        if offline.spec(key).related and key in rec_by_label
+    ]
+)
 tables.show(fam, digits={"ε ours": ".5f", "ε reported": ".5f"})
 
 # %% [markdown]
@@ -258,8 +327,11 @@ tables.show(fam, digits={"ε ours": ".5f", "ε reported": ".5f"})
 # Guha's full Table 1 as reported, for reference (capacity is only reported for Class 2):
 
 # %%
-tables.show(tab, digits={"ε (reported)": ".5f", "capacity (reported)": ".3g"},
-            missing=f"Guha reports capacity only for Class 2 (ε < {C2:g})")
+tables.show(
+    tab,
+    digits={"ε (reported)": ".5f", "capacity (reported)": ".3g"},
+    missing=f"Guha reports capacity only for Class 2 (ε < {C2:g})",
+)
 
 # %% [markdown]
 # ## ε against width
@@ -275,9 +347,16 @@ pts = figdata.eps_points(emb_only, catalog.guha_models())
 for (kind, cls), grp in pts.groupby(["kind", pts["class"].fillna(0)]):
     cls = None if cls == 0 else int(cls)
     filled = kind.startswith("reproduced")
-    ax.scatter(grp.d_model, grp.eps, s=28 if filled else 22, marker="o" if filled else "s",
-               facecolors=colors[cls] if filled else "none", edgecolors=colors[cls], lw=1,
-               label=f"{kind}, class {cls if cls else '–'}")
+    ax.scatter(
+        grp.d_model,
+        grp.eps,
+        s=28 if filled else 22,
+        marker="o" if filled else "s",
+        facecolors=colors[cls] if filled else "none",
+        edgecolors=colors[cls],
+        lw=1,
+        label=f"{kind}, class {cls if cls else '–'}",
+    )
 placed = []
 for _, p in pts[pts.kind.str.startswith("reproduced")].sort_values("eps").iterrows():
     # stack the labels of nearby points instead of overprinting them
@@ -295,11 +374,17 @@ ax.yaxis.set_minor_formatter(plt.FuncFormatter(lambda v, _: f"{v:g}" if v in (0.
 ax.set_xlabel("d_model (log scale)")
 ax.set_ylabel("ε = μ + 2σ (log scale)")
 figures.legend_below(ax, ncol=2)
-figures.save("fig-eps-vs-d", fig, pts, {
-    "caption": "ε against model width: Guha's 45 reported values (hollow squares) and ours (filled circles), "
-               f"coloured by class (red: Class 1, ε > {C1:g}; blue: Class 2, ε < {C2:g}). The grey band "
-               f"{C2:g}–{C1:g} holds none of Guha's models.",
-    "seed": seed})
+figures.save(
+    "fig-eps-vs-d",
+    fig,
+    pts,
+    {
+        "caption": "ε against model width: Guha's 45 reported values (hollow squares) and ours (filled circles), "
+        f"coloured by class (red: Class 1, ε > {C1:g}; blue: Class 2, ε < {C2:g}). The grey band "
+        f"{C2:g}–{C1:g} holds none of Guha's models.",
+        "seed": seed,
+    },
+)
 glue("eps_n_models", int(len(emb_only)))
 
 # %%
@@ -317,13 +402,25 @@ glue("eps_borderline_hi", float(near.eps.max()) if len(near) else float("nan"))
 glue("eps_decoder_min", float(min(r["eps"] for r in decoders)) if decoders else float("nan"))
 if "gemma-3-270m" in rec_by_label:
     findings.record("guha-eps-gemma", rec_by_label["gemma-3-270m"]["eps"], exact=True)
-findings.record("guha-class1-tied", min(r["eps"] for r in decoders) if decoders else None, exact=True,
-                n=len(decoders), n_of="tied decoders")
+findings.record(
+    "guha-class1-tied",
+    min(r["eps"] for r in decoders) if decoders else None,
+    exact=True,
+    n=len(decoders),
+    n_of="tied decoders",
+)
 band_margin = min((max(c2 - r["eps"], r["eps"] - c1) for r in decoders), default=float("nan"))
-findings.record("guha-empty-band", sum(c2 <= r["eps"] <= c1 for r in decoders) if decoders else None, exact=True,
-                n=len(decoders), n_of="decoders",
-                note=f"the nearest decoder lies {band_margin:.4f} outside the band; our sentence encoders are not "
-                     "in his population and are left out" if decoders else "")
+findings.record(
+    "guha-empty-band",
+    sum(c2 <= r["eps"] <= c1 for r in decoders) if decoders else None,
+    exact=True,
+    n=len(decoders),
+    n_of="decoders",
+    note=f"the nearest decoder lies {band_margin:.4f} outside the band; our sentence encoders are not "
+    "in his population and are left out"
+    if decoders
+    else "",
+)
 
 # %% [markdown]
 # We measured {glue:text}`eps_n_models` matrices. All our decoders are small and tied, and all are

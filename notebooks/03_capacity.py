@@ -20,7 +20,14 @@
 # how much it moves with the choice of threshold ($\mu+2\sigma$, $\mu+3\sigma$, or a quantile).
 
 # %% tags=["parameters"]
-models = ["gemma-3-270m", "smollm2-135m", "qwen2.5-coder-0.5b", "all-minilm-l6-v2", "paraphrase-minilm-l3-v2", "all-mpnet-base-v2"]  # offline keys (as in the ε chapter)
+models = [
+    "gemma-3-270m",
+    "smollm2-135m",
+    "qwen2.5-coder-0.5b",
+    "all-minilm-l6-v2",
+    "paraphrase-minilm-l3-v2",
+    "all-mpnet-base-v2",
+]  # offline keys (as in the ε chapter)
 hub_models = []  # catalog keys or hub ids from the model hub (paper: Guha's 45 models)
 synthetic = []  # synthetic stand-ins [name, V, d, mean_cos] (smoke)
 sample_rows = 16384  # rows sampled for the quantile pass; None -> every pair
@@ -46,10 +53,15 @@ from repcap.figdata import survey as figdata
 from repcap.survey import scan
 from repcap.synthetic import source as stand_in_source
 
-run_record = start("Guha evaluates the laws on every model of Table 1 measured on a GPU; here ε comes from the "
-               "offline models (exact moments), quantile thresholds from the pairs of "
-               f"{sample_rows if sample_rows else 'all'} sampled rows, and the laws' constants are the "
-               "published ones.", device=device, executor=executor, scheduler=scheduler)
+run_record = start(
+    "Guha evaluates the laws on every model of Table 1 measured on a GPU; here ε comes from the "
+    "offline models (exact moments), quantile thresholds from the pairs of "
+    f"{sample_rows if sample_rows else 'all'} sampled rows, and the laws' constants are the "
+    "published ones.",
+    device=device,
+    executor=executor,
+    scheduler=scheduler,
+)
 
 # %% [markdown]
 # ## The laws
@@ -60,9 +72,19 @@ run_record = start("Guha evaluates the laws on every model of Table 1 measured o
 # %%
 law_names = {k: laws.PUBLISHED[k].label for k in ("jl8", "jl", "adjusted", "four")}
 forms = {"jl": r"$\sqrt{C\ln k / d}$", "adjusted": r"$\sqrt{C\ln(k/d)/d}$", "four": r"$\sqrt{C\ln(k^a/d)^b / d^c}$"}
-tables.show(pd.DataFrame([{"law": law_names[k], "ε(k, d)": forms[laws.PUBLISHED[k].form],
-                           "constants": ", ".join(f"{n} = {v:.4g}" for n, v in laws.PUBLISHED[k].constants.items()),
-                           "where": reference.quote(f"guha2026.laws.{k}.C").cite} for k in law_names]))
+tables.show(
+    pd.DataFrame(
+        [
+            {
+                "law": law_names[k],
+                "ε(k, d)": forms[laws.PUBLISHED[k].form],
+                "constants": ", ".join(f"{n} = {v:.4g}" for n, v in laws.PUBLISHED[k].constants.items()),
+                "where": reference.quote(f"guha2026.laws.{k}.C").cite,
+            }
+            for k in law_names
+        ]
+    )
+)
 
 # %% [markdown]
 # Each is solved for $k$. The worked example of the paper, Llama 2 7B ($d$ = {glue:text}`capacity_llama_d`,
@@ -74,10 +96,21 @@ llama_eps = reference.value("guha2026.llama2_7b_eps")
 published_k = {"jl8": "guha2026.llama2_7b_k_jl8", "jl": "guha2026.llama2_7b_k_jl", "four": "guha2026.llama2_7b_k_four"}
 caps = {k: laws.capacity(llama_eps, llama_d, k) for k in law_names}
 logs = {k: float(laws.log10_capacity(llama_eps, llama_d, k)) for k in law_names}
-ex = pd.DataFrame([{"law": law_names[k], "capacity k (ours)": f"{caps[k]:.3g}", "log10 k (ours)": logs[k],
-                    "reported (Guha 2026)": (f"{reference.value(published_k[k]):.3g} ({reference.quote(published_k[k]).where})"
-                                             if k in published_k else "— (not in the paper)")}
-                   for k in law_names])
+ex = pd.DataFrame(
+    [
+        {
+            "law": law_names[k],
+            "capacity k (ours)": f"{caps[k]:.3g}",
+            "log10 k (ours)": logs[k],
+            "reported (Guha 2026)": (
+                f"{reference.value(published_k[k]):.3g} ({reference.quote(published_k[k]).where})"
+                if k in published_k
+                else "— (not in the paper)"
+            ),
+        }
+        for k in law_names
+    ]
+)
 glue("capacity_llama_d", llama_d)
 glue("capacity_llama_eps", llama_eps)
 glue("capacity_llama_jl8", caps["jl8"])
@@ -101,16 +134,33 @@ tables.show(ex, digits={"log10 k (ours)": ".2f"})
 # Table 1's capacities are that four-constant law at each model's $d_{\text{model}}$ and $\varepsilon$.
 
 # %%
-t1 = pd.DataFrame([{"model": e.name, "d": e.d_model, "ε": e.eps_reported, "capacity (reported)": e.capacity_reported,
-                    "four-constant law (ours)": laws.capacity(e.eps_reported, e.d_model, "four")}
-                   for e in catalog.guha_models() if e.capacity_reported is not None])
+t1 = pd.DataFrame(
+    [
+        {
+            "model": e.name,
+            "d": e.d_model,
+            "ε": e.eps_reported,
+            "capacity (reported)": e.capacity_reported,
+            "four-constant law (ours)": laws.capacity(e.eps_reported, e.d_model, "four"),
+        }
+        for e in catalog.guha_models()
+        if e.capacity_reported is not None
+    ]
+)
 t1["relative gap"] = t1["four-constant law (ours)"] / t1["capacity (reported)"] - 1
 glue("capacity_table1_n", int(len(t1)))
 glue("capacity_table1_gap", float(t1["relative gap"].abs().max()))
 findings.record("guha-table1-law", float(t1["relative gap"].abs().max()), exact=True, n=len(t1), n_of="capacities")
-class2 = [e for e in catalog.guha_models() if e.eps_reported is not None and e.eps_reported < reference.value("guha2026.class2_eps_below")]
-findings.record("guha-class2-size", **findings.spearman([e.d_model for e in class2], [e.eps_reported for e in class2]),
-                n_of="Class-2 models of Table 1")
+class2 = [
+    e
+    for e in catalog.guha_models()
+    if e.eps_reported is not None and e.eps_reported < reference.value("guha2026.class2_eps_below")
+]
+findings.record(
+    "guha-class2-size",
+    **findings.spearman([e.d_model for e in class2], [e.eps_reported for e in class2]),
+    n_of="Class-2 models of Table 1",
+)
 
 # %% [markdown]
 # All {glue:text}`capacity_table1_n` finite capacities of Table 1 agree with the law to within
@@ -146,8 +196,18 @@ records, failures = scan(configs)
 if failures:  # one line per model that could not be read; the others go on
     display(tables.show(pd.DataFrame(failures)))
 
-cap = pd.DataFrame([{"model": r["label"], "d": r["d_model"], "ε": r["eps"], "class": r["class"],
-                     **{f"log10 k, {law_names[k]}": r["log10_capacity"][k] for k in law_names}} for r in records])
+cap = pd.DataFrame(
+    [
+        {
+            "model": r["label"],
+            "d": r["d_model"],
+            "ε": r["eps"],
+            "class": r["class"],
+            **{f"log10 k, {law_names[k]}": r["log10_capacity"][k] for k in law_names},
+        }
+        for r in records
+    ]
+)
 glue("capacity_class2_boundary", reference.value("guha2026.class2_eps_below"))
 logcols = [c for c in cap.columns if c.startswith("log10")]
 glue("capacity_ours_log10_min", float(cap[logcols].min().min()) if len(cap) else float("nan"))
@@ -201,11 +261,17 @@ glue("capacity_d_small", d_small)
 glue("capacity_d_large", d_large)
 glue("capacity_d_ratio", d_hi_cap / d_lo_cap)
 findings.record("guha-sensitivity-d", d_hi_cap / d_lo_cap, exact=True)
-figures.save("fig-capacity-vs-eps", fig, curves, {
-    "caption": f"Capacity against ε at d = {fixed_d} under the four published laws (log scale). Dots: "
-               f"ε = {eps_lo:g} and {eps_hi:g} under the four-constant law, {np.log10(hi / lo):.1f} orders of "
-               "magnitude apart.",
-    "seed": seed})
+figures.save(
+    "fig-capacity-vs-eps",
+    fig,
+    curves,
+    {
+        "caption": f"Capacity against ε at d = {fixed_d} under the four published laws (log scale). Dots: "
+        f"ε = {eps_lo:g} and {eps_hi:g} under the four-constant law, {np.log10(hi / lo):.1f} orders of "
+        "magnitude apart.",
+        "seed": seed,
+    },
+)
 
 # %% [markdown]
 # The jump is {glue:text}`capacity_jump_orders:.1f` orders of magnitude, as the paper states
@@ -238,10 +304,17 @@ axes[0].set_ylabel("threshold ε")
 axes[1].set_ylabel("log10 capacity (four-constant law)")
 fig.legend(*axes[0].get_legend_handles_labels(), loc="lower center", ncol=3, bbox_to_anchor=(0.5, 0.0))
 fig.tight_layout(rect=(0, 0.16, 1, 1))
-figures.save("fig-capacity-threshold", fig, thr, {
-    "caption": "Left: ε by five rules for each model (μ+2σ and μ+3σ from the exact moments; quantiles of |cos| "
-               "from the sampled histogram, ± one bin). Right: the four-constant capacity each threshold implies. "
-               "The rule moves the capacity by many orders of magnitude.", "seed": seed})
+figures.save(
+    "fig-capacity-threshold",
+    fig,
+    thr,
+    {
+        "caption": "Left: ε by five rules for each model (μ+2σ and μ+3σ from the exact moments; quantiles of |cos| "
+        "from the sampled histogram, ± one bin). Right: the four-constant capacity each threshold implies. "
+        "The rule moves the capacity by many orders of magnitude.",
+        "seed": seed,
+    },
+)
 spread = thr.groupby("model").log10_capacity_four.agg(lambda s: s.max() - s.min())
 # where μ+2σ falls in each model's own distribution (a Gaussian would put it at the 97.7% point)
 at = pd.Series({r["label"]: Histogram(r["hist_counts"]).fraction_below(r["eps"]) for r in records})
@@ -249,7 +322,9 @@ glue("capacity_eps_quantile_min", float(at.min()))
 glue("capacity_eps_quantile_max", float(at.max()))
 glue("capacity_threshold_spread_max", float(spread.max()))
 glue("capacity_threshold_spread_min", float(spread.min()))
-tables.show(thr.pivot(index="model", columns="threshold", values="eps").reset_index(), digits=dict.fromkeys(names, ".4f"))
+tables.show(
+    thr.pivot(index="model", columns="threshold", values="eps").reset_index(), digits=dict.fromkeys(names, ".4f")
+)
 
 # %% [markdown]
 # Depending on the rule, the implied capacity of one model moves by between

@@ -25,7 +25,11 @@
 
 # %% tags=["parameters"]
 models = ["smollm2-135m", "gemma-3-270m", "qwen2.5-coder-0.5b"]  # offline decoders (their tied heads)
-encoders = ["all-minilm-l6-v2", "paraphrase-minilm-l3-v2", "all-mpnet-base-v2"]  # offline encoders: input embeddings, for comparison
+encoders = [
+    "all-minilm-l6-v2",
+    "paraphrase-minilm-l3-v2",
+    "all-mpnet-base-v2",
+]  # offline encoders: input embeddings, for comparison
 hub_models = []  # catalog keys or hub ids of LM heads from the hub (paper: Liu's 27)
 synthetic = []  # synthetic stand-ins [name, V, d, mean_cos] (smoke)
 device = "auto"  # "auto", "cpu" or "cuda"
@@ -44,9 +48,14 @@ from repcap.figdata import survey as figdata
 from repcap.survey import scan
 from repcap.synthetic import source as stand_in_source
 
-run_record = start("Liu et al. read 27 LM heads from the hub; offline we have three small tied decoders (whose head "
-               "is the embedding) and three encoders, so the figure shows where these models fall against the "
-               "paper's range, and the `paper` profile adds Liu's models.", device=device, executor=executor, scheduler=scheduler)
+run_record = start(
+    "Liu et al. read 27 LM heads from the hub; offline we have three small tied decoders (whose head "
+    "is the embedding) and three encoders, so the figure shows where these models fall against the "
+    "paper's range, and the `paper` profile adds Liu's models.",
+    device=device,
+    executor=executor,
+    scheduler=scheduler,
+)
 paper_range = reference.quote("liu2025.fig8a_m_overlap")
 glue("overlap_paper_lo", paper_range.low)
 glue("overlap_paper_hi", paper_range.high)
@@ -74,11 +83,18 @@ records, failures = scan(configs)
 if failures:  # one line per model that could not be read; the others go on
     display(tables.show(pd.DataFrame(failures)))
 
-kinds = {r["label"]: "encoder embedding" if r["label"] in encoders else
-         ("synthetic" if r["source_kind"] == "synthetic" else "LM head") for r in records}
+kinds = {
+    r["label"]: "encoder embedding"
+    if r["label"] in encoders
+    else ("synthetic" if r["source_kind"] == "synthetic" else "LM head")
+    for r in records
+}
 ov = figdata.overlap_table(records, kinds)
-tables.show(ov, digits={"E[cos²]": ".5f", "Var(cos)": ".5f", "μ²": ".5f", "1/m": ".5f", "m E[cos²]": ".1f",
-                        "m Var(cos)": ".1f"}, missing="an encoder has no LM head, so no tied flag")
+tables.show(
+    ov,
+    digits={"E[cos²]": ".5f", "Var(cos)": ".5f", "μ²": ".5f", "1/m": ".5f", "m E[cos²]": ".1f", "m Var(cos)": ".1f"},
+    missing="an encoder has no LM head, so no tied flag",
+)
 
 # %% [markdown]
 # ## Against 1/m
@@ -94,8 +110,14 @@ fig, ax = plt.subplots(figsize=figures.size(5.2))
 m_lo = min(ov["m"].min(), 256) / 1.5
 m_hi = max(ov["m"].max(), 8192) * 1.5
 mgrid = np.geomspace(m_lo, m_hi, 50)
-ax.fill_between(mgrid, paper_range.low / mgrid, paper_range.high / mgrid, color="0.9", lw=0,
-                label=f"Liu et al., 27 heads: {paper_range.low:g}/m to {paper_range.high:g}/m")
+ax.fill_between(
+    mgrid,
+    paper_range.low / mgrid,
+    paper_range.high / mgrid,
+    color="0.9",
+    lw=0,
+    label=f"Liu et al., 27 heads: {paper_range.low:g}/m to {paper_range.high:g}/m",
+)
 ax.plot(mgrid, paper_range.value / mgrid, color="0.55", lw=1, label=f"their median, {paper_range.value:g}/m")
 ax.plot(mgrid, 1 / mgrid, color="0.3", lw=1, ls="--", label="1/m (random directions)")
 markers = {"LM head": "o", "encoder embedding": "s", "synthetic": "^"}
@@ -112,13 +134,23 @@ ax.set_ylabel("mean square overlap (log scale)")
 figures.legend_below(ax, ncol=2)
 heads = ov[ov.kind == "LM head"]
 n_inside = int(((heads["m E[cos²]"] >= paper_range.low) & (heads["m E[cos²]"] <= paper_range.high)).sum())
-where_heads = (f"{n_inside} of the {len(heads)} offline heads fall inside it; most of their overlap is the common "
-               "direction their rows share (μ²)." if len(heads) else "No LM head was loaded in this profile.")
-figures.save("fig-overlap-vs-width", fig, figdata.overlap_points(ov, paper_range.low, paper_range.high), {
-    "caption": "Mean square overlap E[cos²] of normalised LM-head rows (filled) and the variance of the signed "
-               "cosine Var(cos) (hollow, joined by a line) against width m. Grey band: where Liu et al.'s 27 heads "
-               f"lie (our reading of their Fig. 8a); dashed: 1/m. {where_heads}",
-    "seed": seed})
+where_heads = (
+    f"{n_inside} of the {len(heads)} offline heads fall inside it; most of their overlap is the common "
+    "direction their rows share (μ²)."
+    if len(heads)
+    else "No LM head was loaded in this profile."
+)
+figures.save(
+    "fig-overlap-vs-width",
+    fig,
+    figdata.overlap_points(ov, paper_range.low, paper_range.high),
+    {
+        "caption": "Mean square overlap E[cos²] of normalised LM-head rows (filled) and the variance of the signed "
+        "cosine Var(cos) (hollow, joined by a line) against width m. Grey band: where Liu et al.'s 27 heads "
+        f"lie (our reading of their Fig. 8a); dashed: 1/m. {where_heads}",
+        "seed": seed,
+    },
+)
 glue("overlap_n_heads", int(len(heads)))
 glue("overlap_ratio_min", float(heads["m E[cos²]"].min()) if len(heads) else float("nan"))
 glue("overlap_ratio_max", float(heads["m E[cos²]"].max()) if len(heads) else float("nan"))
@@ -126,12 +158,18 @@ glue("overlap_ratio_median", float(heads["m E[cos²]"].median()) if len(heads) e
 glue("overlap_var_ratio_min", float(heads["m Var(cos)"].min()) if len(heads) else float("nan"))
 glue("overlap_var_ratio_max", float(heads["m Var(cos)"].max()) if len(heads) else float("nan"))
 glue("overlap_n_inside", n_inside)
-findings.record("liu-lmhead-level", float(heads["m E[cos²]"].median()) if len(heads) else None,
-                n=len(heads), n_of="heads")
+findings.record(
+    "liu-lmhead-level", float(heads["m E[cos²]"].median()) if len(heads) else None, n=len(heads), n_of="heads"
+)
 findings.record("liu-lmhead-scaling", figdata.loglog_slope(heads["m"], heads["E[cos²]"]), n=len(heads), n_of="heads")
 head_recs = [r for r in records if kinds[r["label"]] == "LM head"]
-findings.record("liu-head-norms", min((r["n_rows"] / (r["n_rows"] + r["n_zero_rows"]) for r in head_recs), default=None),
-                exact=True, n=len(head_recs), n_of="heads")
+findings.record(
+    "liu-head-norms",
+    min((r["n_rows"] / (r["n_rows"] + r["n_zero_rows"]) for r in head_recs), default=None),
+    exact=True,
+    n=len(head_recs),
+    n_of="heads",
+)
 
 # %% [markdown]
 # For the {glue:text}`overlap_n_heads` heads loaded here, $m\,E[\cos^2]$ lies between
@@ -151,7 +189,18 @@ findings.record("liu-head-norms", min((r["n_rows"] / (r["n_rows"] + r["n_zero_ro
 # reads one (only the shard holding the head is downloaded), and the `paper` profile runs them all.
 
 # %%
-liu = pd.DataFrame([{"family": e.family, "hub id": e.hub_id, "m (Liu 2025)": e.width_m, "tied": e.tied,
-                     "expected vocab": e.vocab, "loaded here": any(r["label"] in (e.key, e.hub_id) for r in records),
-                     "note": e.note} for e in catalog.liu_models()])
+liu = pd.DataFrame(
+    [
+        {
+            "family": e.family,
+            "hub id": e.hub_id,
+            "m (Liu 2025)": e.width_m,
+            "tied": e.tied,
+            "expected vocab": e.vocab,
+            "loaded here": any(r["label"] in (e.key, e.hub_id) for r in records),
+            "note": e.note,
+        }
+        for e in catalog.liu_models()
+    ]
+)
 tables.show(liu)

@@ -31,7 +31,12 @@
 # give if it were read from the layers instead?
 
 # %% tags=["parameters"]
-models = ["smollm2-135m", "gemma-3-270m", "qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"]  # offline decoders (GGUF files holding every weight)
+models = [
+    "smollm2-135m",
+    "gemma-3-270m",
+    "qwen2.5-coder-0.5b",
+    "qwen2.5-coder-1.5b",
+]  # offline decoders (GGUF files holding every weight)
 hub_models = []  # catalog keys or hub ids read from the model hub (paper: the bf16 originals and larger untied models)
 synthetic = []  # tiny stand-in GGUF models [name, n_layers, vocab, d_model, d_ff] written here (smoke: no download)
 kinds = None  # layer matrices read (keys of repcap.layers.KINDS); None: the engine's (MLP and attention outputs)
@@ -58,10 +63,15 @@ from repcap.synthetic import source as stand_in_source
 C1 = reference.value("guha2026.class1_eps_above")  # Class 1: eps above this (Guha 2026, Sec. 2.5)
 C2 = reference.value("guha2026.class2_eps_below")  # Class 2: eps below this
 
-run_record = start("Guha measures embeddings only; here every layer's output directions of each model are "
-                   "measured exactly (all pairs, from the d×d Gram), from the offline GGUF files, whose layer "
-                   "weights are 4- to 6-bit quantised (the `paper` profile reads the bf16 originals and larger "
-                   "untied models from the hub).", device=device, executor=executor, scheduler=scheduler)
+run_record = start(
+    "Guha measures embeddings only; here every layer's output directions of each model are "
+    "measured exactly (all pairs, from the d×d Gram), from the offline GGUF files, whose layer "
+    "weights are 4- to 6-bit quantised (the `paper` profile reads the bf16 originals and larger "
+    "untied models from the hub).",
+    device=device,
+    executor=executor,
+    scheduler=scheduler,
+)
 
 # %% [markdown]
 # ## What a layer writes
@@ -78,9 +88,17 @@ run_record = start("Guha measures embeddings only; here every layer's output dir
 # row per neuron: the "feature probes" of Guha's Sec. 2.4) can be added with `kinds`.
 
 # %%
-tables.show(pd.DataFrame(layers.conventions()), first=["family", layers.KINDS["mlp_out"], layers.KINDS["attn_out"],
-                                                     "written directions are", layers.KINDS["mlp_in"],
-                                                     "read directions are"])
+tables.show(
+    pd.DataFrame(layers.conventions()),
+    first=[
+        "family",
+        layers.KINDS["mlp_out"],
+        layers.KINDS["attn_out"],
+        "written directions are",
+        layers.KINDS["mlp_in"],
+        "read directions are",
+    ],
+)
 
 # %% [markdown]
 # Each direction matrix is measured as the embeddings were: $\mu$, $\sigma$, $\varepsilon$ and
@@ -145,16 +163,25 @@ handles = [Line2D([], [], color="k", lw=1.4, label="embedding")]
 if any(r["kind"] == "head" for r in records):
     handles.append(Line2D([], [], color="0.45", lw=1.2, ls=":", label="LM head (stored apart)"))
 handles += [Line2D([], [], color=colors[k], marker="o", ms=2.5, lw=1.0, label=layers.KINDS[k]) for k in kinds_here]
-handles += [Line2D([], [], color="0.3", lw=1.0, ls="--", label="Gaussian directions, same shape"),
-            Patch(color="0.93", label=f"between the classes ({C2:g} to {C1:g})")]
+handles += [
+    Line2D([], [], color="0.3", lw=1.0, ls="--", label="Gaussian directions, same shape"),
+    Patch(color="0.93", label=f"between the classes ({C2:g} to {C1:g})"),
+]
 fig.tight_layout()
 figures.legend_below(axes[-1], ncol=2, handles=handles)
 fig.tight_layout()
-figures.save("fig-layers-eps", fig, bl, {
-    "caption": "ε = μ + 2σ of the directions each layer writes into the residual stream (MLP down-projection "
-               "columns, attention output projection columns), by layer, for each model (log scale). Black: the "
-               "model's embedding; dashed: Gaussian directions of the same count and width; grey band: between "
-               "Guha's classes. The layers sit far below their embeddings, near the random level.", "seed": seed_used})
+figures.save(
+    "fig-layers-eps",
+    fig,
+    bl,
+    {
+        "caption": "ε = μ + 2σ of the directions each layer writes into the residual stream (MLP down-projection "
+        "columns, attention output projection columns), by layer, for each model (log scale). Black: the "
+        "model's embedding; dashed: Gaussian directions of the same count and width; grey band: between "
+        "Guha's classes. The layers sit far below their embeddings, near the random level.",
+        "seed": seed_used,
+    },
+)
 
 ratio_rand = bl.eps / bl.eps_random
 glue("layers_n_models", len(labels))
@@ -178,8 +205,17 @@ findings.record("guha-layers-eps", ratio)
 
 # %%
 ex = figdata.excess_table(records)
-tables.show(ex, digits={"ε random": ".4f", "ε / ε random, median": ".2f", "ε / ε random, max": ".2f",
-                        "d E[cos²], median": ".2f", "d E[cos²], max": ".2f", "d E[cos²], random": ".3f"})
+tables.show(
+    ex,
+    digits={
+        "ε random": ".4f",
+        "ε / ε random, median": ".2f",
+        "ε / ε random, max": ".2f",
+        "d E[cos²], median": ".2f",
+        "d E[cos²], max": ".2f",
+        "d E[cos²], random": ".3f",
+    },
+)
 
 # %% [markdown]
 # ## Does the embedding's class predict the layers' class?
@@ -209,10 +245,19 @@ for lbl in labels:
     mine = bl[bl.model == lbl]
     for j, k in enumerate(kinds_here):  # kinds side by side (a small multiplicative offset on the x axis)
         g = mine[mine.kind == k]
-        ax.scatter(g.eps_embedding * 1.04 ** (j - (len(kinds_here) - 1) / 2), g.eps, s=14, marker=markers[k], facecolors="none", edgecolors=mcolors[lbl],
-                   lw=0.8, zorder=3)
-    ax.scatter(mine.eps_embedding.iloc[:1], [mine.eps_random.median()], marker="_", s=160, color=mcolors[lbl],
-               lw=2, zorder=4)
+        ax.scatter(
+            g.eps_embedding * 1.04 ** (j - (len(kinds_here) - 1) / 2),
+            g.eps,
+            s=14,
+            marker=markers[k],
+            facecolors="none",
+            edgecolors=mcolors[lbl],
+            lw=0.8,
+            zorder=3,
+        )
+    ax.scatter(
+        mine.eps_embedding.iloc[:1], [mine.eps_random.median()], marker="_", s=160, color=mcolors[lbl], lw=2, zorder=4
+    )
 ax.set_xscale("log")
 ax.set_yscale("log")
 ax.set_xlim(lo, hi)
@@ -220,18 +265,29 @@ ax.set_ylim(lo, hi)
 ax.set_xlabel("ε of the embedding (log scale)")
 ax.set_ylabel("ε of a layer matrix (log scale)")
 handles = [Line2D([], [], color=mcolors[m], marker="o", ls="", label=m) for m in labels]
-handles += [Line2D([], [], color="0.3", marker=markers[k], ls="", mfc="none", label=layers.KINDS[k]) for k in kinds_here]
-handles += [Line2D([], [], color="0.3", marker="_", ms=12, mew=2, ls="", label="Gaussian, same shape (median)"),
-            Line2D([], [], color="k", ls="--", label="the hypothesis: layer ε = embedding ε"),
-            Patch(color="0.93", label="between the classes")]
+handles += [
+    Line2D([], [], color="0.3", marker=markers[k], ls="", mfc="none", label=layers.KINDS[k]) for k in kinds_here
+]
+handles += [
+    Line2D([], [], color="0.3", marker="_", ms=12, mew=2, ls="", label="Gaussian, same shape (median)"),
+    Line2D([], [], color="k", ls="--", label="the hypothesis: layer ε = embedding ε"),
+    Patch(color="0.93", label="between the classes"),
+]
 fig.tight_layout()
 figures.legend_below(ax, ncol=2, handles=handles)
 fig.tight_layout()
-figures.save("fig-layers-vs-embedding", fig, figdata.vs_embedding(bl),
-             {"caption": "Each layer matrix's ε against its model's embedding ε (log-log). If the embedding's "
-                         "near-orthogonality stood for the latent space, the points would lie on the dashed diagonal; "
-                         "they lie far below it, near the Gaussian baseline of their shape (bars), most of them in "
-                         "Class 2 or in the band between the classes (grey).", "seed": seed_used})
+figures.save(
+    "fig-layers-vs-embedding",
+    fig,
+    figdata.vs_embedding(bl),
+    {
+        "caption": "Each layer matrix's ε against its model's embedding ε (log-log). If the embedding's "
+        "near-orthogonality stood for the latent space, the points would lie on the dashed diagonal; "
+        "they lie far below it, near the Gaussian baseline of their shape (bars), most of them in "
+        "Class 2 or in the band between the classes (grey).",
+        "seed": seed_used,
+    },
+)
 
 share = figdata.share_same_class(records)
 glue("layers_c1", C1)
@@ -249,10 +305,14 @@ findings.record("guha-layers-tied", figdata.share_same_class(records, tied_only=
 # the scoped row: untied Class-2 models only; each layer matrix against a Gaussian matrix of its own
 # shape (its baseline), set against the embedding's excess over random directions (2/sqrt(d))
 c2_untied = {r["label"]: r for r in embs if r.get("tied") is False and r["class"] == 2}
-excess = [(r["eps"] / r["baseline"]["eps"]) / (c2_untied[r["label"]]["eps"] * np.sqrt(r["d_model"]) / 2)
-          for r in records if r["label"] in c2_untied and r["kind"] not in ("embedding", "head") and r.get("baseline")]
-findings.record("guha-layers-latent", float(np.median(excess)) if excess else None, n=len(c2_untied),
-                n_of="untied Class-2 models")
+excess = [
+    (r["eps"] / r["baseline"]["eps"]) / (c2_untied[r["label"]]["eps"] * np.sqrt(r["d_model"]) / 2)
+    for r in records
+    if r["label"] in c2_untied and r["kind"] not in ("embedding", "head") and r.get("baseline")
+]
+findings.record(
+    "guha-layers-latent", float(np.median(excess)) if excess else None, n=len(c2_untied), n_of="untied Class-2 models"
+)
 
 # %% [markdown]
 # The classes are partly a statement about width. Gaussian directions have
@@ -295,27 +355,46 @@ for lbl in labels:
         if not len(g):
             continue
         x = xs[lbl] + offs[k]
-        ax.scatter(np.full(len(g), x), g.log10_capacity_four, s=10, marker=markers[k], facecolors="none",
-                   edgecolors=colors[k], lw=0.8, zorder=3)
+        ax.scatter(
+            np.full(len(g), x),
+            g.log10_capacity_four,
+            s=10,
+            marker=markers[k],
+            facecolors="none",
+            edgecolors=colors[k],
+            lw=0.8,
+            zorder=3,
+        )
         ax.plot([x - 0.08, x + 0.08], [g.log10_capacity_four_random.median()] * 2, color="0.4", lw=2, zorder=2)
         ax.plot([x - 0.08, x + 0.08], [np.log10(g.n.median())] * 2, color=colors[k], lw=1, ls=":", zorder=2)
 ax.set_xticks(range(len(labels)))
 ax.set_xticklabels(labels, rotation=20, ha="right")
 ax.set_ylabel("log10 capacity k (four-constant law)")
 handles = [Line2D([], [], color="k", marker="*", ms=9, ls="", label="from the embedding's ε")]
-handles += [Line2D([], [], color=colors[k], marker=markers[k], mfc="none", ls="", label=f"from each {short[k]} matrix")
-            for k in kinds_here]
-handles += [Line2D([], [], color="0.4", lw=2, label="from Gaussian directions, same shape"),
-            Line2D([], [], color="0.3", lw=1, ls=":", label="log10 of the directions present")]
+handles += [
+    Line2D([], [], color=colors[k], marker=markers[k], mfc="none", ls="", label=f"from each {short[k]} matrix")
+    for k in kinds_here
+]
+handles += [
+    Line2D([], [], color="0.4", lw=2, label="from Gaussian directions, same shape"),
+    Line2D([], [], color="0.3", lw=1, ls=":", label="log10 of the directions present"),
+]
 fig.tight_layout()
 figures.legend_below(ax, ncol=2, handles=handles)
 fig.tight_layout()
-figures.save("fig-layers-capacity", fig, figdata.capacity_points(records, bl, kinds_here), {
-    "caption": "Capacity under the four-constant law (log10 k) read from each model's embedding ε (stars) and "
-               "from each layer matrix's ε instead (open markers), next to the law at Gaussian directions of the "
-               "same shape (grey bars) and the number of directions the layer matrix actually holds (dotted). "
-               "Read from the layers, the capacity falls by many orders of magnitude, to about what the law gives "
-               "random directions.", "seed": seed_used})
+figures.save(
+    "fig-layers-capacity",
+    fig,
+    figdata.capacity_points(records, bl, kinds_here),
+    {
+        "caption": "Capacity under the four-constant law (log10 k) read from each model's embedding ε (stars) and "
+        "from each layer matrix's ε instead (open markers), next to the law at Gaussian directions of the "
+        "same shape (grey bars) and the number of directions the layer matrix actually holds (dotted). "
+        "Read from the layers, the capacity falls by many orders of magnitude, to about what the law gives "
+        "random directions.",
+        "seed": seed_used,
+    },
+)
 
 lay = bl.dropna(subset=["log10_capacity_four"])
 glue("layers_emb_log10k_min", min(r["log10_capacity"]["four"] for r in embs))
@@ -334,16 +413,25 @@ glue("layers_rand_over_n_max", float(over_n.max()))
 
 # %%
 every = pd.concat([figdata.capacity_table(records, law=k).assign(law=law_names[k]) for k in law_names])
-keep = ["model", "law", "log10 k, embedding"] + [c for c in every.columns if c.startswith("log10 k, ") and "median" in c]
+keep = ["model", "law", "log10 k, embedding"] + [
+    c for c in every.columns if c.startswith("log10 k, ") and "median" in c
+]
 tables.show(every[keep], digits={c: ".1f" for c in keep if c.startswith("log10")})
 
 # %%
 parts = []
 for _, r in rng.iterrows():
-    spans = [f"{short[k]} {r[f'ε {short[k]} min']:.3f}–{r[f'ε {short[k]} max']:.3f}" for k in kinds_here
-             if np.isfinite(r.get(f"ε {short[k]} min", np.nan))]
-    parts.append(f"{r['model']}: {', '.join(spans)} against its embedding's {r['ε embedding']:.3f} "
-                 f"(random: {r[f'ε random ({short[kinds_here[0]]})']:.3f})" if kinds_here else r["model"])
+    spans = [
+        f"{short[k]} {r[f'ε {short[k]} min']:.3f}–{r[f'ε {short[k]} max']:.3f}"
+        for k in kinds_here
+        if np.isfinite(r.get(f"ε {short[k]} min", np.nan))
+    ]
+    parts.append(
+        f"{r['model']}: {', '.join(spans)} against its embedding's {r['ε embedding']:.3f} "
+        f"(random: {r[f'ε random ({short[kinds_here[0]]})']:.3f})"
+        if kinds_here
+        else r["model"]
+    )
 glue("layers_ranges_text", Markdown("; ".join(parts) if parts else "no model was read"))
 
 # %% [markdown]

@@ -54,12 +54,25 @@ cfg = packing.PackConfig(k=k, d=d, **given(beta=beta, p=p, steps=steps, lr=lr, s
 beta, steps, lr, seed, n_bins = cfg.beta, cfg.steps, cfg.learning_rate, cfg.seed, cfg.n_bins
 yoder_k, yoder_d = int(reference.value("yoder2025.n_vectors")), int(reference.value("yoder2025.dim"))
 yoder_angle = reference.quote("yoder2025.exp_angle_deg")
-full_size = (k == yoder_k and d == yoder_d)
+full_size = k == yoder_k and d == yoder_d
 ref_lookup = bundle.lookup(reference_set, "yoder", scale=reference_scale) if reference_set else None
-run_record = start(f"The sources pack {yoder_k:,} vectors in {yoder_d} dimensions for thousands of steps; "
-               + ("this run does too." if full_size else
-                  f"this profile packs {k:,} vectors in {d} dimensions for {steps} steps, so its angles are "
-                  f"compared with the capacity law at its own size, not with Yoder's {yoder_angle.value:g} degrees.") + (" Beside this profile's runs the chapter shows " + ref_lookup.provenance_text(reference_set) if ref_lookup else ""), device=device, executor=executor, scheduler=scheduler)
+run_record = start(
+    f"The sources pack {yoder_k:,} vectors in {yoder_d} dimensions for thousands of steps; "
+    + (
+        "this run does too."
+        if full_size
+        else f"this profile packs {k:,} vectors in {d} dimensions for {steps} steps, so its angles are "
+        f"compared with the capacity law at its own size, not with Yoder's {yoder_angle.value:g} degrees."
+    )
+    + (
+        " Beside this profile's runs the chapter shows " + ref_lookup.provenance_text(reference_set)
+        if ref_lookup
+        else ""
+    ),
+    device=device,
+    executor=executor,
+    scheduler=scheduler,
+)
 
 # %% [markdown]
 # ## Three losses
@@ -83,17 +96,38 @@ run_record = start(f"The sources pack {yoder_k:,} vectors in {yoder_d} dimension
 # the loss and its gradient tile by tile, so the $k \times k$ matrix of cosines is never held in memory.
 
 # %%
-configs = [dict(k=k, d=d, loss=loss, beta=beta, p=p if loss == "power" else None, steps=steps, lr=lr,
-                seed=seed, n_bins=n_bins, device=device) for loss in losses]
-rep = sweep.run(packing.sweep_packed, configs, cache="packing-losses", batched=True,
-                group_by=packing.packed_group, desc="packing losses")
+configs = [
+    dict(
+        k=k,
+        d=d,
+        loss=loss,
+        beta=beta,
+        p=p if loss == "power" else None,
+        steps=steps,
+        lr=lr,
+        seed=seed,
+        n_bins=n_bins,
+        device=device,
+    )
+    for loss in losses
+]
+rep = sweep.run(
+    packing.sweep_packed,
+    configs,
+    cache="packing-losses",
+    batched=True,
+    group_by=packing.packed_group,
+    desc="packing losses",
+)
 runs = {c["loss"]: r for c, r in zip(configs, rep.results)}
 
 random_start = figdata.as_run(packing.pair_stats(packing.random_unit(k, d, 1, seed=seed, device=device), n_bins=n_bins))
 law_eps = float(laws.PUBLISHED["four"].eps(k, d))
-tables.show(figdata.summary({**runs, "random start": random_start}),
-            digits={"ε* (max |cos|)": ".4f", "worst-pair angle (°)": ".2f", "mean |cos|": ".4f", "seconds": ".1f"},
-            missing="the random start is not optimised")
+tables.show(
+    figdata.summary({**runs, "random start": random_start}),
+    digits={"ε* (max |cos|)": ".4f", "worst-pair angle (°)": ".2f", "mean |cos|": ".4f", "seconds": ".1f"},
+    missing="the random start is not optimised",
+)
 
 # %%
 for loss, r in runs.items():
@@ -132,23 +166,40 @@ colors = dict(zip(["random start", *losses], figures.palette(len(losses) + 1)))
 fig, ax = plt.subplots(figsize=figures.size(3.4))
 for loss, g in hist_df.groupby("loss", sort=False):
     ls = ":" if loss == "random start" else "-"
-    ax.step(g.abs_cos, g.share_of_pairs.where(g.share_of_pairs > 0), where="mid", color=colors[loss], ls=ls,
-            label=f"{loss} (angle {math.degrees(math.acos(g.eps_star.iloc[0])):.1f}°)")
+    ax.step(
+        g.abs_cos,
+        g.share_of_pairs.where(g.share_of_pairs > 0),
+        where="mid",
+        color=colors[loss],
+        ls=ls,
+        label=f"{loss} (angle {math.degrees(math.acos(g.eps_star.iloc[0])):.1f}°)",
+    )
     ax.axvline(g.eps_star.iloc[0], color=colors[loss], lw=0.8, ls="--")
 ax.set_yscale("log")
 ax.set_xlim(0, 1)
 ax.set_xlabel("|cos| between a pair of vectors (dashed: the worst pair, ε*)")
 ax.set_ylabel("share of pairs per bin")
-top = ax.secondary_xaxis("top", functions=(lambda x: np.degrees(np.arccos(np.clip(x, 0, 1))),
-                                            lambda a: np.cos(np.radians(a))))
+top = ax.secondary_xaxis(
+    "top", functions=(lambda x: np.degrees(np.arccos(np.clip(x, 0, 1))), lambda a: np.cos(np.radians(a)))
+)
 top.set_xticks([90, 80, 70, 60, 45, 30, 0])
 top.set_xlabel("angle between the lines (degrees)")
 figures.legend_below(ax, ncol=2)
-_ = figures.save("fig-packing-angles", fig, hist_df, {
-    "caption": f"Distribution of |cos| over all pairs of {k:,} vectors in {d} dimensions after {steps} "
-               "Adam steps, per loss (log scale). abs-relu piles most pairs at 0 and leaves a bump near 1 "
-               "(nearly parallel pairs); exp and power pull the whole distribution below their ε*.",
-    "seed": seed, "k": k, "d": d, "steps": steps, "lr": lr})
+_ = figures.save(
+    "fig-packing-angles",
+    fig,
+    hist_df,
+    {
+        "caption": f"Distribution of |cos| over all pairs of {k:,} vectors in {d} dimensions after {steps} "
+        "Adam steps, per loss (log scale). abs-relu piles most pairs at 0 and leaves a bump near 1 "
+        "(nearly parallel pairs); exp and power pull the whole distribution below their ε*.",
+        "seed": seed,
+        "k": k,
+        "d": d,
+        "steps": steps,
+        "lr": lr,
+    },
+)
 
 # %% [markdown]
 # {numref}`fig-packing-parallel` counts the pairs at each level of near-parallelism. Random vectors
@@ -174,11 +225,20 @@ ax.set_yscale("log")
 ax.set_ylim(0.5, k * (k - 1) / 2 * 2)
 ax.set_ylabel("number of pairs")
 ax.legend(ncol=4, loc="lower center", bbox_to_anchor=(0.5, 1.0))
-_ = figures.save("fig-packing-parallel", fig, par_df, {
-    "caption": "Nearly orthogonal (|cos| < 0.01) and nearly parallel (|cos| > 0.5, 0.9, 0.99) pairs per loss, "
-               "log scale ('0' marks none). The abs-relu packing trades thousands of nearly parallel pairs for "
-               "a majority of exactly orthogonal ones: the 99% solution.",
-    "seed": seed, "k": k, "d": d, "steps": steps})
+_ = figures.save(
+    "fig-packing-parallel",
+    fig,
+    par_df,
+    {
+        "caption": "Nearly orthogonal (|cos| < 0.01) and nearly parallel (|cos| > 0.5, 0.9, 0.99) pairs per loss, "
+        "log scale ('0' marks none). The abs-relu packing trades thousands of nearly parallel pairs for "
+        "a majority of exactly orthogonal ones: the 99% solution.",
+        "seed": seed,
+        "k": k,
+        "d": d,
+        "steps": steps,
+    },
+)
 
 # %% [markdown]
 # ## Yoder's fix and the worst pair
@@ -196,12 +256,22 @@ for loss, g in curve_df.groupby("loss", sort=False):
     a1.plot(g.step, g.angle_deg, color=colors[loss], label=loss)
     a2.plot(g.step, g.loss_relative, color=colors[loss], label=loss)
 a1.axhline(math.degrees(math.acos(law_eps)), color="0.3", ls="--", lw=0.9)
-a1.annotate(f"four-constant law at k = {k:,}, d = {d}", (0, math.degrees(math.acos(law_eps))), xytext=(2, 3),
-            textcoords="offset points", color="0.3")
+a1.annotate(
+    f"four-constant law at k = {k:,}, d = {d}",
+    (0, math.degrees(math.acos(law_eps))),
+    xytext=(2, 3),
+    textcoords="offset points",
+    color="0.3",
+)
 if full_size:
     a1.axhline(yoder_angle.value, color="k", ls=":", lw=0.9)
-    a1.annotate(f"Yoder: {yoder_angle.value:g}°", (steps, yoder_angle.value), ha="right", xytext=(0, -12),
-                textcoords="offset points")
+    a1.annotate(
+        f"Yoder: {yoder_angle.value:g}°",
+        (steps, yoder_angle.value),
+        ha="right",
+        xytext=(0, -12),
+        textcoords="offset points",
+    )
 a1.set_xlabel("Adam step")
 a1.set_ylabel("worst-pair angle arccos ε* (degrees)")
 fig.legend(*a1.get_legend_handles_labels(), loc="lower center", ncol=3, bbox_to_anchor=(0.5, 0.0))
@@ -209,11 +279,21 @@ fig.tight_layout(rect=(0, 0.09, 1, 1))
 a2.set_yscale("log")
 a2.set_xlabel("Adam step")
 a2.set_ylabel("loss / initial loss")
-_ = figures.save("fig-packing-curves", fig, curve_df, {
-    "caption": "Left: the smallest angle between any two lines during optimisation, per loss; the dashed line "
-               "is the angle Guha's four-constant law predicts at this size. Right: each loss relative to its "
-               "starting value (log scale). abs-relu lowers its loss while its worst pair stays parallel.",
-    "seed": seed, "k": k, "d": d, "steps": steps, "lr": lr})
+_ = figures.save(
+    "fig-packing-curves",
+    fig,
+    curve_df,
+    {
+        "caption": "Left: the smallest angle between any two lines during optimisation, per loss; the dashed line "
+        "is the angle Guha's four-constant law predicts at this size. Right: each loss relative to its "
+        "starting value (log scale). abs-relu lowers its loss while its worst pair stays parallel.",
+        "seed": seed,
+        "k": k,
+        "d": d,
+        "steps": steps,
+        "lr": lr,
+    },
+)
 
 # %% [markdown]
 # ## Reported against reproduced
@@ -235,29 +315,64 @@ glue("packing_yoder_angle", yoder_angle.value)
 glue("packing_law_eps_yoder", law_eps_yoder)
 glue("packing_law_angle_yoder", math.degrees(math.acos(law_eps_yoder)))
 glue("packing_p_used", runs["power"]["p"] if "power" in runs else float("nan"))
-ref = pd.DataFrame([
-    {"what": "exp loss, worst-pair angle (deg)", "k x d": f"{yoder_k:,} x {yoder_d}",
-     "source's value": f"{yoder_angle.value:g} (reported, {yoder_angle.cite})",
-     "ours": runs["exp"]["max_angle_deg"] if "exp" in runs and full_size else np.nan},
-    {"what": "four-constant law angle (deg)", "k x d": f"{yoder_k:,} x {yoder_d}",
-     "source's value": "— (our evaluation of Guha's law)", "ours": math.degrees(math.acos(law_eps_yoder))},
-    {"what": "four-constant law angle (deg)", "k x d": f"{k:,} x {d}",
-     "source's value": "— (our evaluation of Guha's law)", "ours": math.degrees(math.acos(law_eps))},
-    *[{"what": f"{loss} loss, worst-pair angle (deg)", "k x d": f"{k:,} x {d}", "source's value": "—",
-       "ours": r["max_angle_deg"]} for loss, r in runs.items()],
-])
-glue("packing_exp_gap_to_law", runs["exp"]["max_angle_deg"] - math.degrees(math.acos(law_eps)) if "exp" in runs else float("nan"))
+ref = pd.DataFrame(
+    [
+        {
+            "what": "exp loss, worst-pair angle (deg)",
+            "k x d": f"{yoder_k:,} x {yoder_d}",
+            "source's value": f"{yoder_angle.value:g} (reported, {yoder_angle.cite})",
+            "ours": runs["exp"]["max_angle_deg"] if "exp" in runs and full_size else np.nan,
+        },
+        {
+            "what": "four-constant law angle (deg)",
+            "k x d": f"{yoder_k:,} x {yoder_d}",
+            "source's value": "— (our evaluation of Guha's law)",
+            "ours": math.degrees(math.acos(law_eps_yoder)),
+        },
+        {
+            "what": "four-constant law angle (deg)",
+            "k x d": f"{k:,} x {d}",
+            "source's value": "— (our evaluation of Guha's law)",
+            "ours": math.degrees(math.acos(law_eps)),
+        },
+        *[
+            {
+                "what": f"{loss} loss, worst-pair angle (deg)",
+                "k x d": f"{k:,} x {d}",
+                "source's value": "—",
+                "ours": r["max_angle_deg"],
+            }
+            for loss, r in runs.items()
+        ],
+    ]
+)
+glue(
+    "packing_exp_gap_to_law",
+    runs["exp"]["max_angle_deg"] - math.degrees(math.acos(law_eps)) if "exp" in runs else float("nan"),
+)
 if "abs-relu" in runs:
     ar = runs["abs-relu"]
     collapse_pairs = d * math.comb(k // d, 2)  # pairs if the k vectors collapse onto d directions
-    findings.record("yoder-gradient-trap", ar["n_above"]["0.9"] / collapse_pairs if collapse_pairs else None,
-                    figure="fig-packing-parallel", exact=True,
-                    note=f"{ar['n_above']['0.9']:,} pairs with |cos| > 0.9 against d·C(k/d, 2) = {collapse_pairs:,} at {k:,} × {d}")
-    findings.record("yoder-99-solution", (1 - ar["n_orthogonal"] / ar["n_pairs"]) * d, figure="fig-packing-angles",
-                    exact=True, note=f"{ar['n_orthogonal'] / ar['n_pairs']:.2%} of the pairs orthogonal against "
-                                     f"1 − 1/d = {1 - 1 / d:.2%} at {k:,} × {d}")
-findings.record("yoder-76-degrees", runs["exp"]["max_angle_deg"] if "exp" in runs and full_size else None,
-                figure="fig-packing-curves")
+    findings.record(
+        "yoder-gradient-trap",
+        ar["n_above"]["0.9"] / collapse_pairs if collapse_pairs else None,
+        figure="fig-packing-parallel",
+        exact=True,
+        note=f"{ar['n_above']['0.9']:,} pairs with |cos| > 0.9 against d·C(k/d, 2) = {collapse_pairs:,} at {k:,} × {d}",
+    )
+    findings.record(
+        "yoder-99-solution",
+        (1 - ar["n_orthogonal"] / ar["n_pairs"]) * d,
+        figure="fig-packing-angles",
+        exact=True,
+        note=f"{ar['n_orthogonal'] / ar['n_pairs']:.2%} of the pairs orthogonal against "
+        f"1 − 1/d = {1 - 1 / d:.2%} at {k:,} × {d}",
+    )
+findings.record(
+    "yoder-76-degrees",
+    runs["exp"]["max_angle_deg"] if "exp" in runs and full_size else None,
+    figure="fig-packing-curves",
+)
 tables.show(ref, digits={"ours": ".2f"}, missing="this profile did not run Yoder's size")
 
 # %% [markdown]
@@ -284,7 +399,9 @@ law_angle_yoder = math.degrees(math.acos(law_eps_yoder))
 glue("packing_ref_provenance", Markdown(ref_section.provenance))
 fig, ax = plt.subplots(figsize=figures.size(3.0))
 ax.axhline(yoder_angle.value, color="k", ls=":", lw=0.9, label=f"Yoder: about {yoder_angle.value:g}° (reported)")
-ax.axhline(law_angle_yoder, color="0.4", ls="--", lw=0.9, label=f"four-constant law: {law_angle_yoder:.1f}° (our evaluation)")
+ax.axhline(
+    law_angle_yoder, color="0.4", ls="--", lw=0.9, label=f"four-constant law: {law_angle_yoder:.1f}° (our evaluation)"
+)
 if ref_found is not None and ref_run is not None:
     ref_df = figdata.reference_curve(ref_found)
     rc = ref_df
@@ -294,33 +411,59 @@ if ref_found is not None and ref_run is not None:
         ax.axvline(flat, color=colors["exp"], lw=0.6, ls="-.")
     ax.set_ylim(min(60.0, float(rc.angle_deg.min())), 80)
     gap = ref_run["max_angle_deg"] - yoder_angle.value
-    glue("packing_ref_summary", Markdown(
-         f"from {rc.angle_deg.iloc[0]:.1f}° at the random start it reaches {ref_run['max_angle_deg']:.2f}° after "
-         f"{int(rc.step.iloc[-1]):,} steps, {abs(gap):.2f}° {'below' if gap < 0 else 'above'} Yoder's "
-         f"{yoder_angle.value:g}° and {abs(ref_run['max_angle_deg'] - law_angle_yoder):.2f}° "
-         f"{'below' if ref_run['max_angle_deg'] < law_angle_yoder else 'above'} the four-constant law's "
-         f"{law_angle_yoder:.1f}°; " + (f"the curve flattens (less than 0.05° gained over the next tenth of the run) "
-                                        f"from step {flat:,.0f}." if flat is not None else
-                                        "it is still rising at the end of the run.")))
+    glue(
+        "packing_ref_summary",
+        Markdown(
+            f"from {rc.angle_deg.iloc[0]:.1f}° at the random start it reaches {ref_run['max_angle_deg']:.2f}° after "
+            f"{int(rc.step.iloc[-1]):,} steps, {abs(gap):.2f}° {'below' if gap < 0 else 'above'} Yoder's "
+            f"{yoder_angle.value:g}° and {abs(ref_run['max_angle_deg'] - law_angle_yoder):.2f}° "
+            f"{'below' if ref_run['max_angle_deg'] < law_angle_yoder else 'above'} the four-constant law's "
+            f"{law_angle_yoder:.1f}°; "
+            + (
+                f"the curve flattens (less than 0.05° gained over the next tenth of the run) from step {flat:,.0f}."
+                if flat is not None
+                else "it is still rising at the end of the run."
+            )
+        ),
+    )
     late = rc.angle_deg[rc.step >= flat] if flat is not None else rc.angle_deg.iloc[-1:]
-    findings.record("yoder-76-degrees", ref_run["max_angle_deg"], figure="fig-packing-reference", profile=finding_profile(reference_set, reference_scale),
-                    provenance=ref_lookup.provenance_text(reference_set),
-                    note=(f"our run flattens from step {flat:,.0f} and then only jitters between {late.min():.1f}° and "
-                          f"{late.max():.1f}° (Adam at a fixed rate {ref_found.config['lr']:g}); Yoder gives no step count, rate "
-                          "or schedule, so what reaches his angle is open here" if flat is not None else ""))
+    findings.record(
+        "yoder-76-degrees",
+        ref_run["max_angle_deg"],
+        figure="fig-packing-reference",
+        profile=finding_profile(reference_set, reference_scale),
+        provenance=ref_lookup.provenance_text(reference_set),
+        note=(
+            f"our run flattens from step {flat:,.0f} and then only jitters between {late.min():.1f}° and "
+            f"{late.max():.1f}° (Adam at a fixed rate {ref_found.config['lr']:g}); Yoder gives no step count, rate "
+            "or schedule, so what reaches his angle is open here"
+            if flat is not None
+            else ""
+        ),
+    )
 else:
     ax.text(0.5, 0.5, refdata.PLACEHOLDER, transform=ax.transAxes, ha="center", color="0.4")
     ax.set_ylim(60, 80)
     glue("packing_ref_summary", Markdown("not shown in this build, which has no reference run."))
-    ref_df = refdata.placeholder(line=[f"Yoder (reported, {yoder_angle.cite})", "four-constant law (our evaluation)"],
-                                 angle_deg=[yoder_angle.value, law_angle_yoder])
+    ref_df = refdata.placeholder(
+        line=[f"Yoder (reported, {yoder_angle.cite})", "four-constant law (our evaluation)"],
+        angle_deg=[yoder_angle.value, law_angle_yoder],
+    )
 ax.set_xlabel("Adam step")
 ax.set_ylabel("worst-pair angle (degrees)")
 figures.legend_below(ax, ncol=2)
 fig.tight_layout()
-_ = figures.save("fig-packing-reference", fig, ref_df, {
-    "caption": f"The reference run: {ref_df.k.iloc[0] if 'k' in ref_df else yoder_k:,} unit vectors in "
-               f"R^{ref_df.d.iloc[0] if 'd' in ref_df else yoder_d} under exp(β cos²), β = {beta:g}: the "
-               "smallest angle between any two of the lines, step by step (dash-dotted: where it flattens), "
-               "against Yoder's reported angle and the four-constant law at that size.",
-    "seed": seed, "source": "reference bundle", "provenance": ref_section.sidecar_provenance})
+_ = figures.save(
+    "fig-packing-reference",
+    fig,
+    ref_df,
+    {
+        "caption": f"The reference run: {ref_df.k.iloc[0] if 'k' in ref_df else yoder_k:,} unit vectors in "
+        f"R^{ref_df.d.iloc[0] if 'd' in ref_df else yoder_d} under exp(β cos²), β = {beta:g}: the "
+        "smallest angle between any two of the lines, step by step (dash-dotted: where it flattens), "
+        "against Yoder's reported angle and the four-constant law at that size.",
+        "seed": seed,
+        "source": "reference bundle",
+        "provenance": ref_section.sidecar_provenance,
+    },
+)

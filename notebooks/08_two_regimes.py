@@ -37,7 +37,18 @@
 n = None  # number of features; None: the engine's (TrainConfig: the paper's 1000)
 m = 16  # hidden width of the main grid (paper's sweep: 10..100)
 alphas = [1.0, 1.5]  # power-law exponents of the feature frequencies
-gammas = [-1.0, -0.7778, -0.5556, -0.3333, -0.1111, 0.1111, 0.3333, 0.5556, 0.7778, 1.0]  # signed decay (paper: linspace(-1, 1, 10))
+gammas = [
+    -1.0,
+    -0.7778,
+    -0.5556,
+    -0.3333,
+    -0.1111,
+    0.1111,
+    0.3333,
+    0.5556,
+    0.7778,
+    1.0,
+]  # signed decay (paper: linspace(-1, 1, 10))
 steps = None  # optimiser steps; None: the engine's (the paper's 20000)
 batch = None  # samples per step; None: the engine's (the paper's 2048)
 lr = None  # peak learning rate; None: the engine's (the paper's 0.01)
@@ -68,7 +79,10 @@ shared = given(n=n, steps=steps, batch=batch, lr=lr)
 run_record = start(
     f"The paper trains n = 1000 features for 20000 steps at batch 2048; this run trains n = {n} "
     f"features at width m = {m} for {steps} steps at batch {batch}, so the regimes are the same but "
-    "the numbers are noisier.", executor=executor, scheduler=scheduler)
+    "the numbers are noisier.",
+    executor=executor,
+    scheduler=scheduler,
+)
 
 # %% [markdown]
 # ## The represented fraction against the decay
@@ -78,8 +92,9 @@ run_record = start(
 # single batch.
 
 # %%
-configs = [toy.sweep_config(**shared, m=m, alpha=a, gamma=g, seed=seed, keep_norms=True)
-           for a in alphas for g in gammas]
+configs = [
+    toy.sweep_config(**shared, m=m, alpha=a, gamma=g, seed=seed, keep_norms=True) for a in alphas for g in gammas
+]
 df = toy.run_sweep(configs, cache=cache, desc="two regimes")
 df["regime"] = np.where(df["gamma"] < 0, "strong (γ < 0)", "weak (γ ≥ 0)")
 
@@ -93,21 +108,28 @@ for ax in axes:
     ax.axvline(0, color="0.6", lw=0.8, ls=":")
     ax.set_xlabel("signed weight decay γ")
 axes[0].axhline(m / n, color="0.3", ls="--", lw=0.8)
-axes[0].text(0.98, m / n, "  m / n", va="bottom", ha="right", color="0.3",
-             transform=axes[0].get_yaxis_transform())
+axes[0].text(0.98, m / n, "  m / n", va="bottom", ha="right", color="0.3", transform=axes[0].get_yaxis_transform())
 axes[0].set_ylabel("represented fraction φ½")
 axes[0].set_ylim(-0.03, 1.05)
 axes[1].set_ylabel("final loss (summed over features)")
 if len(alphas) <= 6:
-    fig.legend(*axes[0].get_legend_handles_labels(), loc="lower center", ncol=min(6, len(alphas)),
-               bbox_to_anchor=(0.5, 0.0))
+    fig.legend(
+        *axes[0].get_legend_handles_labels(), loc="lower center", ncol=min(6, len(alphas)), bbox_to_anchor=(0.5, 0.0)
+    )
 axes[0].set_title("(a) rows with ‖W_i‖ > 1/2")
 axes[1].set_title("(b) loss")
 fig.tight_layout(rect=(0, 0.1 if len(alphas) <= 6 else 0, 1, 1))
-_ = figures.save("fig-regimes-phi", fig, figdata.phi_table(df),
-             {"caption": f"Negative decay (strong regime) represents every feature, φ½ = 1; positive decay "
-                         f"(weak regime) keeps only a few rows long, near m/n = {m}/{n}. n = {n}, m = {m}, "
-                         f"{steps} steps.", "seed": seed})
+_ = figures.save(
+    "fig-regimes-phi",
+    fig,
+    figdata.phi_table(df),
+    {
+        "caption": f"Negative decay (strong regime) represents every feature, φ½ = 1; positive decay "
+        f"(weak regime) keeps only a few rows long, near m/n = {m}/{n}. n = {n}, m = {m}, "
+        f"{steps} steps.",
+        "seed": seed,
+    },
+)
 
 # %% [markdown]
 # {cite}`liu2025` show the same switch in two views (their Fig. 3): $\varphi_{1/2}$ against $\gamma$ for
@@ -115,8 +137,15 @@ _ = figures.save("fig-regimes-phi", fig, figdata.phi_table(df),
 # {numref}`fig-regimes-fig3` draws both from the runs of this profile.
 
 # %%
-f3 = toy.run_sweep([toy.sweep_config(**shared, m=m_, alpha=fig3_alpha, gamma=g, seed=seed)
-                    for m_ in fig3_ms for g in gammas], cache=cache, desc="Fig. 3 view") if fig3_ms else None
+f3 = (
+    toy.run_sweep(
+        [toy.sweep_config(**shared, m=m_, alpha=fig3_alpha, gamma=g, seed=seed) for m_ in fig3_ms for g in gammas],
+        cache=cache,
+        desc="Fig. 3 view",
+    )
+    if fig3_ms
+    else None
+)
 fig, (axa, axb) = plt.subplots(1, 2, figsize=figures.size(3.6), gridspec_kw={"width_ratios": [1, 1.15]})
 if f3 is not None:
     cmap = plt.get_cmap("cividis")
@@ -128,17 +157,31 @@ axa.set_xlabel("signed weight decay γ")
 axa.set_ylabel("represented fraction φ½")
 axa.set_title(f"(a) α = {fig3_alpha:g}" if f3 is not None else "(a) not run in this profile")
 grid = df.pivot_table(index="alpha", columns="gamma", values="phi_half")
-im = axb.imshow(grid.to_numpy(), origin="lower", aspect="auto", cmap="Purples", vmin=0, vmax=1,
-                extent=(min(gammas) - 0.1, max(gammas) + 0.1, min(alphas) - 0.06, max(alphas) + 0.06))
+im = axb.imshow(
+    grid.to_numpy(),
+    origin="lower",
+    aspect="auto",
+    cmap="Purples",
+    vmin=0,
+    vmax=1,
+    extent=(min(gammas) - 0.1, max(gammas) + 0.1, min(alphas) - 0.06, max(alphas) + 0.06),
+)
 fig.colorbar(im, ax=axb, label="φ½")
 axb.set_xlabel("signed weight decay γ")
 axb.set_ylabel("frequency exponent α")
 axb.set_title(f"(b) m = {m}")
 fig.tight_layout()
-_ = figures.save("fig-regimes-fig3", fig, figdata.fig3_views(df, f3, m),
-             {"caption": "The two views of the paper's Fig. 3 from this profile's runs: (a) φ½ against γ for several "
-                         "widths (the drop moves to more negative γ as m shrinks in the paper); (b) φ½ over α and γ at one "
-                         "width: every feature is represented left of γ = 0, few to its right.", "seed": seed})
+_ = figures.save(
+    "fig-regimes-fig3",
+    fig,
+    figdata.fig3_views(df, f3, m),
+    {
+        "caption": "The two views of the paper's Fig. 3 from this profile's runs: (a) φ½ against γ for several "
+        "widths (the drop moves to more negative γ as m shrinks in the paper); (b) φ½ over α and γ at one "
+        "width: every feature is represented left of γ = 0, few to its right.",
+        "seed": seed,
+    },
+)
 
 # %% [markdown]
 # ## Row norms in the two regimes
@@ -147,6 +190,7 @@ _ = figures.save("fig-regimes-fig3", fig, figdata.fig3_views(df, f3, m),
 # shape of the distribution ({numref}`fig-regimes-norms`): in the weak regime the row norms
 # split into a few long rows and many rows decayed to nearly zero; in the strong regime they all sit
 # near one.
+
 
 # %%
 def row(g, a=example_alpha):
@@ -160,18 +204,26 @@ regimes = [(f"weak, γ = {weak_gamma:g}", weak["norms"]), (f"strong, γ = {stron
 norm_hist = figdata.norm_histograms(regimes, bins)
 fig, ax = plt.subplots(figsize=figures.size(3.0))
 for (label, g), c in zip(norm_hist.groupby("regime", sort=False), (c_weak, c_strong)):
-    ax.stairs(g["count"], np.append(g.bin_left.to_numpy(), g.bin_right.iloc[-1]), fill=True, alpha=0.55, color=c,
-              label=label)
+    ax.stairs(
+        g["count"], np.append(g.bin_left.to_numpy(), g.bin_right.iloc[-1]), fill=True, alpha=0.55, color=c, label=label
+    )
 ax.axvline(0.5, color="0.3", ls="--", lw=0.8)
 ax.set_yscale("symlog", linthresh=1)
 ax.set_xlabel("row norm ‖W_i‖ (values above 2 in the last bin)")
 ax.set_ylabel("number of features")
 figures.legend_below(ax, ncol=2)
 fig.tight_layout()
-_ = figures.save("fig-regimes-norms", fig, norm_hist,
-             {"caption": f"Row-norm histograms at α = {example_alpha:g}: the weak regime piles most rows at zero "
-                         f"with a few long ones; the strong regime gives every row a norm near one. The dashed "
-                         f"line is the ‖W_i‖ = 1/2 threshold of φ½.", "seed": seed})
+_ = figures.save(
+    "fig-regimes-norms",
+    fig,
+    norm_hist,
+    {
+        "caption": f"Row-norm histograms at α = {example_alpha:g}: the weak regime piles most rows at zero "
+        f"with a few long ones; the strong regime gives every row a norm near one. The dashed "
+        f"line is the ‖W_i‖ = 1/2 threshold of φ½.",
+        "seed": seed,
+    },
+)
 
 # %% [markdown]
 # ## Which features each regime represents
@@ -196,10 +248,17 @@ ax.set_xlabel("feature rank i (most frequent first)")
 ax.set_ylabel("row norm ‖W_i‖")
 figures.legend_below(ax, ncol=2)
 fig.tight_layout()
-_ = figures.save("fig-regimes-features", fig, feat,
-             {"caption": f"Row norm against feature rank (α = {example_alpha:g}): the weak regime keeps long rows "
-                         f"only for roughly the m = {m} most frequent features; the strong regime keeps every "
-                         f"row near unit length.", "seed": seed})
+_ = figures.save(
+    "fig-regimes-features",
+    fig,
+    feat,
+    {
+        "caption": f"Row norm against feature rank (α = {example_alpha:g}): the weak regime keeps long rows "
+        f"only for roughly the m = {m} most frequent features; the strong regime keeps every "
+        f"row near unit length.",
+        "seed": seed,
+    },
+)
 
 # %%
 weak_rep = figdata.represented(weak["norms"])
@@ -229,11 +288,16 @@ glue("regimes_paper_nm_max", int(reference.value("liu2025.main_n_over_m_max")))
 at_strong = df[df["gamma"] == strong_gamma]
 at_one = df[np.isclose(df["gamma"], 1.0)]
 glue("regimes_phi_weak_gamma1", float(at_one["phi_half"].max()) if len(at_one) else float("nan"))
-findings.record("liu-phi-strong", float(at_strong["phi_half"].min()) if len(at_strong) else None,
-                n=len(at_strong), n_of="models")
-findings.record("liu-phi-weak", float(at_one["phi_half"].max()) * n / m if len(at_one) else None,
-                n=len(at_one), n_of="models", note=f"φ½ = {float(at_one['phi_half'].max()) if len(at_one) else float('nan'):.3g} "
-                                                   f"at m/n = {m / n:.3g}")
+findings.record(
+    "liu-phi-strong", float(at_strong["phi_half"].min()) if len(at_strong) else None, n=len(at_strong), n_of="models"
+)
+findings.record(
+    "liu-phi-weak",
+    float(at_one["phi_half"].max()) * n / m if len(at_one) else None,
+    n=len(at_one),
+    n_of="models",
+    note=f"φ½ = {float(at_one['phi_half'].max()) if len(at_one) else float('nan'):.3g} at m/n = {m / n:.3g}",
+)
 
 # %% [markdown]
 # At $\alpha$ = {glue:text}`regimes_alpha` the weak model ($\gamma$ = {glue:text}`regimes_weak_gamma`) represents

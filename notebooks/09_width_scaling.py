@@ -45,7 +45,9 @@ other_n = 256  # features of the non-power-law runs (paper's large run, exp-17: 
 other_ms = [4, 8, 16, 32]  # widths of the non-power-law runs (paper: 8..1024, powers of 2)
 other_steps = None  # steps of the non-power-law runs; None: the engine's
 other_batch = None  # batch of the non-power-law runs; None: the engine's
-other_lr_rule = None  # learning rates of those runs; None: the engine's (constant), or liu-exp17 (W 0.02 (8/m)^0.25, bias 2/m)
+other_lr_rule = (
+    None  # learning rates of those runs; None: the engine's (constant), or liu-exp17 (W 0.02 (8/m)^0.25, bias 2/m)
+)
 other_warmup_fraction = None  # their warm-up as a fraction of the steps; None: the engine's (10%)
 other_loss_window = None  # steps averaged for their final loss; None: the engine's (5% of the steps)
 exp_tau_fraction = None  # tau of exp(-i / tau) as a fraction of n; None: the paper's tau / n of exp-17
@@ -73,15 +75,29 @@ from repcap.runs import finding_profile
 tc = toy.TrainConfig(**given(n=n, steps=steps, batch=batch, lr=lr))
 n, steps, batch = tc.n, tc.steps, tc.batch
 shared = given(n=n, steps=steps, batch=batch, lr=lr)
-other_shared = given(n=other_n, steps=other_steps, batch=other_batch, lr_rule=other_lr_rule,
-                     warmup_fraction=other_warmup_fraction, loss_window=other_loss_window)
+other_shared = given(
+    n=other_n,
+    steps=other_steps,
+    batch=other_batch,
+    lr_rule=other_lr_rule,
+    warmup_fraction=other_warmup_fraction,
+    loss_window=other_loss_window,
+)
 
 
 ref_lookup = bundle.lookup(reference_set, "liu-main", scale=reference_scale) if reference_set else None
 run_record = start(
     f"The paper's sweep is n = 1000 features, m = 10..100, 20000 steps at batch 2048 (and n = 10240 for "
     f"the non-power-law runs); this profile trains n = {n} features at m = {ms} for {steps} steps at batch "
-    f"{batch}, so the exponents carry wider intervals and finite-size bends." + (" Beside this profile's runs the chapter shows " + ref_lookup.provenance_text(reference_set) if ref_lookup else ""), executor=executor, scheduler=scheduler)
+    f"{batch}, so the exponents carry wider intervals and finite-size bends."
+    + (
+        " Beside this profile's runs the chapter shows " + ref_lookup.provenance_text(reference_set)
+        if ref_lookup
+        else ""
+    ),
+    executor=executor,
+    scheduler=scheduler,
+)
 
 # %% [markdown]
 # ## Loss against width
@@ -96,8 +112,13 @@ run_record = start(
 
 # %%
 regimes = {"weak": weak_gamma, "strong": strong_gamma}
-configs = [toy.sweep_config(**shared, m=m, alpha=a, gamma=g, seed=s, keep_norms=True)
-           for m in ms for a in alphas for g in regimes.values() for s in seeds]
+configs = [
+    toy.sweep_config(**shared, m=m, alpha=a, gamma=g, seed=s, keep_norms=True)
+    for m in ms
+    for a in alphas
+    for g in regimes.values()
+    for s in seeds
+]
 df = toy.run_sweep(configs, cache=cache, desc="width scaling")
 df["regime"] = np.where(df["gamma"] < 0, "strong", "weak")
 df["left_out_loss"] = figdata.left_out_loss(df, n)  # the loss of the features each model left out
@@ -112,8 +133,14 @@ for ax, reg in zip(axes, ("weak", "strong")):
         d = df[(df["regime"] == reg) & (df["alpha"] == a)]
         f = fits[(fits["regime"] == reg) & (fits["alpha"] == a)].iloc[0]
         ax.plot(d["m"], d["loss"], "o", color=colors[a], ms=4)
-        ax.plot(mm, np.exp(f["log_A"]) * mm ** -f["alpha_m"], "-", color=colors[a], lw=1,
-                label=f"α = {a:g}" if reg == "weak" else None)
+        ax.plot(
+            mm,
+            np.exp(f["log_A"]) * mm ** -f["alpha_m"],
+            "-",
+            color=colors[a],
+            lw=1,
+            label=f"α = {a:g}" if reg == "weak" else None,
+        )
         if reg == "weak":
             p = pred[pred["alpha"] == a]
             ax.plot(p["m"], p["unlearned_loss"], "--", color=colors[a], lw=0.9, alpha=0.8)
@@ -126,18 +153,27 @@ for ax, reg in zip(axes, ("weak", "strong")):
     ax.set_xlabel("width m")
     ax.set_title(f"{reg} regime (γ = {regimes[reg]:g})")
 axes[0].set_ylabel("final loss (summed over features)")
-marks = [plt.Line2D([], [], color="0.3", marker="o", ls="-", ms=4, lw=1, label="trained, with fit"),
-         plt.Line2D([], [], color="0.3", marker="x", ls="none", ms=6, label="left-out features' loss"),
-         plt.Line2D([], [], color="0.3", ls="--", lw=0.9, label="keep the m most frequent")]
+marks = [
+    plt.Line2D([], [], color="0.3", marker="o", ls="-", ms=4, lw=1, label="trained, with fit"),
+    plt.Line2D([], [], color="0.3", marker="x", ls="none", ms=6, label="left-out features' loss"),
+    plt.Line2D([], [], color="0.3", ls="--", lw=0.9, label="keep the m most frequent"),
+]
 handles = axes[0].get_legend_handles_labels()[0] + marks
 fig.legend(handles=handles, loc="lower center", ncol=min(4, len(handles)), bbox_to_anchor=(0.5, 0.0))
 fig.tight_layout(rect=(0, 0.06 * (1 + (len(handles) - 1) // 4), 1, 1))
 sf = fits[fits["regime"] == "strong"]
-_ = figures.save("fig-scaling-loss", fig, figdata.loss_table(df, pred),
-    {"caption": "Loss against width on log-log axes. Weak regime (left): the slope steepens with α; crosses, the "
-                "loss of the features each model left out, sit on or below the dots; dashed, the ideal of keeping "
-                f"exactly the m most frequent. Strong regime (right): slopes from {sf.alpha_m.min():.2f} to "
-                f"{sf.alpha_m.max():.2f} over α = {min(alphas):g} to {max(alphas):g}.", "seed": seeds})
+_ = figures.save(
+    "fig-scaling-loss",
+    fig,
+    figdata.loss_table(df, pred),
+    {
+        "caption": "Loss against width on log-log axes. Weak regime (left): the slope steepens with α; crosses, the "
+        "loss of the features each model left out, sit on or below the dots; dashed, the ideal of keeping "
+        f"exactly the m most frequent. Strong regime (right): slopes from {sf.alpha_m.min():.2f} to "
+        f"{sf.alpha_m.max():.2f} over α = {min(alphas):g} to {max(alphas):g}.",
+        "seed": seeds,
+    },
+)
 
 # %% [markdown]
 # ## The exponent against the frequency law
@@ -162,25 +198,54 @@ ax.plot(a1, 2 * (a1 - 1), color="0.4", lw=1, ls=":", label="2(α − 1)")
 dx = 0.012 * (max(alphas) - min(alphas) or 1)  # side by side where weak and strong share an alpha
 for reg, c, mk, off in (("weak", c_weak, "o", -dx), ("strong", c_strong, "s", dx)):
     d = fits[fits["regime"] == reg]
-    ax.errorbar(d["alpha"] + off, d["alpha_m"], yerr=[d["alpha_m"] - d["ci_low"], d["ci_high"] - d["alpha_m"]],
-                fmt=mk, color=c, ms=5, capsize=3, label=f"measured, {reg}")
-ax.plot(pred_fits["alpha"] - dx, pred_fits["alpha_m_pred"], "o", mfc="none", color=c_weak, ms=7,
-        label="dropped-feature prediction")
+    ax.errorbar(
+        d["alpha"] + off,
+        d["alpha_m"],
+        yerr=[d["alpha_m"] - d["ci_low"], d["ci_high"] - d["alpha_m"]],
+        fmt=mk,
+        color=c,
+        ms=5,
+        capsize=3,
+        label=f"measured, {reg}",
+    )
+ax.plot(
+    pred_fits["alpha"] - dx,
+    pred_fits["alpha_m_pred"],
+    "o",
+    mfc="none",
+    color=c_weak,
+    ms=7,
+    label="dropped-feature prediction",
+)
 fig6e = figdata.strong_claims()  # {alpha: key} of the paper's Fig. 6e values (data/reference)
 for j, (a_, key) in enumerate(fig6e.items()):
     q = reference.quote(f"liu2025.strong_alpha_m_{key}")
-    ax.plot([a_ + 2 * dx] * 2, [q.low, q.high], color="0.6", lw=4, alpha=0.6, solid_capstyle="butt",
-            label="Liu et al., strong (Fig. 6e)" if j == 0 else None)
+    ax.plot(
+        [a_ + 2 * dx] * 2,
+        [q.low, q.high],
+        color="0.6",
+        lw=4,
+        alpha=0.6,
+        solid_capstyle="butt",
+        label="Liu et al., strong (Fig. 6e)" if j == 0 else None,
+    )
 ax.set_xlabel(r"frequency exponent $\alpha$  ($p_i \propto i^{-\alpha}$)")
 ax.set_ylabel(r"width exponent $\alpha_m$  ($L \propto m^{-\alpha_m}$)")
 ax.axhline(0, color="0.7", lw=0.6)
 figures.legend_below(ax, ncol=2)
 fig.tight_layout()
-_ = figures.save("fig-scaling-exponents", fig, figdata.exponents_table(fits, pred_fits),
-             {"caption": "Fitted width exponents with 95 % intervals against the frequency exponent α, with the paper's "
-                         "strong-regime values (grey bars, Fig. 6e). Weak-regime exponents rise with α, near α − 1 "
-                         "for α > 1 and near the finite-n prediction (open circles); strong-regime exponents from "
-                         f"{sf.alpha_m.min():.2f} to {sf.alpha_m.max():.2f}.", "seed": seeds})
+_ = figures.save(
+    "fig-scaling-exponents",
+    fig,
+    figdata.exponents_table(fits, pred_fits),
+    {
+        "caption": "Fitted width exponents with 95 % intervals against the frequency exponent α, with the paper's "
+        "strong-regime values (grey bars, Fig. 6e). Weak-regime exponents rise with α, near α − 1 "
+        "for α > 1 and near the finite-n prediction (open circles); strong-regime exponents from "
+        f"{sf.alpha_m.min():.2f} to {sf.alpha_m.max():.2f}.",
+        "seed": seeds,
+    },
+)
 
 # %% [markdown]
 # ## The exponent across the signed decay
@@ -193,8 +258,13 @@ _ = figures.save("fig-scaling-exponents", fig, figdata.exponents_table(fits, pre
 
 # %%
 gammas = sorted({float(g) for g in gamma_grid} | set(regimes.values()))
-gconf = [toy.sweep_config(**shared, m=m, alpha=a, gamma=g, seed=s, keep_norms=True)
-         for m in ms for a in alphas for g in gammas for s in seeds]
+gconf = [
+    toy.sweep_config(**shared, m=m, alpha=a, gamma=g, seed=s, keep_norms=True)
+    for m in ms
+    for a in alphas
+    for g in gammas
+    for s in seeds
+]
 gdf = toy.run_sweep(gconf, cache=cache, desc="gamma grid")
 gfits = figdata.exponent_fits(gdf, ("gamma", "alpha"))
 
@@ -203,8 +273,16 @@ cmap, norm = plt.get_cmap("coolwarm_r"), plt.Normalize(-1, 1)
 gdx = 0.02 * (max(alphas) - min(alphas) or 1) * (np.arange(len(gammas)) - (len(gammas) - 1) / 2) / max(len(gammas), 1)
 for g, off in zip(gammas, gdx):
     d = gfits[gfits["gamma"] == g]
-    ax.errorbar(d["alpha"] + off, d["alpha_m"], yerr=[d["alpha_m"] - d["ci_low"], d["ci_high"] - d["alpha_m"]],
-                fmt="o", color=cmap(norm(g)), ms=4.5, capsize=2, lw=0.8)
+    ax.errorbar(
+        d["alpha"] + off,
+        d["alpha_m"],
+        yerr=[d["alpha_m"] - d["ci_low"], d["ci_high"] - d["alpha_m"]],
+        fmt="o",
+        color=cmap(norm(g)),
+        ms=4.5,
+        capsize=2,
+        lw=0.8,
+    )
 ax.plot(aa, np.ones_like(aa), "k--", lw=0.8, label="1")
 ax.plot(a1, a1 - 1, "k-.", lw=0.8, label="α − 1")
 ax.plot(a1, 2 * (a1 - 1), "k:", lw=0.8, label="2(α − 1)")
@@ -214,11 +292,18 @@ ax.set_ylabel(r"width exponent $\alpha_m$")
 fig.colorbar(plt.cm.ScalarMappable(norm=norm, cmap=cmap), ax=ax, label="signed decay γ", pad=0.02)
 figures.legend_below(ax, ncol=3)
 fig.tight_layout()
-_ = figures.save("fig-scaling-gamma", fig, gfits,
-                 {"caption": f"Fitted width exponents against α, coloured by the signed decay γ ({len(gammas)} values "
-                             "from " f"{min(gammas):g} to {max(gammas):g}; red negative, strong superposition; blue "
-                             "positive, weak), the view of the paper's Fig. 6e; lines 1, α − 1 and 2(α − 1).",
-                  "seed": seeds})
+_ = figures.save(
+    "fig-scaling-gamma",
+    fig,
+    gfits,
+    {
+        "caption": f"Fitted width exponents against α, coloured by the signed decay γ ({len(gammas)} values "
+        "from "
+        f"{min(gammas):g} to {max(gammas):g}; red negative, strong superposition; blue "
+        "positive, weak), the view of the paper's Fig. 6e; lines 1, α − 1 and 2(α − 1).",
+        "seed": seeds,
+    },
+)
 
 # %% [markdown]
 # ## Overlap against width
@@ -248,11 +333,17 @@ ax.set_xlabel("1 / m")
 ax.set_ylabel(r"mean square overlap $E[(\hat w_i \cdot \hat w_j)^2]$")
 figures.legend_below(ax, ncol=3)
 fig.tight_layout()
-_ = figures.save("fig-scaling-overlap", fig, figdata.overlap_points(strong),
-             {"caption": "Strong regime: the mean square overlap of the normalised rows against 1/m, with the "
-                         "line 1/m, the Welch bound for n unit vectors (below it), and two points of the paper's "
-                         "Fig. 6d (our reading).",
-              "seed": seeds})
+_ = figures.save(
+    "fig-scaling-overlap",
+    fig,
+    figdata.overlap_points(strong),
+    {
+        "caption": "Strong regime: the mean square overlap of the normalised rows against 1/m, with the "
+        "line 1/m, the Welch bound for n unit vectors (below it), and two points of the paper's "
+        "Fig. 6d (our reading).",
+        "seed": seeds,
+    },
+)
 
 # %% [markdown]
 # ## Frequencies that are not a power law
@@ -268,17 +359,31 @@ e17_tau = reference.value("liu2025.exp17_tau")
 exp_tau_fraction = exp_tau_fraction if exp_tau_fraction is not None else e17_tau / e17_n
 other_power_alpha = other_power_alpha if other_power_alpha is not None else reference.value("liu2025.exp17_power_alpha")
 tau = exp_tau_fraction * other_n
-other = {"exp": dict(distribution="exp", tau=tau), "linear": dict(distribution="linear"),
-         f"power α = {other_power_alpha:g}": dict(distribution="power", alpha=other_power_alpha)}
-slope_ids = {"exp": "liu2025.exp17_slope_exp", "linear": "liu2025.exp17_slope_linear",
-             f"power α = {other_power_alpha:g}": "liu2025.exp17_slope_power"}
-oconf = [toy.sweep_config(**other_shared, m=m, gamma=strong_gamma, seed=s, **kw)
-         for kw in other.values() for m in other_ms for s in seeds]
+other = {
+    "exp": dict(distribution="exp", tau=tau),
+    "linear": dict(distribution="linear"),
+    f"power α = {other_power_alpha:g}": dict(distribution="power", alpha=other_power_alpha),
+}
+slope_ids = {
+    "exp": "liu2025.exp17_slope_exp",
+    "linear": "liu2025.exp17_slope_linear",
+    f"power α = {other_power_alpha:g}": "liu2025.exp17_slope_power",
+}
+oconf = [
+    toy.sweep_config(**other_shared, m=m, gamma=strong_gamma, seed=s, **kw)
+    for kw in other.values()
+    for m in other_ms
+    for s in seeds
+]
 odf = figdata.other_losses(toy.run_sweep(oconf, cache=cache, desc="other distributions"), list(other), other_ms, seeds)
 # the paper's fit ranges: the exponential over every width, the power and linear laws from other_fit_m_min
-ofits = pd.concat([figdata.exponent_fits(odf[odf["law"] == name], ("law",),
-                                         m_min=0 if name == "exp" else other_fit_m_min) for name in other],
-                  ignore_index=True)
+ofits = pd.concat(
+    [
+        figdata.exponent_fits(odf[odf["law"] == name], ("law",), m_min=0 if name == "exp" else other_fit_m_min)
+        for name in other
+    ],
+    ignore_index=True,
+)
 ofits["alpha_m_reported"] = [-reference.value(slope_ids[name]) for name in ofits["law"]]
 
 fig, ax = plt.subplots(figsize=figures.size(3.2))
@@ -286,8 +391,14 @@ mo = np.geomspace(min(other_ms), max(other_ms), 50)
 for (name, d), c in zip(odf.groupby("law", sort=False), figures.palette(3)):
     f = ofits[ofits["law"] == name].iloc[0]
     ax.plot(d["m"], d["loss"], "o", color=c, ms=4)
-    ax.plot(mo, np.exp(f["log_A"]) * mo ** -f["alpha_m"], "-", color=c, lw=1,
-            label=f"{name}: α_m = {f['alpha_m']:.2f} (reported {f['alpha_m_reported']:.3f})")
+    ax.plot(
+        mo,
+        np.exp(f["log_A"]) * mo ** -f["alpha_m"],
+        "-",
+        color=c,
+        lw=1,
+        label=f"{name}: α_m = {f['alpha_m']:.2f} (reported {f['alpha_m_reported']:.3f})",
+    )
 ax.set_xscale("log")
 ax.set_yscale("log")
 ax.set_xticks(other_ms)
@@ -297,10 +408,17 @@ ax.set_xlabel("width m")
 ax.set_ylabel("final loss (summed over features)")
 figures.legend_below(ax, ncol=1)
 fig.tight_layout()
-_ = figures.save("fig-scaling-other", fig, figdata.other_points(odf),
-             {"caption": f"Strong regime (γ = {strong_gamma:g}) with exponential (τ = {tau:g}), linear and power-law "
-                         f"frequencies, n = {other_n}: fitted slopes in the legend, next to the slopes the paper "
-                         f"reports for its large run (exp-17, n = {e17_n:,}, Fig. 1d).", "seed": seeds})
+_ = figures.save(
+    "fig-scaling-other",
+    fig,
+    figdata.other_points(odf),
+    {
+        "caption": f"Strong regime (γ = {strong_gamma:g}) with exponential (τ = {tau:g}), linear and power-law "
+        f"frequencies, n = {other_n}: fitted slopes in the legend, next to the slopes the paper "
+        f"reports for its large run (exp-17, n = {e17_n:,}, Fig. 1d).",
+        "seed": seeds,
+    },
+)
 
 # %% [markdown]
 # ## At the paper's settings: the reference points
@@ -322,8 +440,11 @@ glue("scaling_ref_batch", int(ref_cfg.get("batch", paper_tc.batch)))
 glue("scaling_ref_steps", int(ref_cfg.get("steps", paper_tc.steps)))
 glue("scaling_ref_provenance", Markdown(ref_section.provenance))
 enough = rdf.groupby(["regime", "alpha"])["m"].transform("nunique") >= 3 if len(rdf) else pd.Series(dtype=bool)
-rfits = figdata.exponent_fits(rdf[enough], ("regime", "alpha")) if bool(enough.any()) else pd.DataFrame(
-    columns=["regime", "alpha", "alpha_m", "ci_low", "ci_high", "log_A"])
+rfits = (
+    figdata.exponent_fits(rdf[enough], ("regime", "alpha"))
+    if bool(enough.any())
+    else pd.DataFrame(columns=["regime", "alpha", "alpha_m", "ci_low", "ci_high", "log_A"])
+)
 fig, axes = plt.subplots(1, 2, figsize=figures.size(3.2), sharey=True)
 rcolors = dict(zip(sorted(rdf["alpha"].unique()), figures.palette(max(1, rdf["alpha"].nunique()))))
 for ax, reg in zip(axes, ("weak", "strong")):
@@ -345,10 +466,18 @@ if len(rdf):
     fig.tight_layout(rect=(0, 0.08, 1, 1))
 else:
     fig.tight_layout()
-_ = figures.save("fig-scaling-reference", fig, figdata.reference_figure(rdf), {
-    "caption": f"The reference points: toy models at the paper's main-sweep settings (n = {ref_cfg.get('n', paper_tc.n):,}, "
-               f"{ref_cfg.get('steps', paper_tc.steps):,} steps, batch {ref_cfg.get('batch', paper_tc.batch):,}), loss "
-               "against width on log-log axes with least-squares fits, weak (left) and strong (right) regime.", "source": "reference bundle", "provenance": ref_section.sidecar_provenance})
+_ = figures.save(
+    "fig-scaling-reference",
+    fig,
+    figdata.reference_figure(rdf),
+    {
+        "caption": f"The reference points: toy models at the paper's main-sweep settings (n = {ref_cfg.get('n', paper_tc.n):,}, "
+        f"{ref_cfg.get('steps', paper_tc.steps):,} steps, batch {ref_cfg.get('batch', paper_tc.batch):,}), loss "
+        "against width on log-log axes with least-squares fits, weak (left) and strong (right) regime.",
+        "source": "reference bundle",
+        "provenance": ref_section.sidecar_provenance,
+    },
+)
 
 
 def ref_fit(reg, a):
@@ -357,23 +486,38 @@ def ref_fit(reg, a):
 
 
 if len(rfits):
-    parts = [f"{r.regime} α = {r.alpha:g}: α_m = {r.alpha_m:.2f} [{r.ci_low:.2f}, {r.ci_high:.2f}]"
-             for r in rfits.itertuples()]
+    parts = [
+        f"{r.regime} α = {r.alpha:g}: α_m = {r.alpha_m:.2f} [{r.ci_low:.2f}, {r.ci_high:.2f}]"
+        for r in rfits.itertuples()
+    ]
     rs = rdf[rdf.regime == "strong"].dropna(subset=["mean_sq_overlap"])
     rsm = (rs.mean_sq_overlap * rs.m).groupby(rs.m).mean()
-    ov_text = (f" In the strong regime their mean square overlap is {rsm.iloc[0]:.2f} × 1/m at m = {rsm.index[0]} "
-               f"and {rsm.iloc[-1]:.2f} × 1/m at m = {rsm.index[-1]} (mean over α), where the paper's Fig. 6d has "
-               f"about 1 × 1/m ({ov_q[0].value:g} at m = 10): a gap this book leaves open." if len(rsm) else "")
-    glue("scaling_ref_summary", Markdown("; ".join(parts) + f" (widths {', '.join(str(m_) for m_ in sorted(rdf.m.unique()))})."
-                                         + ov_text + " The table below sets the exponents against the paper."))
+    ov_text = (
+        f" In the strong regime their mean square overlap is {rsm.iloc[0]:.2f} × 1/m at m = {rsm.index[0]} "
+        f"and {rsm.iloc[-1]:.2f} × 1/m at m = {rsm.index[-1]} (mean over α), where the paper's Fig. 6d has "
+        f"about 1 × 1/m ({ov_q[0].value:g} at m = 10): a gap this book leaves open."
+        if len(rsm)
+        else ""
+    )
+    glue(
+        "scaling_ref_summary",
+        Markdown(
+            "; ".join(parts)
+            + f" (widths {', '.join(str(m_) for m_ in sorted(rdf.m.unique()))})."
+            + ov_text
+            + " The table below sets the exponents against the paper."
+        ),
+    )
     prov = ref_lookup.provenance_text(reference_set)
     ref_profile = finding_profile(reference_set, reference_scale)
     widths = ", ".join(str(m_) for m_ in sorted(rdf.m.unique()))
 
     def ci_note(reg, a):
         r = rfits[(rfits["regime"] == reg) & np.isclose(rfits["alpha"].astype(float), a)].iloc[0]
-        return (f"the reference fit rests on {rdf.m.nunique()} widths ({widths}); its 95% interval is "
-                f"[{r.ci_low:.2f}, {r.ci_high:.2f}]")
+        return (
+            f"the reference fit rests on {rdf.m.nunique()} widths ({widths}); its 95% interval is "
+            f"[{r.ci_low:.2f}, {r.ci_high:.2f}]"
+        )
 
     steep_ref = [a_ for a_ in rfits[rfits.regime == "weak"].alpha if a_ > 1]
 
@@ -382,35 +526,69 @@ if len(rfits):
         return float(r.ci_low), float(r.ci_high)
 
     if steep_ref:
-        findings.record("liu-weak-exponent", float(np.mean([ref_fit("weak", a_) - (a_ - 1) for a_ in steep_ref])),
-                        low=float(np.mean([ref_ci("weak", a_)[0] - (a_ - 1) for a_ in steep_ref])),
-                        high=float(np.mean([ref_ci("weak", a_)[1] - (a_ - 1) for a_ in steep_ref])),
-                        n=int(rdf.m.nunique()), n_of="widths",
-                        figure="fig-scaling-reference", profile=ref_profile, provenance=prov,
-                        note="; ".join(f"α = {a_:g}: {ci_note('weak', a_)}" for a_ in steep_ref))
+        findings.record(
+            "liu-weak-exponent",
+            float(np.mean([ref_fit("weak", a_) - (a_ - 1) for a_ in steep_ref])),
+            low=float(np.mean([ref_ci("weak", a_)[0] - (a_ - 1) for a_ in steep_ref])),
+            high=float(np.mean([ref_ci("weak", a_)[1] - (a_ - 1) for a_ in steep_ref])),
+            n=int(rdf.m.nunique()),
+            n_of="widths",
+            figure="fig-scaling-reference",
+            profile=ref_profile,
+            provenance=prov,
+            note="; ".join(f"α = {a_:g}: {ci_note('weak', a_)}" for a_ in steep_ref),
+        )
     for a_, key in fig6e.items():
         v = ref_fit("strong", a_)
         if v is not None:
-            findings.record(f"liu-strong-{key}", v, low=ref_ci("strong", a_)[0], high=ref_ci("strong", a_)[1],
-                            n=int(rdf.m.nunique()), n_of="widths", figure="fig-scaling-reference", profile=ref_profile,
-                            provenance=prov, note=ci_note("strong", a_))
+            findings.record(
+                f"liu-strong-{key}",
+                v,
+                low=ref_ci("strong", a_)[0],
+                high=ref_ci("strong", a_)[1],
+                n=int(rdf.m.nunique()),
+                n_of="widths",
+                figure="fig-scaling-reference",
+                profile=ref_profile,
+                provenance=prov,
+                note=ci_note("strong", a_),
+            )
     rov = rdf[rdf.regime == "strong"].groupby("m", as_index=False)["mean_sq_overlap"].mean().dropna()
     if len(rov) >= 3:
-        findings.record("liu-toy-overlap", float(np.polyfit(np.log(rov.m), np.log(rov.mean_sq_overlap), 1)[0]),
-                        n=len(rov), n_of="widths",
-                        figure="fig-scaling-reference", profile=ref_profile, provenance=prov,
-                        note=f"the reference models' overlap is {rsm.iloc[0]:.1f} × 1/m at m = {rsm.index[0]} and "
-                             f"{rsm.iloc[-1]:.1f} × 1/m at m = {rsm.index[-1]}, against about 1 × 1/m in the paper's "
-                             "Fig. 6d; why is open here")
+        findings.record(
+            "liu-toy-overlap",
+            float(np.polyfit(np.log(rov.m), np.log(rov.mean_sq_overlap), 1)[0]),
+            n=len(rov),
+            n_of="widths",
+            figure="fig-scaling-reference",
+            profile=ref_profile,
+            provenance=prov,
+            note=f"the reference models' overlap is {rsm.iloc[0]:.1f} × 1/m at m = {rsm.index[0]} and "
+            f"{rsm.iloc[-1]:.1f} × 1/m at m = {rsm.index[-1]}, against about 1 × 1/m in the paper's "
+            "Fig. 6d; why is open here",
+        )
     at10 = rs[rs.m == 10].mean_sq_overlap
     if len(at10):
-        findings.record("liu-toy-overlap-level", float(at10.mean()), low=float(at10.min()), high=float(at10.max()),
-                        n=len(at10), n_of="models at m = 10", figure="fig-scaling-reference", profile=ref_profile,
-                        provenance=prov)
+        findings.record(
+            "liu-toy-overlap-level",
+            float(at10.mean()),
+            low=float(at10.min()),
+            high=float(at10.max()),
+            n=len(at10),
+            n_of="models at m = 10",
+            figure="fig-scaling-reference",
+            profile=ref_profile,
+            provenance=prov,
+        )
 else:
-    glue("scaling_ref_summary", Markdown(
-        f"no fit: its {len(rdf)} points cover fewer than three widths per regime and α." if len(rdf) else
-        "not shown in this build, which has no reference points."))
+    glue(
+        "scaling_ref_summary",
+        Markdown(
+            f"no fit: its {len(rdf)} points cover fewer than three widths per regime and α."
+            if len(rdf)
+            else "not shown in this build, which has no reference points."
+        ),
+    )
 
 # %% [markdown]
 # ## Measured against the paper
@@ -424,6 +602,7 @@ else:
 # three, and the scorecard sets ours against the nearest, $\gamma$ = −0.778. The three slopes of the
 # large strong-regime run are outputs of the authors' `LLMs/nonlinearfit-3.ipynb`.
 
+
 # %%
 def paper_value(reg, a):
     """What the paper says for one (regime, alpha): a number, a range read off Fig. 6e, or nothing."""
@@ -436,21 +615,37 @@ def paper_value(reg, a):
 
 
 tab = fits.merge(pred_fits, on="alpha")
-tab = tab.assign(**{"ours α_m": tab["alpha_m"].round(3),
-                    "95% CI": [f"[{lo:.2f}, {hi:.2f}]" for lo, hi in zip(tab["ci_low"], tab["ci_high"])],
-                    "paper": [paper_value(r, a) for r, a in zip(tab["regime"], tab["alpha"])],
-                    "finite-n prediction": [f"{v:.3f}" if r == "weak" else "—"
-                                            for r, v in zip(tab["regime"], tab["alpha_m_pred"])],
-                    "reference α_m (n = 1000)": [ref_fit(r, a) for r, a in zip(tab["regime"], tab["alpha"])]})
-table = pd.concat([
-    tab[["regime", "alpha", "ours α_m", "95% CI", "reference α_m (n = 1000)", "paper", "finite-n prediction"]],
-    pd.DataFrame({"regime": "strong, " + ofits["law"], "alpha": np.nan, "ours α_m": ofits["alpha_m"].round(3),
-                  "95% CI": [f"[{lo:.2f}, {hi:.2f}]" for lo, hi in zip(ofits["ci_low"], ofits["ci_high"])],
-                  "paper": [f"{v:.3f} (reported, exp-17)" for v in ofits["alpha_m_reported"]],
-                  "finite-n prediction": "—"}),
-], ignore_index=True)
-tables.show(table, digits={"alpha": ".3g", "reference α_m (n = 1000)": ".3f"},
-            missing="not a power-law row, or no reference point at that (regime, α)")
+tab = tab.assign(
+    **{
+        "ours α_m": tab["alpha_m"].round(3),
+        "95% CI": [f"[{lo:.2f}, {hi:.2f}]" for lo, hi in zip(tab["ci_low"], tab["ci_high"])],
+        "paper": [paper_value(r, a) for r, a in zip(tab["regime"], tab["alpha"])],
+        "finite-n prediction": [f"{v:.3f}" if r == "weak" else "—" for r, v in zip(tab["regime"], tab["alpha_m_pred"])],
+        "reference α_m (n = 1000)": [ref_fit(r, a) for r, a in zip(tab["regime"], tab["alpha"])],
+    }
+)
+table = pd.concat(
+    [
+        tab[["regime", "alpha", "ours α_m", "95% CI", "reference α_m (n = 1000)", "paper", "finite-n prediction"]],
+        pd.DataFrame(
+            {
+                "regime": "strong, " + ofits["law"],
+                "alpha": np.nan,
+                "ours α_m": ofits["alpha_m"].round(3),
+                "95% CI": [f"[{lo:.2f}, {hi:.2f}]" for lo, hi in zip(ofits["ci_low"], ofits["ci_high"])],
+                "paper": [f"{v:.3f} (reported, exp-17)" for v in ofits["alpha_m_reported"]],
+                "finite-n prediction": "—",
+            }
+        ),
+    ],
+    ignore_index=True,
+)
+tables.show(
+    table,
+    digits={"alpha": ".3g", "reference α_m (n = 1000)": ".3f"},
+    missing="not a power-law row, or no reference point at that (regime, α)",
+)
+
 
 # %%
 def fit_of(reg, a):
@@ -489,31 +684,58 @@ for _, r in ofits.iterrows():
     glue(f"scaling_other_{key}", float(r["alpha_m"]))
     glue(f"scaling_other_{key}_paper", float(r["alpha_m_reported"]))
 glue("scaling_exp_tau", tau)
+
+
 # the scorecard: weak alpha - 1, the strong regime at the alphas of Fig. 6e, the overlap slope, exp-17
 def ci_of(reg, a):
     r = fits[(fits["regime"] == reg) & np.isclose(fits["alpha"], a)]
     return (float(r["ci_low"].iloc[0]), float(r["ci_high"].iloc[0])) if len(r) else (None, None)
 
 
-findings.record("liu-weak-exponent", weak_dev if steep else None, n=len(ms), n_of="widths",
-                low=float(np.mean([ci_of("weak", a)[0] - (a - 1) for a in steep])) if steep else None,
-                high=float(np.mean([ci_of("weak", a)[1] - (a - 1) for a in steep])) if steep else None)
+findings.record(
+    "liu-weak-exponent",
+    weak_dev if steep else None,
+    n=len(ms),
+    n_of="widths",
+    low=float(np.mean([ci_of("weak", a)[0] - (a - 1) for a in steep])) if steep else None,
+    high=float(np.mean([ci_of("weak", a)[1] - (a - 1) for a in steep])) if steep else None,
+)
 for a_, key in fig6e.items():
     v = fit_of("strong", a_)
-    findings.record(f"liu-strong-{key}", v if np.isfinite(v) else None, low=ci_of("strong", a_)[0],
-                    high=ci_of("strong", a_)[1], n=len(ms), n_of="widths")
+    findings.record(
+        f"liu-strong-{key}",
+        v if np.isfinite(v) else None,
+        low=ci_of("strong", a_)[0],
+        high=ci_of("strong", a_)[1],
+        n=len(ms),
+        n_of="widths",
+    )
 ovs = strong.groupby("m", as_index=False)["mean_sq_overlap"].mean()
-findings.record("liu-toy-overlap", float(np.polyfit(np.log(ovs.m), np.log(ovs.mean_sq_overlap), 1)[0])
-                if len(ovs) >= 2 else None, n=len(ovs), n_of="widths")
+findings.record(
+    "liu-toy-overlap",
+    float(np.polyfit(np.log(ovs.m), np.log(ovs.mean_sq_overlap), 1)[0]) if len(ovs) >= 2 else None,
+    n=len(ovs),
+    n_of="widths",
+)
 wk_ratio = wk["loss"] / wk["left_out_loss"]
-findings.record("liu-weak-leftout", float(wk_ratio.median()) if len(wk) else None,
-                low=float(wk_ratio.min()) if len(wk) else None, high=float(wk_ratio.max()) if len(wk) else None,
-                n=len(wk), n_of="models")
+findings.record(
+    "liu-weak-leftout",
+    float(wk_ratio.median()) if len(wk) else None,
+    low=float(wk_ratio.min()) if len(wk) else None,
+    high=float(wk_ratio.max()) if len(wk) else None,
+    n=len(wk),
+    n_of="models",
+)
 for name, cid in zip(other, ("liu-exp17-exp", "liu-exp17-linear", "liu-exp17-power")):
     r = ofits[ofits["law"] == name]
-    findings.record(cid, -float(r["alpha_m"].iloc[0]) if len(r) else None,
-                    low=-float(r["ci_high"].iloc[0]) if len(r) else None, high=-float(r["ci_low"].iloc[0]) if len(r) else None,
-                    n=int(odf[odf["law"] == name].m.nunique()), n_of="widths")
+    findings.record(
+        cid,
+        -float(r["alpha_m"].iloc[0]) if len(r) else None,
+        low=-float(r["ci_high"].iloc[0]) if len(r) else None,
+        high=-float(r["ci_low"].iloc[0]) if len(r) else None,
+        n=int(odf[odf["law"] == name].m.nunique()),
+        n_of="widths",
+    )
 
 # %% [markdown]
 # **Closing note: measured against the paper.** On this profile ($n$ = {glue:text}`scaling_n`,

@@ -29,7 +29,12 @@ toy_seeds = [0]  # toy seeds
 toy_steps = None  # toy optimiser steps; None: the engine's (the paper's 20000)
 toy_batch = None  # toy batch size; None: the engine's (the paper's 2048)
 toy_lr = None  # toy peak learning rate; None: the engine's (the paper's 0.01)
-models = ["smollm2-135m", "gemma-3-270m", "qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"]  # LM heads (offline keys, catalog keys or hub ids)
+models = [
+    "smollm2-135m",
+    "gemma-3-270m",
+    "qwen2.5-coder-0.5b",
+    "qwen2.5-coder-1.5b",
+]  # LM heads (offline keys, catalog keys or hub ids)
 stand_in_widths = []  # widths of random Gaussian stand-in matrices (smoke tests only)
 stand_in_rows = 2000  # rows of each stand-in matrix
 seed = 0  # seed of the stand-in matrices
@@ -57,7 +62,11 @@ toy_n = toy.TrainConfig(**toy_shared).n
 run_record = start(
     "The paper measures the LM heads of 27 open models (OPT, Qwen2.5, GPT-2, Pythia) from the model hub; "
     f"this profile measures {len(models)} head(s) that install offline, exactly over all pairs, and compares "
-    f"them with the n = {toy_n} toy runs of the width-scaling chapter.", device=device, executor=executor, scheduler=scheduler)
+    f"them with the n = {toy_n} toy runs of the width-scaling chapter.",
+    device=device,
+    executor=executor,
+    scheduler=scheduler,
+)
 
 # %% [markdown]
 # ## The toy's overlaps
@@ -66,8 +75,12 @@ run_record = start(
 # cache trains them here).
 
 # %%
-configs = [toy.sweep_config(**toy_shared, m=m, alpha=a, gamma=toy_gamma, seed=s, keep_norms=True)
-           for m in toy_ms for a in toy_alphas for s in toy_seeds]
+configs = [
+    toy.sweep_config(**toy_shared, m=m, alpha=a, gamma=toy_gamma, seed=s, keep_norms=True)
+    for m in toy_ms
+    for a in toy_alphas
+    for s in toy_seeds
+]
 tdf = toy.run_sweep(configs, cache=cache, desc="toy (strong)")
 tdf = tdf[["m", "alpha", "seed", "mean_sq_overlap"]].assign(source="toy", one_over_m=lambda d: 1.0 / d["m"])
 
@@ -90,9 +103,16 @@ records, failures = scan(sources)
 for f in failures:
     print(f"skipped {f['label']}: {f['error']}")
 hdf = figdata.head_overlaps(records)
-shown = {"mean_sq_overlap": "E[cos²]", "var_cos": "Var(cos)", "m_times_overlap": "m E[cos²]", "m_times_var": "m Var(cos)"}
-tables.show(hdf.drop(columns=["one_over_m"]).rename(columns=shown),  # the figure's CSV keeps the plain names
-            digits={"E[cos²]": ".3g", "Var(cos)": ".3g", "m E[cos²]": ".1f", "m Var(cos)": ".1f"})
+shown = {
+    "mean_sq_overlap": "E[cos²]",
+    "var_cos": "Var(cos)",
+    "m_times_overlap": "m E[cos²]",
+    "m_times_var": "m Var(cos)",
+}
+tables.show(
+    hdf.drop(columns=["one_over_m"]).rename(columns=shown),  # the figure's CSV keeps the plain names
+    digits={"E[cos²]": ".3g", "Var(cos)": ".3g", "m E[cos²]": ".1f", "m Var(cos)": ".1f"},
+)
 
 # %% [markdown]
 # ## Side by side
@@ -104,11 +124,18 @@ tables.show(hdf.drop(columns=["one_over_m"]).rename(columns=shown),  # the figur
 # %%
 paper_range = reference.quote("liu2025.fig8a_m_overlap")
 fig, ax = plt.subplots(figsize=figures.size(3.4))
-allx = np.concatenate([tdf["one_over_m"].to_numpy(), hdf["one_over_m"].to_numpy() if len(hdf) else [],
-                       [1 / 8192, 1 / 256]])
+allx = np.concatenate(
+    [tdf["one_over_m"].to_numpy(), hdf["one_over_m"].to_numpy() if len(hdf) else [], [1 / 8192, 1 / 256]]
+)
 xx = np.geomspace(allx.min() * 0.7, allx.max() * 1.4, 20)
-ax.fill_between(xx, paper_range.low * xx, paper_range.high * xx, color="0.9", lw=0,
-                label=f"Liu et al.'s heads: {paper_range.low:g}/m to {paper_range.high:g}/m")
+ax.fill_between(
+    xx,
+    paper_range.low * xx,
+    paper_range.high * xx,
+    color="0.9",
+    lw=0,
+    label=f"Liu et al.'s heads: {paper_range.low:g}/m to {paper_range.high:g}/m",
+)
 colors = figures.palette(len(toy_alphas) + 2)
 for c, a in zip(colors, toy_alphas):
     d = tdf[tdf["alpha"] == a]
@@ -127,14 +154,23 @@ ax.set_ylabel("mean square overlap E[cos²]")
 figures.legend_below(ax, ncol=2)
 fig.tight_layout()
 lm = hdf[hdf["source"] == "LM head"] if len(hdf) else hdf
-_ = figures.save("fig-toyllm-overlap", fig, figdata.toy_and_heads(tdf, hdf),
-             {"caption": "Mean square overlap of normalised rows against 1/m: toy models in the strong regime "
-                         "(coloured) lie close to the line 1/m; the LM heads (black diamonds: E[cos²] filled, "
-                         "variance of the signed cosine open) lie above it, "
-                         + (f"{int(((lm.m_times_overlap >= paper_range.low) & (lm.m_times_overlap <= paper_range.high)).sum())}"
-                            f" of {len(lm)} inside the band where Liu et al.'s heads lie." if len(lm) else
-                            "none loaded in this profile."),
-              "seed": seed})
+_ = figures.save(
+    "fig-toyllm-overlap",
+    fig,
+    figdata.toy_and_heads(tdf, hdf),
+    {
+        "caption": "Mean square overlap of normalised rows against 1/m: toy models in the strong regime "
+        "(coloured) lie close to the line 1/m; the LM heads (black diamonds: E[cos²] filled, "
+        "variance of the signed cosine open) lie above it, "
+        + (
+            f"{int(((lm.m_times_overlap >= paper_range.low) & (lm.m_times_overlap <= paper_range.high)).sum())}"
+            f" of {len(lm)} inside the band where Liu et al.'s heads lie."
+            if len(lm)
+            else "none loaded in this profile."
+        ),
+        "seed": seed,
+    },
+)
 
 # %% [markdown]
 # ## What the paper fits, as reported
@@ -147,10 +183,12 @@ _ = figures.save("fig-toyllm-overlap", fig, figdata.toy_and_heads(tdf, hdf),
 # not in their repository, so it cannot be refitted here. The models it uses:
 
 # %%
-ref = pd.DataFrame([{"family": e.family, "hub id": e.hub_id, "m": e.width_m, "tied": e.tied}
-                    for e in catalog.liu_models()]).sort_values(["family", "m"], ignore_index=True)
+ref = pd.DataFrame(
+    [{"family": e.family, "hub id": e.hub_id, "m": e.width_m, "tied": e.tied} for e in catalog.liu_models()]
+).sort_values(["family", "m"], ignore_index=True)
 ref["1/m"] = 1.0 / ref["m"]
 tables.show(ref, digits={"1/m": ".5f"})
+
 
 # %%
 def span(col):
@@ -158,18 +196,32 @@ def span(col):
 
 
 a_m = reference.quote("liu2025.llm_alpha_m")
-reported = pd.DataFrame([
-    {"quantity": "LLM width exponent α_m", "source": f"{a_m.value:g} ± {reference.value('liu2025.llm_alpha_m_se'):g} "
-                                                    f"(reported, {a_m.where.split(';')[0]})",
-     "ours": "not refittable (losses not public)"},
-    {"quantity": "LM-head m E[cos²]", "source": f"{paper_range.text()} (median and range; our reading of Fig. 8a)",
-     "ours": f"{span('m_times_overlap')} ({len(lm)} offline heads)"},
-    {"quantity": "LM-head E[cos²] against m", "source": "slope 1 against 1/m, the x-axis of Fig. 8a (−1 against m)",
-     "ours": "not measurable on these few widths"},
-    {"quantity": "LM-head m Var(cos)", "source": "—", "ours": span("m_times_var")},
-    {"quantity": "toy strong-regime m E[cos²]", "source": "about 1 (Fig. 6d; our reading)",
-     "ours": f"{(tdf['mean_sq_overlap'] * tdf['m']).min():.2f}–{(tdf['mean_sq_overlap'] * tdf['m']).max():.2f}"},
-])
+reported = pd.DataFrame(
+    [
+        {
+            "quantity": "LLM width exponent α_m",
+            "source": f"{a_m.value:g} ± {reference.value('liu2025.llm_alpha_m_se'):g} "
+            f"(reported, {a_m.where.split(';')[0]})",
+            "ours": "not refittable (losses not public)",
+        },
+        {
+            "quantity": "LM-head m E[cos²]",
+            "source": f"{paper_range.text()} (median and range; our reading of Fig. 8a)",
+            "ours": f"{span('m_times_overlap')} ({len(lm)} offline heads)",
+        },
+        {
+            "quantity": "LM-head E[cos²] against m",
+            "source": "slope 1 against 1/m, the x-axis of Fig. 8a (−1 against m)",
+            "ours": "not measurable on these few widths",
+        },
+        {"quantity": "LM-head m Var(cos)", "source": "—", "ours": span("m_times_var")},
+        {
+            "quantity": "toy strong-regime m E[cos²]",
+            "source": "about 1 (Fig. 6d; our reading)",
+            "ours": f"{(tdf['mean_sq_overlap'] * tdf['m']).min():.2f}–{(tdf['mean_sq_overlap'] * tdf['m']).max():.2f}",
+        },
+    ]
+)
 glue("toyllm_n_heads", int(len(lm)))
 glue("toyllm_ratio_min", float(lm["m_times_overlap"].min()) if len(lm) else float("nan"))
 glue("toyllm_ratio_max", float(lm["m_times_overlap"].max()) if len(lm) else float("nan"))
