@@ -204,7 +204,8 @@ def describe(
     if entry is not None:
         rec.update(_catalog_fields(entry, (int(e.matrix.shape[0]), d)))
     if tiled:
-        t = tiled_stats(X, cfg, sample=sample, device=device, progress=progress)
+        settings = dataclasses.asdict(cfg if cfg is not None else TiledConfig())
+        t = tiled_stats(X, **settings, sample=sample, device=device, progress=progress)
         rec.update(_tiled_fields(t, e.tokens))
     return rec  # type: ignore[return-value]
 

@@ -170,27 +170,8 @@ def test_bad_options():
         tiled_stats(X, bins=7, device="cpu")
     with pytest.raises(RepcapError, match="sample at least 2"):
         tiled_stats(X, sample=1, device="cpu")
-    with pytest.raises(RepcapError, match=r"top_k=-1 must be an integer >= 0"):  # was accepted silently
-        tiled_stats(X, top_k=-1, device="cpu")
-    with pytest.raises(RepcapError, match=r"quantiles\[1\]=1.5 must be a number in \[0, 1\]"):
-        tiled_stats(X, quantiles=(0.5, 1.5), device="cpu")
-    with pytest.raises(RepcapError, match="unknown TiledConfig settings"):
-        tiled_stats(X, bin=10, device="cpu")
     with pytest.raises(RepcapError, match="compute="):
         moments(X, compute="float16", device="cpu")
-
-
-def test_a_config_object_and_its_field_overrides_give_the_same_pass():
-    """``tiled_stats(X, cfg)`` and ``tiled_stats(X, bins=..)`` are one pass: the override replaces
-    the field of the config (default :data:`DEFAULTS`), checked as the dataclass checks it."""
-    from repcap.cosine import DEFAULTS, TiledConfig
-
-    X = matrix(60, 5, seed=3)
-    a = tiled_stats(X, TiledConfig(bins=100, top_k=3), device="cpu", progress=False)
-    b = tiled_stats(X, bins=100, top_k=3, device="cpu", progress=False)
-    assert len(a.counts) == 100 and len(a.top_pairs) == 3
-    assert a.counts.tolist() == b.counts.tolist() and a.top_pairs == b.top_pairs
-    assert tiled_stats(X, device="cpu", progress=False).counts.size == DEFAULTS.bins == 2000
 
 
 def test_fraction_below_matches_the_empirical_cdf():

@@ -9,10 +9,40 @@ shape, storage) without reading them; ``--tensor NAME`` reads any 2-D one.
 
 from __future__ import annotations
 
+import argparse
+import dataclasses
 import json
+import typing
 
 from .. import config
 from . import print_json
+
+#: Help for the TiledConfig fields, which carry no ``config.setting`` metadata of their own (the
+#: defaults, types and names come from the dataclass; only the wording lives here).
+TILED_HELP = {
+    "bins": "histogram bins on [-1, 1] (even)",
+    "top_k": "most similar pairs to list",
+    "thresholds": "exceedance thresholds t: P(cos > t) and P(|cos| > t)",
+    "quantiles": "quantiles of cos to report",
+    "groups": "row groups for the sampling error (with --sample)",
+    "seed": "row-sample seed",
+}
+
+
+class _Described:
+    """``add_argument`` on a parser, with each TiledConfig flag's help taken from :data:`TILED_HELP`
+    where the field has none, and a tuple default read as a list of numbers."""
+
+    def __init__(self, parser):
+        self.parser = parser
+
+    def add_argument(self, flag: str, **kw):
+        dest = kw["dest"]
+        if not kw.get("help", "").split(" (default:")[0] and dest in TILED_HELP:
+            kw["help"] = TILED_HELP[dest] + kw.get("help", "")
+        if isinstance(kw.get("default"), tuple) and "nargs" not in kw:
+            kw.update(nargs="+", type=float, metavar="X")
+        return self.parser.add_argument(flag, **kw)
 
 
 def register(sub) -> None:
@@ -28,7 +58,9 @@ def register(sub) -> None:
     p.add_argument("--tensor", default=None, help="read this 2-D tensor (see --list-tensors) instead of guessing")
     p.add_argument("--list-tensors", action="store_true", help="list the tensors (name, shape, storage) and stop")
     p.add_argument("--rows", type=int, default=None, metavar="N", help="keep only the first N rows")
-    config.add_arguments(p, TiledConfig)  # the statistics' flags, help and checks: from the dataclass
+    # add_arguments only calls add_argument on what it is given; its signature (repcap.config)
+    # says ArgumentParser, so the duck-typed wrapper is cast to that
+    config.add_arguments(typing.cast(argparse.ArgumentParser, _Described(p)), TiledConfig)
     p.set_defaults(func=run)
 
 
@@ -45,11 +77,14 @@ def _list(args) -> int:
     return 0
 
 
-def _check(args) -> None:
-    """Bounds of the flags that are not TiledConfig fields (its own are checked by the dataclass):
-    one line each, before anything is loaded."""
+def _check(stats: dict, args) -> None:
+    """Bounds the dataclass types do not say: one line each, before anything is loaded."""
     from .. import RepcapError
 
+    if not 0 <= stats["seed"] <= config.MAX_SEED:
+        raise RepcapError(f"--seed must be in 0..2**63-1, got {stats['seed']}")
+    if stats["top_k"] < 0:
+        raise RepcapError(f"--top-k must be 0 or more, got {stats['top_k']}")
     if args.sample is not None and args.sample < 2:
         raise RepcapError(f"--sample must be at least 2 rows, got {args.sample}")
     if args.rows is not None and args.rows < 2:
@@ -64,7 +99,7 @@ def run(args) -> int:
     from ..cosine import TiledConfig
 
     cfg = config.from_args(TiledConfig, args)
-    _check(args)
+    _check(dataclasses.asdict(cfg), args)
     rec = describe(
         args.source,
         cfg,

@@ -23,8 +23,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from .. import RepcapError, config, show_progress
-from ..config import setting
+from .. import RepcapError, show_progress
 from ..devices import memory_budget_bytes, resolve_device
 from .extremes import MaxAbs, NearestNeighbours, TopPairs
 from .histogram import Histogram
@@ -36,40 +35,16 @@ from .rows import as_matrix, kept_rows, normalised
 CPU_MAX_TILE = 2048
 
 
-def _even_bins(name: str, v: Any) -> None:
-    if isinstance(v, bool) or not isinstance(v, int) or v < 2 or v % 2:
-        raise RepcapError(f"{name}={v!r}: use an even number >= 2 (bins are symmetric about 0)")
-
-
-def _cosine(name: str, v: Any) -> None:
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not -1.0 <= float(v) <= 1.0:
-        raise RepcapError(f"{name}={v!r} must be a cosine in [-1, 1]")
-
-
 @dataclass(frozen=True)
 class TiledConfig:
-    """Settings of :func:`tiled_stats`: the one place their defaults, help and checks are written
-    (``repcap stats`` derives its flags from it, :func:`repcap.survey.describe` takes it)."""
+    """Settings of :func:`tiled_stats` (defaults used by the CLI, the survey and the chapters)."""
 
-    bins: int = setting(2000, "histogram bins on [-1, 1] (even; 2000 is a width of 0.001)", check=_even_bins)
-    top_k: int = setting(20, "most similar pairs to list", check=config.count(0))
-    thresholds: tuple[float, ...] = setting(
-        (0.1, 0.2, 0.3, 0.5, 0.9),
-        "exceedance thresholds t: P(cos > t) and P(|cos| > t)",
-        check=config.each(_cosine),
-        metavar="X",
-    )
-    quantiles: tuple[float, ...] = setting(
-        (0.5, 0.9, 0.95, 0.99, 0.999, 0.9999),
-        "quantiles of cos to report",
-        check=config.each(config.probability),
-        metavar="X",
-    )
-    groups: int = setting(8, "row groups for the sampling error (with --sample)", check=config.count(1))
-    seed: int = setting(0, "row-sample seed", check=config.seed)
-
-    def __post_init__(self) -> None:
-        config.check(self)
+    bins: int = 2000  # fixed bins on [-1, 1]: width 0.001
+    top_k: int = 20  # most similar pairs kept
+    thresholds: tuple = (0.1, 0.2, 0.3, 0.5, 0.9)  # exceedance fractions P(cos > t) and P(|cos| > t)
+    quantiles: tuple = (0.5, 0.9, 0.95, 0.99, 0.999, 0.9999)
+    groups: int = 8  # row groups for the sampling error (sample mode only)
+    seed: int = 0  # row sample seed
 
 
 DEFAULTS = TiledConfig()
@@ -291,34 +266,34 @@ class _Pass:
 
 def tiled_stats(
     X: Any,
-    cfg: TiledConfig | None = None,
     *,
+    bins: int = DEFAULTS.bins,
+    top_k: int = DEFAULTS.top_k,
+    thresholds: Sequence[float] = DEFAULTS.thresholds,
+    quantiles: Sequence[float] = DEFAULTS.quantiles,
     sample: int | None = None,
+    seed: int = DEFAULTS.seed,
+    groups: int = DEFAULTS.groups,
     device: str | torch.device = "auto",
     memory_budget: int | None = None,
     progress: bool = True,
     unit: bool = False,
-    **settings: Any,
 ) -> TiledStats:
     """One pass over the upper-triangle tiles of ``U U^T`` for ``X: (V, d)`` (see the module
-    docstring), with the statistics' settings ``cfg`` (default :data:`DEFAULTS`; keyword
-    ``settings`` such as ``bins=200`` replace single fields of it, checked as the dataclass checks
-    them).  ``sample=m`` visits all pairs among m rows drawn without replacement (``cfg.seed``) and
-    fills ``sampling_error`` from ``cfg.groups`` disjoint row groups.  The rest say how the pass
-    runs, not what it computes: ``memory_budget`` (bytes) sets the tile size; ``unit``: the rows
-    are already unit vectors (a packing's), so they are used without being normalised again (no
-    rounding of their last bit; the caller vouches for their norms)."""
+    docstring).  ``sample=m`` visits all pairs among m rows drawn without replacement (seeded) and
+    fills ``sampling_error`` from ``groups`` disjoint row groups; ``memory_budget`` (bytes) sets the
+    tile size.  ``unit``: the rows are already unit vectors (a packing's), so they are used without
+    being normalised again (no rounding of their last bit; the caller vouches for their norms)."""
     from tqdm.auto import tqdm
 
-    cfg = cfg if cfg is not None else DEFAULTS
-    if settings:
-        cfg = config.replace(cfg, **settings)
+    if bins < 2 or bins % 2:
+        raise RepcapError(f"bins={bins}: use an even number >= 2 (bins are symmetric about 0)")
     dev = resolve_device(device)
-    rows = _select_rows(X, sample, cfg.seed, cfg.groups, dev, unit)
+    rows = _select_rows(X, sample, seed, groups, dev, unit)
     U = rows.U
     m, d = int(U.shape[0]), int(U.shape[1])
     bounds, block_group = _blocks(rows.group_bounds, tile_size(d, m, memory_budget or memory_budget_bytes(dev), dev))
-    acc = _Pass(rows, cfg.bins, cfg.thresholds, cfg.top_k, dev)
+    acc = _Pass(rows, bins, thresholds, top_k, dev)
     nblk = len(block_group)
     bar = tqdm(
         total=nblk * (nblk + 1) // 2, desc="cosine tiles", unit="tile", disable=not show_progress(progress), leave=False
@@ -333,7 +308,7 @@ def tiled_stats(
                 del T
                 bar.update(1)
     bar.close()
-    return _result(acc, rows, d, cfg.quantiles)
+    return _result(acc, rows, d, quantiles)
 
 
 def _result(acc: _Pass, rows: _Rows, d: int, quantiles: Sequence[float]) -> TiledStats:
