@@ -52,6 +52,7 @@ from repcap.chapter import glue, start
 from repcap.config import given
 from repcap.figdata import packing as figdata
 from repcap.figdata import reference as refdata
+from repcap.figdata import reference_runs as rrdata
 from repcap.runs import finding_profile
 
 ref_lookup = bundle.lookup(reference_set, "guha-small", scale=reference_scale) if reference_set else None
@@ -282,10 +283,39 @@ tables.show(grid, digits={"eps_star": ".4f", "eps_random": ".4f", "bound": ".4f"
 # ships the results with the book ({doc}`../reproduce`): {glue:md}`laws_ref_provenance`
 # {numref}`fig-laws-reference` sets each cell's $\varepsilon^*$ next to the one he stores for it
 # (`code/vector_packing/optimized_packing.json`): {glue:md}`laws_ref_summary`
+#
+# {glue:md}`laws_ref_m60`
 
 # %%
 ref_section = refdata.section(ref_lookup, reference_set)
 ref_cells = figdata.reference_cells(ref_section.found, g_opt)
+m60_lookup = bundle.lookup(reference_set, "guha-m60", scale=reference_scale) if reference_set else None
+m60_section = refdata.section(m60_lookup, reference_set)
+m60_cells = figdata.reference_cells(m60_section.found, g_opt)
+by_rule = figdata.reference_cells_by_rule(ref_cells, m60_cells)
+gap40, n40 = figdata.worst_gap(ref_cells, 4000)
+gap60, n60 = figdata.worst_gap(m60_cells, 4000)
+glue(
+    "laws_ref_m60",
+    Markdown(
+        f"At k ≤ 4000 his code takes M = 40 in the exponent rule p = min(⌊M / ln d⌋, 20); run so, our ε* lie up to "
+        f"{gap40:.1%} from his stored values over {n40} cells, while the same cells run with M = 60 (the top of the "
+        f"40 to 60 his text gives) land within {gap60:.1%} over {n60} cells: his stored cells follow M = 60. "
+        + m60_section.provenance
+        if gap40 is not None and gap60 is not None
+        else "The k ≤ 4000 cells at M = 60 are not in this build: " + m60_section.provenance
+    ),
+)
+if gap60 is not None:
+    findings.record(
+        "guha-cells-m60",
+        gap60,
+        figure="fig-laws-reference",
+        profile=finding_profile(reference_set, reference_scale),
+        provenance=m60_section.provenance,
+        n=n60,
+        n_of="cells",
+    )
 glue("laws_ref_steps", int(ref_cells.steps.max()) if len(ref_cells) else int(reference.value("guha2026.packing_steps")))
 glue("laws_ref_provenance", Markdown(ref_section.provenance))
 fig, ax = plt.subplots(figsize=figures.size(3.0))
@@ -294,8 +324,11 @@ if ref_cells["relative gap"].notna().any():
     for c_, (d_, g_) in zip(figures.palette(3), ref_cells.groupby("d")):
         ax.plot(g_.k, g_["ε* (Guha's data)"], "s", mfc="none", color=c_, ms=7)
         ax.plot(g_.k, g_["ε* (ours)"], "o-", color=c_, ms=4, lw=1, label=f"d = {d_}")
+        m60_d = m60_cells[m60_cells.d == d_]
+        ax.plot(m60_d.k, m60_d["ε* (ours)"], "^", color=c_, ms=5, mfc="white")
     ax.plot([], [], "s", mfc="none", color="0.3", label="Guha's stored ε*")
-    ax.plot([], [], "o-", color="0.3", ms=4, lw=1, label="ours (reference run)")
+    ax.plot([], [], "o-", color="0.3", ms=4, lw=1, label="ours, his code's rule (M = 40 at k ≤ 4000)")
+    ax.plot([], [], "^", color="0.3", ms=5, mfc="white", label="ours, M = 60")
     glue(
         "laws_ref_summary",
         Markdown(
@@ -333,16 +366,17 @@ fig.tight_layout()
 _ = figures.save(
     "fig-laws-reference",
     fig,
-    figdata.reference_cells_figure(ref_cells, g_opt),
+    figdata.reference_cells_figure(by_rule, g_opt),
     {
-        "caption": "Guha's cells re-run at his settings (the reference run): ε* of our optimised packings (dots) "
-        "next to the ε* he stores for the same (k, d) (open squares), per dimension.",
+        "caption": "Guha's cells re-run (the reference run): the ε* he stores (open squares), ours with his code's "
+        "exponent rule (dots: M = 40 at k ≤ 4000) and ours with M = 60 (triangles), per dimension. At k ≤ 4000 the "
+        "triangles sit on his squares and the dots above them: his stored cells follow M = 60.",
         "source": "reference bundle; Guha's data: code/vector_packing/optimized_packing.json (MIT)",
         "provenance": ref_section.sidecar_provenance,
     },
 )
 tables.show(
-    ref_cells,
+    by_rule,
     digits={"ε* (ours)": ".4f", "ε* (Guha's data)": ".4f", "relative gap": "+.1%", "p": ".0f"},
     missing="Guha's data has no packing at this (k, d)",
 )
@@ -530,7 +564,7 @@ _ = figures.save(
 # $C = \varepsilon^2 k / \ln N$ from our packings (in this book's letters, $C = \varepsilon^{*2} d/\ln k$
 # against $k/d$), from the random baseline, and from random projections of $N$ basis vectors into $k$
 # dimensions (Gaussian, Rademacher as in Achlioptas, and the subsampled randomised Hadamard transform),
-# where $\varepsilon$ is the distortion of squared distances.
+# where $\varepsilon$ is the distortion of squared distances. {glue:md}`laws_C_reference`
 
 # %%
 proj_cfg = [
@@ -543,7 +577,11 @@ proj_cfg = [
 ]
 proj = sweep.run(packing.sweep_projection, proj_cfg, cache="packing-projection", desc="projections")
 proj_df = pd.DataFrame(proj.results).groupby(["N", "k", "kind"], as_index=False)[["eps", "C"]].mean()
-cdf = figdata.yoder_constants(grid, proj_df)
+cc_lookup = bundle.lookup(reference_set, "c-curve", scale=reference_scale) if reference_set else None
+cc_section = refdata.section(cc_lookup, reference_set)
+cc_curve = rrdata.c_curve(cc_section.found)
+cc_shape = rrdata.c_curve_shape(cc_curve)
+cdf = figdata.yoder_constants(grid, proj_df, cc_curve)
 glue("laws_C_opt_min", float(cdf[cdf.source == "optimised packing"].C.min()))
 glue("laws_C_opt_max", float(cdf[cdf.source == "optimised packing"].C.max()))
 glue("laws_yoder_C", laws.yoder_C())
@@ -573,6 +611,43 @@ findings.record("yoder-C-peak", float(o.C.max()) if len(o) else None, n=len(o), 
 findings.record(
     "yoder-C-falls", float(o_sorted.C.iloc[-1]) if len(o) else None, n=len(o), n_of="packings", undecided=not_reached
 )
+if len(cc_curve):
+    cc_undecided = (
+        ""
+        if cc_shape["interior"]
+        else f"the reference C curve has no peak inside its grid (N/k up to {cc_curve.ratio.max():.0f}, {len(cc_curve)} packings)"
+    )
+    for cid, value in (("yoder-C-peak", cc_shape["peak"]), ("yoder-C-falls", cc_shape["last"])):
+        findings.record(
+            cid,
+            value,
+            n=len(cc_curve),
+            n_of="packings",
+            undecided=cc_undecided,
+            figure="fig-laws-yoder-c",
+            profile=finding_profile(reference_set, reference_scale),
+            provenance=cc_section.provenance,
+        )
+    glue(
+        "laws_C_reference",
+        Markdown(
+            f"The reference run adds {len(cc_curve)} optimised packings at small dimension (d = "
+            f"{', '.join(str(d_) for d_ in sorted(cc_curve.d.unique()))}, N/k up to {cc_curve.ratio.max():.0f}): "
+            f"pooled over d, their C peaks at {cc_shape['peak']:.3f} at N/k = {cc_shape['peak_ratio']:.0f}"
+            + (
+                f" and falls to {cc_shape['last']:.3f} ({cc_shape['fall']:.0%} of the peak) at the largest N/k."
+                if cc_shape["interior"]
+                else ", the end of the grid: the peak is not bracketed yet."
+            )
+            + " "
+            + cc_section.provenance
+        ),
+    )
+else:
+    glue(
+        "laws_C_reference",
+        Markdown("The reference run's small-d C curve is not in this build: " + cc_section.provenance),
+    )
 srht = proj_df[proj_df["kind"] == "srht"]
 findings.record(
     "yoder-C-hadamard",
@@ -586,7 +661,7 @@ findings.record(
 fig, ax = plt.subplots(figsize=figures.size(4.4))
 srcs = list(dict.fromkeys(cdf.source))
 pal = dict(zip(srcs, figures.palette(len(srcs))))
-marks = {"optimised packing": "o", "random vectors": "s"}
+marks = {"optimised packing": "o", "random vectors": "s", figdata.REFERENCE_C_SERIES: "D"}
 for s_ in srcs:
     g = cdf[cdf.source == s_].sort_values("ratio")
     ax.plot(g.ratio, g.C, marks.get(s_, "^"), color=pal[s_], label=s_, ms=5, alpha=0.85)
@@ -610,7 +685,8 @@ _ = figures.save(
     {
         "caption": "Yoder's constant C = ε² k / ln N against N/k (log-log). Random vectors and random projections "
         "sit near the JL constants (Gaussian projections higher, because their vector lengths also "
-        "vary); optimised packings have a several times smaller C, below the peak of Yoder's curve.",
+        "vary); optimised packings (dots) have a several times smaller C. The diamonds are the reference run's "
+        "packings at d = 2 to 16, which reach the large N/k where Yoder's curve peaks and falls.",
         "seed": seed,
         "projection_seeds": projection_seeds,
     },

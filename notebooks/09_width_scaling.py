@@ -65,10 +65,11 @@ import numpy as np
 import pandas as pd
 from IPython.display import Markdown
 
-from repcap import bundle, figures, findings, reference, tables, toy
+from repcap import bundle, figures, findings, reference, runs, tables, toy
 from repcap.chapter import glue, start
 from repcap.config import given
 from repcap.figdata import reference as refdata
+from repcap.figdata import reference_runs as rrdata
 from repcap.figdata import toy as figdata
 from repcap.runs import finding_profile
 
@@ -433,6 +434,31 @@ _ = figures.save(
 # %%
 ref_section = refdata.section(ref_lookup, reference_set)
 rdf = figdata.reference_points(ref_section.found)
+w_names = (
+    [
+        e.name
+        for e in runs.point_set(reference_set, reference_scale).experiments
+        if e.name.startswith(rrdata.WIDTH_SWEEPS)
+    ]
+    if reference_set
+    else []
+)
+w_sections = [refdata.section(bundle.lookup(reference_set, n_, scale=reference_scale), reference_set) for n_ in w_names]
+w_found = [f for sec in w_sections for f in sec.found]
+wfits = rrdata.width_exponents(w_found)
+wsum = rrdata.exponent_summary(wfits)
+
+
+def w_fit(alpha, gamma):
+    """Our seed-0 width fit at (alpha, gamma), with at least 3 widths, or None."""
+    r = (
+        wsum[np.isclose(wsum.alpha.astype(float), alpha) & np.isclose(wsum.gamma.astype(float), gamma)]
+        if len(wsum)
+        else wsum
+    )
+    return r.iloc[0] if len(r) and np.isfinite(float(r.iloc[0].alpha_m)) else None
+
+
 paper_tc = toy.TrainConfig()  # the engine's defaults are the paper's main sweep
 ref_cfg = ref_section.found[0].config if ref_section.found else {}
 glue("scaling_ref_n", int(ref_cfg.get("n", paper_tc.n)))
@@ -525,7 +551,7 @@ if len(rfits):
         r = rfits[(rfits["regime"] == reg) & np.isclose(rfits["alpha"].astype(float), a)].iloc[0]
         return float(r.ci_low), float(r.ci_high)
 
-    if steep_ref:
+    if steep_ref and not any(w_fit(a_, 0.3333) is not None for a_ in steep_ref):
         findings.record(
             "liu-weak-exponent",
             float(np.mean([ref_fit("weak", a_) - (a_ - 1) for a_ in steep_ref])),
@@ -540,7 +566,7 @@ if len(rfits):
         )
     for a_, key in fig6e.items():
         v = ref_fit("strong", a_)
-        if v is not None:
+        if v is not None and w_fit(a_, -0.7778) is None:  # the width sweeps' gamma = -0.778 fit decides it
             findings.record(
                 f"liu-strong-{key}",
                 v,
@@ -589,6 +615,120 @@ else:
             else "not shown in this build, which has no reference points."
         ),
     )
+
+# %% [markdown]
+# ## Fig. 6e's series, width by width
+#
+# The reference set also trains the paper's six widths at the $\gamma$ of the three strong series that
+# Fig. 6e plots, its weak series and $\gamma = -1$, for each $\alpha$ of the set, with two more seeds
+# at $\alpha$ = 1 and 1.5, as far as its compute has reached: {glue:md}`scaling_w_provenance`
+# {numref}`fig-scaling-fig6e` sets each of our fits (over the widths it has, with its 95 % t interval)
+# next to the digitised point of the same $(\alpha, \gamma)$: {glue:md}`scaling_w_summary`
+
+# %%
+digitised = rrdata.digitised_series(
+    [
+        (a_, -g_, q_.value, (q_.high - q_.low) / 2)
+        for a_, key in fig6e.items()
+        for g_, gkey in ((0.7778, "g0778"), (0.5556, "g0556"), (0.3333, "g0333"))
+        for q_ in [reference.quote(f"liu2025.fig6e_{key}_{gkey}")]
+    ]
+)
+cmp6e = rrdata.fig6e_comparison(wsum, digitised)
+w_prov = "; ".join(dict.fromkeys(sec.provenance for sec in w_sections)) if w_sections else refdata.NO_SET
+glue("scaling_w_provenance", Markdown(w_prov))
+fig, ax = plt.subplots(figsize=figures.size(3.6))
+gcol = {-0.7778: "C3", -0.5556: "C1", -0.3333: "C2", -1.0: "0.3", 0.3333: "C0"}
+for (ser, g_), d_ in cmp6e.groupby(["series", "gamma"]):
+    d_ = d_.dropna(subset=["alpha_m"])
+    if not len(d_):
+        continue
+    mine = ser == "ours"
+    dx = 0.03 if mine else -0.03
+    ax.errorbar(
+        d_.alpha + dx,
+        d_.alpha_m,
+        yerr=[d_.alpha_m - d_.low, d_.high - d_.alpha_m],
+        fmt="o" if mine else "s",
+        mfc=None if mine else "none",
+        color=gcol.get(round(float(g_), 4), "0.5"),
+        ms=5,
+        capsize=2,
+        lw=1,
+        label=f"{'ours' if mine else 'Fig. 6e'}, γ = {g_:+.3f}",
+    )
+ax.plot([0.5, 2.0], [1.0, 1.0], ":", color="0.5", lw=0.8)
+ax.set_xlabel("α (feature-frequency exponent)")
+ax.set_ylabel("α_m (loss ∝ m^−α_m)")
+if not len(wsum):
+    ax.text(0.5, 0.9, "no reference width sweep in this build", transform=ax.transAxes, ha="center", color="0.4")
+figures.legend_below(ax, ncol=3)
+fig.tight_layout()
+_ = figures.save(
+    "fig-scaling-fig6e",
+    fig,
+    cmp6e,
+    {
+        "caption": "Width exponents α_m against α: Liu et al.'s Fig. 6e digitised from their vector figure (open "
+        "squares, their error bars) and our reference fits over the widths each series has so far (dots, 95 % t "
+        "interval), one colour per γ. Where a colour has both, compare the dot with the square beside it; γ = −1 "
+        "(grey) and the weak series (blue) have no square.",
+        "source": "reference bundle; Liu et al. 2025 Fig. 6e digitised (repcap.digitise)",
+        "provenance": w_prov if w_sections else None,
+    },
+)
+ref_profile_w = finding_profile(reference_set, reference_scale)
+recorded = []
+for a_, key in fig6e.items():
+    for g_, gkey in ((-0.7778, ""), (-0.5556, "-g0556"), (-0.3333, "-g0333")):
+        cid = f"liu-strong-{key}{gkey}"
+        r = w_fit(a_, g_)
+        if r is None or cid not in reference.claims():
+            continue
+        spread = (
+            f"; over {int(r.n_seeds)} seeds α_m = {r.seed_mean:.3f} ± {r.seed_sd:.3f}" if int(r.n_seeds) > 1 else ""
+        )
+        findings.record(
+            cid,
+            float(r.alpha_m),
+            low=float(r.low),
+            high=float(r.high),
+            n=int(r.n_widths),
+            n_of="widths",
+            figure="fig-scaling-fig6e",
+            profile=ref_profile_w,
+            provenance=w_prov,
+            note=f"seed 0's fit over {int(r.n_widths)} widths, γ = {g_:+.4f}{spread}",
+        )
+        recorded.append(
+            f"α = {a_:g}, γ = {g_:+.3f}: α_m = {r.alpha_m:.2f} [{r.low:.2f}, {r.high:.2f}] ({int(r.n_widths)} widths)"
+        )
+steep_w = [a_ for a_ in fig6e if a_ > 1 and w_fit(a_, 0.3333) is not None]
+if steep_w:
+    weak_gap = [float(w_fit(a_, 0.3333).alpha_m) - (a_ - 1) for a_ in steep_w]
+    findings.record(
+        "liu-weak-exponent",
+        float(np.mean(weak_gap)),
+        low=float(np.mean([float(w_fit(a_, 0.3333).low) - (a_ - 1) for a_ in steep_w])),
+        high=float(np.mean([float(w_fit(a_, 0.3333).high) - (a_ - 1) for a_ in steep_w])),
+        n=int(min(int(w_fit(a_, 0.3333).n_widths) for a_ in steep_w)),
+        n_of="widths",
+        figure="fig-scaling-fig6e",
+        profile=ref_profile_w,
+        provenance=w_prov,
+    )
+glue(
+    "scaling_w_summary",
+    Markdown(
+        ("; ".join(recorded) + "." if recorded else "no series has three widths yet, so no exponent is fitted.")
+        + (
+            f" Still to compute: {sum(len(sec.lookup.missing) for sec in w_sections)} of the sweeps' points "
+            f"({', '.join(f'`repcap bundle compute reference --only {n_}`' for n_, sec in zip(w_names, w_sections) if sec.lookup.missing)})."
+            if w_sections and any(sec.lookup.missing for sec in w_sections)
+            else ""
+        )
+    ),
+)
 
 # %% [markdown]
 # ## Measured against the paper

@@ -75,3 +75,27 @@ def test_digitised_series_refuses_a_malformed_point():
     assert rr.digitised_series([(1.0, -0.7778, 1.184, 0.094)]).alpha_m.tolist() == [1.184]
     with pytest.raises(RepcapError):
         rr.digitised_series([(1.0, "x", 1.0, 0.1)])
+
+
+def test_fig6e_comparison_keeps_both_series_apart():
+    summ = pd.DataFrame(
+        [
+            {
+                "gamma": -0.7778,
+                "alpha": 1.0,
+                "alpha_m": 1.1,
+                "low": 1.0,
+                "high": 1.2,
+                "n_widths": 6,
+                "seed_mean": 1.1,
+                "seed_sd": 0.02,
+                "n_seeds": 3,
+            }
+        ]
+    )
+    dig = rr.digitised_series([(1.0, -0.7778, 1.184, 0.094)])
+    t = rr.fig6e_comparison(summ, dig)
+    assert t.series.tolist() == ["ours", "Fig. 6e (digitised)"]
+    theirs = t.iloc[1]
+    assert theirs.low == pytest.approx(1.184 - 0.094) and theirs.high == pytest.approx(1.184 + 0.094)
+    assert rr.fig6e_comparison(summ.iloc[:0], dig.iloc[:0]).empty

@@ -197,6 +197,28 @@ def reference_cells_figure(cells: pd.DataFrame, guha_opt: pd.DataFrame) -> pd.Da
     )
 
 
+def reference_cells_by_rule(cells: pd.DataFrame, cells_m60: pd.DataFrame) -> pd.DataFrame:
+    """:func:`reference_cells` of the two reference experiments in one table, with the exponent rule
+    each ran with: his code's (``M = 40`` for k <= 4000, 60 above) and ``M = 60`` throughout."""
+    parts = [
+        cells.assign(rule="his code's M (40 if k ≤ 4000)"),
+        cells_m60.assign(rule="M = 60"),
+    ]
+    out = pd.concat([p for p in parts if len(p)], ignore_index=True) if any(len(p) for p in parts) else None
+    if out is None:
+        return pd.DataFrame(columns=[*cells.columns, "rule"])
+    return out.sort_values(["d", "k", "rule"], ignore_index=True)
+
+
+def worst_gap(cells: pd.DataFrame, k_max: float = float("inf")) -> tuple[float | None, int]:
+    """The largest |relative gap| to his stored eps* over the cells with ``k <= k_max`` that he
+    stores, and how many such cells there are (``None, 0`` when there are none)."""
+    sel = cells[(cells.k <= k_max) & cells["relative gap"].notna()] if len(cells) else cells
+    if not len(sel):
+        return None, 0
+    return float(sel["relative gap"].abs().max()), int(len(sel))
+
+
 def grid_points(grid: pd.DataFrame, law: Any, n_k: int = 60) -> pd.DataFrame:
     """The simulated grid (optimised and best-random eps* per (k, d)) with ``law`` (a refit) and the
     rigorous lower bound on eps drawn on ``n_k`` values of k per width."""
@@ -218,9 +240,12 @@ def grid_points(grid: pd.DataFrame, law: Any, n_k: int = 60) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def yoder_constants(grid: pd.DataFrame, projections: pd.DataFrame) -> pd.DataFrame:
+def yoder_constants(
+    grid: pd.DataFrame, projections: pd.DataFrame, reference_curve: pd.DataFrame | None = None
+) -> pd.DataFrame:
     """Yoder's constant C = eps^2 d / ln k of the optimised and random packings of the grid (against
-    k/d) and of random projections (``N, k, kind, C``; against N/k)."""
+    k/d), of random projections (``N, k, kind, C``; against N/k) and, when given, of the reference
+    run's small-d packings (:func:`repcap.figdata.reference_runs.c_curve`)."""
     rows = [
         {"source": "optimised packing", "ratio": r.k / r.d, "C": r.eps_star**2 * r.d / math.log(r.k), "d": r.d}
         for r in grid.itertuples()
@@ -232,7 +257,15 @@ def yoder_constants(grid: pd.DataFrame, projections: pd.DataFrame) -> pd.DataFra
     rows += [
         {"source": f"{r.kind} projection", "ratio": r.N / r.k, "C": r.C, "d": r.k} for r in projections.itertuples()
     ]
-    return pd.DataFrame(rows)
+    if reference_curve is not None:
+        rows += [
+            {"source": REFERENCE_C_SERIES, "ratio": r.ratio, "C": r.C, "d": r.d} for r in reference_curve.itertuples()
+        ]
+    return pd.DataFrame(rows, columns=["source", "ratio", "C", "d"])
+
+
+#: The name of the reference run's series in :func:`yoder_constants`.
+REFERENCE_C_SERIES = "optimised packing, d = 2 to 16 (reference run)"
 
 
 def capacity_by_angle(d: int, degrees_off: Sequence[float], refit_adjusted: Any) -> pd.DataFrame:

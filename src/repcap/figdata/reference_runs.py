@@ -150,3 +150,28 @@ def digitised_series(quotes: Sequence[tuple[float, float, float, float]]) -> pd.
         if len(q) != 4 or not all(isinstance(x, (int, float)) for x in q):
             raise RepcapError(f"a digitised Fig. 6e point is (alpha, gamma, value, error), got {q!r}")
     return pd.DataFrame(list(quotes), columns=["alpha", "gamma", "alpha_m", "error"])
+
+
+#: The reference set's width sweeps (their names start so), which :func:`width_exponents` fits.
+WIDTH_SWEEPS = ("liu-strong-a", "liu-weak", "liu-gamma-1", "liu-seeds")
+
+
+def fig6e_comparison(summary: pd.DataFrame, digitised: pd.DataFrame) -> pd.DataFrame:
+    """Our exponents (:func:`exponent_summary`) and the digitised Fig. 6e points in one tidy frame:
+    ``series`` (``ours`` or ``Fig. 6e (digitised)``), ``gamma, alpha, alpha_m, low, high`` (our t
+    interval, or the figure's error bar), ``n_widths``, ``seed_sd``, ``n_seeds``."""
+    ours = summary.assign(series="ours")[
+        ["series", "gamma", "alpha", "alpha_m", "low", "high", "n_widths", "seed_sd", "n_seeds"]
+    ]
+    theirs = digitised.assign(
+        series="Fig. 6e (digitised)",
+        low=digitised.alpha_m - digitised.error,
+        high=digitised.alpha_m + digitised.error,
+        n_widths=np.nan,
+        seed_sd=np.nan,
+        n_seeds=np.nan,
+    )[["series", "gamma", "alpha", "alpha_m", "low", "high", "n_widths", "seed_sd", "n_seeds"]]
+    parts = [p for p in (ours, theirs) if len(p)]
+    if not parts:
+        return pd.DataFrame(columns=list(ours.columns))
+    return pd.concat(parts, ignore_index=True)
