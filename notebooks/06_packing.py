@@ -65,7 +65,7 @@ run_record = start(
         f"compared with the capacity law at its own size, not with Yoder's {yoder_angle.value:g} degrees."
     )
     + (
-        " Beside this profile's runs the chapter shows " + ref_lookup.provenance_text(reference_set)
+        " Beside this profile's runs the chapter shows " + bundle.provenance_markdown(ref_lookup, reference_set)
         if ref_lookup
         else ""
     ),

@@ -61,7 +61,7 @@ run_record = start(
     "the `quick` profile uses small d and k and a few hundred steps at a higher learning rate, "
     "so its packings are less converged and its fitted constants differ (see below)."
     + (
-        " Beside this profile's runs the chapter shows " + ref_lookup.provenance_text(reference_set)
+        " Beside this profile's runs the chapter shows " + bundle.provenance_markdown(ref_lookup, reference_set)
         if ref_lookup
         else ""
     ),

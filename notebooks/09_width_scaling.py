@@ -92,7 +92,7 @@ run_record = start(
     f"the non-power-law runs); this profile trains n = {n} features at m = {ms} for {steps} steps at batch "
     f"{batch}, so the exponents carry wider intervals and finite-size bends."
     + (
-        " Beside this profile's runs the chapter shows " + ref_lookup.provenance_text(reference_set)
+        " Beside this profile's runs the chapter shows " + bundle.provenance_markdown(ref_lookup, reference_set)
         if ref_lookup
         else ""
     ),

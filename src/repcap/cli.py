@@ -145,6 +145,12 @@ def _main(argv: list[str] | None) -> int:
     except RepcapError as exc:
         print(f"repcap {args.command}: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # a closed stdout: main() handles it
+        raise
+    except OSError as exc:  # the file system said no (full, read-only, a name too long): one line
+        where = f"{str(exc.filename)[:200]}: " if exc.filename else ""
+        print(f"repcap {args.command}: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt as exc:
         how = "terminated" if isinstance(exc, Terminated) else "interrupted"
         print(f"repcap {args.command}: {how}; finished work is kept (re-run to resume)", file=sys.stderr)

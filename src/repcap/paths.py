@@ -35,10 +35,50 @@ def figure_dir() -> Path:
     return Path(env) if env else generated_dir() / "figures"
 
 
+#: Longest path the file systems repcap meets accept (Linux PATH_MAX is 4096 bytes with the file
+#: names the cache appends; NAME_MAX is 255 bytes per component).
+MAX_PATH_BYTES, MAX_NAME_BYTES = 3800, 255
+
+
+def check_path(path: Path, what: str) -> Path:
+    """``path`` if the file system can hold it, else one :class:`RepcapError` naming it (cut to
+    200 characters) and the cause: too long, a component too long, or a regular file where a
+    folder is wanted."""
+    from . import RepcapError
+
+    shown = str(path) if len(str(path)) <= 200 else f"{str(path)[:180]}... ({len(str(path)):,} characters)"
+    raw = os.fsencode(path)
+    if len(raw) > MAX_PATH_BYTES:
+        raise RepcapError(f"{what} {shown}: the path is {len(raw):,} bytes long, more than {MAX_PATH_BYTES}")
+    for part in raw.split(b"/"):
+        if len(part) > MAX_NAME_BYTES:
+            raise RepcapError(
+                f"{what} {shown}: a component is {len(part)} bytes long, more than the {MAX_NAME_BYTES} a "
+                "file system allows"
+            )
+    return path
+
+
 def cache_dir() -> Path:
-    """Content-addressed caches (sweeps, dequantised models): ``REPCAP_CACHE`` or ``.cache/``."""
+    """Content-addressed caches (sweeps, dequantised models): ``REPCAP_CACHE`` or ``.cache/``.
+
+    A ``REPCAP_CACHE`` that is too long, or that names something other than a folder, is refused
+    here in one line (not reported later as a failed write, or as a packaging problem)."""
+    from . import RepcapError
+
     env = os.environ.get("REPCAP_CACHE")
-    return Path(env) if env else project_root() / ".cache"
+    if not env:
+        return project_root() / ".cache"
+    path = check_path(Path(env), "REPCAP_CACHE")
+    try:
+        exists, is_dir = path.exists(), path.is_dir()
+    except OSError as exc:
+        raise RepcapError(f"REPCAP_CACHE {str(path)[:200]}: cannot look at it ({exc.strerror})") from None
+    if exists and not is_dir:
+        raise RepcapError(
+            f"REPCAP_CACHE {str(path)[:200]}: not a folder (a regular file or a device); point it at a folder"
+        )
+    return path
 
 
 def reference_dir() -> Path:

@@ -34,22 +34,34 @@ Modules, in the direction data flows: :mod:`.schema` (the format and its checks,
 
 from .index import point_id
 from .schema import LARGE_FIELDS, Bundle, BundleEntry, read
-from .store import Found, ImportReport, Lookup, Status, import_, lookup, lookup_configs, status
-from .writer import export
+from .store import Found, ImportReport, Lookup, Status, import_, lookup, lookup_configs, markdown_escape, status
+from .writer import ExportPlan, ExportReport, check_out, export
+
+
+def provenance_markdown(found: Lookup, set_name: str = "reference") -> str:
+    """The provenance sentence of a :func:`lookup` for a Markdown cell of the book, every value
+    from the data escaped (what chapters 6, 7 and 9 paste into their text)."""
+    return found.provenance_markdown(set_name)
+
 
 __all__ = [
     "LARGE_FIELDS",
     "Bundle",
     "BundleEntry",
+    "ExportPlan",
+    "ExportReport",
     "Found",
     "ImportReport",
     "Lookup",
     "Status",
+    "check_out",
     "export",
     "import_",
     "lookup",
     "lookup_configs",
+    "markdown_escape",
     "point_id",
+    "provenance_markdown",
     "read",
     "status",
 ]

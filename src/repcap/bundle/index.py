@@ -20,14 +20,34 @@ def _record_path(cache: Cache, pid: str) -> Path:
     return cache.root / "imported" / pid[:2] / f"{pid}.json"
 
 
+#: What :func:`_record_state` returns for a record that exists but does not read or check.
+DAMAGED = "damaged"
+
+
+def _record_state(cache: Cache, pid: str) -> dict | str | None:
+    """The index record of a point, None if there is none, or :data:`DAMAGED` if there is one that
+    does not parse or match its checksum (a truncated write, an edit): the point's origin is then
+    unknown, not "this machine's cache"."""
+    p = _record_path(cache, pid)
+    try:
+        text = p.read_text()
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except (OSError, UnicodeDecodeError):
+        return DAMAGED
+    try:
+        rec = json.loads(text)
+        body = {k: v for k, v in rec.items() if k != "sha256"}
+        ok = isinstance(rec, dict) and rec.get("sha256") == _sha(canonical(body))
+    except (ValueError, TypeError, AttributeError):
+        return DAMAGED
+    return rec if ok else DAMAGED
+
+
 def _read_record(cache: Cache, pid: str) -> dict | None:
     """The index record of a point (None if absent or damaged)."""
-    try:
-        rec = json.loads(_record_path(cache, pid).read_text())
-        body = {k: v for k, v in rec.items() if k != "sha256"}
-        return rec if isinstance(rec, dict) and rec.get("sha256") == _sha(canonical(body)) else None
-    except (OSError, ValueError, TypeError, AttributeError):
-        return None
+    rec = _record_state(cache, pid)
+    return rec if isinstance(rec, dict) else None
 
 
 def _write_record(cache: Cache, pid: str, body: dict) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -41,6 +42,68 @@ _MANIFEST_PROV: dict[str, Any] = {
     "wall_s": (int, float),
 }
 _ENTRY_KEYS = {"fn", "config", "key", "code", "result", "sha256", "omitted", "provenance"}
+#: The alphabet of every string a bundle carries (provenance, configs, results): what repcap writes
+#: (device names, hex commits, ISO dates, versions, loss names, paths), nothing Markdown or HTML
+#: would read as markup.
+PLAIN = re.compile(r"^[A-Za-z0-9 ._:+\-/()@,=]*$")
+_UNPLAIN = re.compile(r"[^A-Za-z0-9 ._:+\-/()@,=]")
+#: Result fields with a physical range, checked on import and export: a forged bundle cannot carry
+#: an impossible number (a packing's eps* is a cosine, its largest angle at most 180 degrees).
+RANGES: dict[str, tuple[float, float]] = {
+    "eps_star": (0.0, 1.0),
+    "eps_curve": (0.0, 1.0),
+    "mean_abs": (0.0, 1.0),
+    "mean_sq": (0.0, 1.0),
+    "max_angle_deg": (0.0, 180.0),
+    "seconds": (0.0, float("inf")),
+    "n_pairs": (0.0, float("inf")),
+    "n_orthogonal": (0.0, float("inf")),
+    "n_represented": (0.0, float("inf")),
+}
+
+
+def plain_text(s: str) -> str:
+    """``s`` with every character outside :data:`PLAIN` replaced by ``?`` (what an export writes
+    for a device name this machine reports with other characters)."""
+    return _UNPLAIN.sub("?", s)[:400]
+
+
+def _shown(s: str, limit: int = 60) -> str:
+    """A string from a bundle as an error message may show it: its repr, cut."""
+    r = repr(s)
+    return r if len(r) <= limit else f"{r[: limit - 5]}...'"
+
+
+def _alphabet(obj: Any, where: str) -> None:
+    """Refuse a string (value or key) outside :data:`PLAIN` anywhere in ``obj``."""
+    todo = [(obj, where)]
+    while todo:
+        o, w = todo.pop()
+        if isinstance(o, str):
+            if not PLAIN.match(o):
+                bad = _UNPLAIN.search(o)
+                ch = bad.group() if bad else "?"
+                raise RepcapError(
+                    f"{w}: {_shown(o)} holds {ch!r}, outside the plain alphabet of a bundle (letters, digits, "
+                    "space and . _ : + - / ( ) @ , =)"
+                )
+        elif isinstance(o, list):
+            todo += [(v, f"{w}[{i}]") for i, v in enumerate(o)]
+        elif isinstance(o, dict):
+            for k, v in o.items():
+                todo += [(k, f"{w} (a key)"), (v, f"{w}.{k if PLAIN.match(str(k)) else '?'}")]
+
+
+def _ranges(result: dict, where: str) -> None:
+    for k, (lo, hi) in RANGES.items():
+        if k not in result or result[k] is None:
+            continue
+        vals = result[k] if isinstance(result[k], list) else [result[k]]
+        for v in vals:
+            if isinstance(v, bool) or not isinstance(v, (int, float)):
+                raise RepcapError(f"{where}.{k} must be a number, not {type(v).__name__}")
+            if not lo <= v <= hi:
+                raise RepcapError(f"{where}.{k} = {v!r} is outside its possible range [{lo:g}, {hi:g}]")
 
 
 def _sha(text: str | bytes) -> str:
@@ -95,18 +158,59 @@ def _refuse_constant(name: str) -> None:
     raise ValueError(f"{name} is not JSON")
 
 
-def _load(path: Path) -> Any:
-    """One JSON file of a bundle: a regular file (no link), bounded size, strict JSON."""
-    if path.is_symlink() or not path.is_file():
-        raise RepcapError(f"{path}: not a regular file of the bundle")
-    size = path.stat().st_size
-    if size > MAX_FILE_BYTES:
-        raise RepcapError(f"{path}: {size} bytes, more than a bundle file may hold ({MAX_FILE_BYTES})")
+def _finite_float(text: str) -> float:
+    v = float(text)
+    if v != v or v in (float("inf"), float("-inf")):
+        raise ValueError(f"the number {text[:40]} is not a finite number")
+    return v
+
+
+def _read_bytes(path: Path) -> bytes:
+    """The bytes of one bundle file: a regular file (no link) of bounded size; any OS failure is
+    one line naming the file and the cause."""
     try:
-        data = path.read_bytes()
-        return data, json.loads(data.decode("utf-8"), object_pairs_hook=_no_dupes, parse_constant=_refuse_constant)
-    except (ValueError, UnicodeDecodeError, RecursionError, OSError) as exc:
+        st = path.lstat()
+    except FileNotFoundError:
+        raise RepcapError(f"{path}: missing from the bundle") from None
+    except OSError as exc:
+        raise RepcapError(f"{path}: cannot read it ({exc.strerror})") from None
+    import stat as _stat
+
+    if not _stat.S_ISREG(st.st_mode):
+        raise RepcapError(f"{path}: not a regular file of the bundle")
+    if st.st_size > MAX_FILE_BYTES:
+        raise RepcapError(f"{path}: {st.st_size} bytes, more than a bundle file may hold ({MAX_FILE_BYTES})")
+    try:
+        with path.open("rb") as fh:
+            data = fh.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        raise RepcapError(f"{path}: cannot read it ({exc.strerror})") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise RepcapError(f"{path}: more than a bundle file may hold ({MAX_FILE_BYTES} bytes)")
+    return data
+
+
+def _parse(path: Path, data: bytes) -> Any:
+    try:
+        return json.loads(
+            data.decode("utf-8"),
+            object_pairs_hook=_no_dupes,
+            parse_constant=_refuse_constant,
+            parse_float=_finite_float,
+        )
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
         raise RepcapError(f"{path}: not a valid bundle file ({type(exc).__name__}: {str(exc)[:120]})") from None
+
+
+def _load(path: Path, sha256: str | None = None) -> Any:
+    """One JSON file of a bundle: a regular file (no link), bounded size, strict JSON (no NaN, no
+    infinity, no number that overflows to one).  With ``sha256``, the bytes are checked against it
+    *before* they are parsed (a damaged or swapped file is refused without reading it whole into
+    Python objects)."""
+    data = _read_bytes(path)
+    if sha256 is not None and _sha(data) != sha256:
+        raise RepcapError(f"{path}: does not match the checksum in {MANIFEST} (the bundle is damaged)")
+    return data, _parse(path, data)
 
 
 def _check_provenance(p: Any, where: str) -> dict:
@@ -119,6 +223,7 @@ def _check_provenance(p: Any, where: str) -> dict:
     for k, v in p.get("versions", {}).items():
         _want(v, str, f"{where}.versions.{k}")
     _plain(p, where)
+    _alphabet(p, where)
     return p
 
 
@@ -158,6 +263,9 @@ def _check_entry(e: Any, where: str, fn_expected: str, digests: dict[str, str]) 
     _check_provenance(e["provenance"], f"{where}.provenance")
     if _sha(canonical(e["result"])) != e["sha256"]:
         raise RepcapError(f"{where}: the result does not match its checksum (the bundle is damaged)")
+    _alphabet(e["config"], f"{where}.config")
+    _alphabet(e["result"], f"{where}.result")
+    _ranges(e["result"], f"{where}.result")
     if point_key(fn, e["config"], code=e["code"]) != e["key"]:
         raise RepcapError(
             f"{where}: its key does not match its function, config and code digest (the bundle is damaged)"
@@ -185,6 +293,8 @@ def _check_manifest(m: Any, where: str) -> dict:
     body = {k: v for k, v in m.items() if k != "sha256"}
     if m["sha256"] != _sha(canonical(body)):
         raise RepcapError(f"{where}: the manifest does not match its checksum (the bundle is damaged)")
+    if not (isinstance(m["sha256"], str) and _HEX.match(m["sha256"])):
+        raise RepcapError(f"{where}.sha256 must be 64 lower-case hex digits")
     for k in ("set", "scale"):
         if not (isinstance(m[k], str) and _NAME.match(m[k])):
             raise RepcapError(f"{where}.{k} must be a short lower-case name")
@@ -194,7 +304,10 @@ def _check_manifest(m: Any, where: str) -> dict:
         _want(prov[k], kind, f"{where}.provenance.{k}")
     for i, d in enumerate(prov["devices"]):
         _want(d, str, f"{where}.provenance.devices[{i}]")
+    for k, v in prov["versions"].items():
+        _want(v, str, f"{where}.provenance.versions.{k}")
     _plain(prov, f"{where}.provenance")
+    _alphabet(prov, f"{where}.provenance")
     exps = _want(m["experiments"], list, f"{where}.experiments")
     if len(exps) > 64:
         raise RepcapError(f"{where}: more than 64 experiments")
@@ -211,6 +324,10 @@ def _check_manifest(m: Any, where: str) -> dict:
         names.add(x["name"])
         for k, kind in (("sha256", str), ("n_entries", int), ("n_missing", int), ("wall_s", (int, float))):
             _want(x[k], kind, f"{w}.{k}")
+        if not _HEX.match(x["sha256"]):
+            raise RepcapError(f"{w}.sha256 must be 64 lower-case hex digits")
+        if x["n_entries"] < 0 or x["n_missing"] < 0 or not 0 <= x["wall_s"] < float("inf"):
+            raise RepcapError(f"{w}: counts and wall time must be finite and >= 0")
         _runs.point_function(x["fn"])
         Cache.named(x["cache"])
     return m
@@ -219,8 +336,12 @@ def _check_manifest(m: Any, where: str) -> dict:
 def read(path: str | Path) -> Bundle:
     """Read and check a bundle folder (every file, every entry), computing and writing nothing."""
     root = Path(path)
-    if not root.is_dir():
-        raise RepcapError(f"bundle {root}: not a folder")
+    try:
+        if not root.is_dir():
+            raise RepcapError(f"bundle {str(root)[:200]}: not a folder")
+        os.listdir(root)
+    except OSError as exc:
+        raise RepcapError(f"bundle {str(root)[:200]}: cannot read the folder ({exc.strerror})") from None
     _, m = _load(root / MANIFEST)
     _check_manifest(m, f"{root / MANIFEST}")
     entries: list[BundleEntry] = []
@@ -228,9 +349,7 @@ def read(path: str | Path) -> Bundle:
     digests: dict[str, str] = {}
     for x in m["experiments"]:
         f = root / x["file"]
-        raw, doc = _load(f)
-        if _sha(raw) != x["sha256"]:
-            raise RepcapError(f"{f}: does not match the checksum in {MANIFEST} (the bundle is damaged)")
+        _, doc = _load(f, x["sha256"])
         _want(doc, dict, str(f))
         _keys(doc, {"experiment", "fn", "cache", "missing", "entries"}, str(f))
         if (doc["experiment"], doc["fn"], doc["cache"]) != (x["name"], x["fn"], x["cache"]):
@@ -238,6 +357,7 @@ def read(path: str | Path) -> Bundle:
         for i, c in enumerate(_want(doc["missing"], list, f"{f}.missing")):
             _want(c, dict, f"{f}.missing[{i}]")
             _plain(c, f"{f}.missing[{i}]")
+            _alphabet(c, f"{f}.missing[{i}]")
         missing[x["name"]] = doc["missing"]
         for i, e in enumerate(_want(doc["entries"], list, f"{f}.entries")):
             fn, fresh = _check_entry(e, f"{f} entry {i}", x["fn"], digests)

@@ -13,8 +13,41 @@ from typing import Any
 from .. import RepcapError
 from .. import runs as _runs
 from ..sweep import Cache, canonical, code_digest, fn_name, point_key
-from .index import _read_record, _stored, _write_record, point_id
-from .schema import _sha, read
+from .index import DAMAGED, _read_record, _record_state, _stored, _write_record, point_id
+from .schema import _sha, plain_text, read
+
+
+def _clean(obj: Any) -> Any:
+    """Every string in ``obj`` (an import record's provenance) in the plain alphabet of a bundle:
+    what an import checked, made sure of again where it is read back (a record can be edited)."""
+    if isinstance(obj, str):
+        return plain_text(obj)
+    if isinstance(obj, dict):
+        return {plain_text(str(k)): _clean(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_clean(v) for v in obj]
+    return obj
+
+
+_MD_SPECIAL = set("\\`*_{}[]<>#!|~$&\"'")
+
+
+def markdown_escape(text: str) -> str:
+    """``text`` as literal Markdown (MyST) and HTML: every character that could start markup is
+    backslash-escaped, and ``<``, ``>``, ``&`` and quotes become entities."""
+    import html
+
+    out = []
+    for ch in str(text):
+        if ch in "<>&\"'":
+            out.append(html.escape(ch, quote=True))
+        elif ch in _MD_SPECIAL:
+            out.append("\\" + ch)
+        elif ch < " " or ch == "\x7f":
+            out.append(" ")
+        else:
+            out.append(ch)
+    return "".join(out)
 
 
 @dataclass
@@ -121,29 +154,46 @@ class Lookup:
             f"{len(self.missing)} missing, {len(self.stale)} stale"
         )
 
-    def provenance_text(self, set_name: str = "reference") -> str:
+    def provenance_markdown(self, set_name: str = "reference") -> str:
+        """:meth:`provenance_text` for a Markdown cell: every value taken from a bundle or the
+        cache (devices, commits, dates, paths) escaped, so that nothing in a bundle is read as
+        Markdown or HTML."""
+        return self.provenance_text(set_name, esc=markdown_escape)
+
+    def provenance_text(self, set_name: str = "reference", esc: Callable[[str], str] | None = None) -> str:
         """One sentence for the book: how many points, where they come from (a bundle, or this
         machine's cache), on which device, at which commit, when and in how much computing time;
-        and what is missing or stale, with the command that computes it."""
+        and what is missing or stale, with the command that computes it.  ``esc`` is applied to
+        every value from the data (:meth:`provenance_markdown` escapes them for Markdown)."""
+        e = esc or (lambda x: x)
         parts = []
         scale = "" if self.scale == "full" else f" at its {self.scale} scale"
         if self.found:
             prov = [f.provenance for f in self.found]
             n_b = sum(p.get("source") == "bundle" for p in prov)
-            bundles = sorted({_shown_path(p.get("bundle")) for p in prov if p.get("source") == "bundle"})
+            n_u = sum(p.get("source") == "unknown" for p in prov)
+            bundles = sorted({e(_shown_path(p.get("bundle"))) for p in prov if p.get("source") == "bundle"})
             devices = sorted(
-                {str(p.get("device") or "unknown device").replace("(1 threads)", "(1 thread)") for p in prov}
+                {e(str(p.get("device") or "unknown device").replace("(1 threads)", "(1 thread)")) for p in prov}
             )
-            commits = sorted({str(p["commit"])[:12] for p in prov if p.get("commit")})
-            dates = sorted(str(p["computed"])[:10] for p in prov if p.get("computed"))
-            secs = sum(float(p.get("seconds") or 0.0) for p in prov)
-            where = (
-                f"from the bundle {', '.join(bundles)}"
-                if n_b == len(prov)
-                else "from this machine's cache"
-                if n_b == 0
-                else f"{n_b} from the bundle {', '.join(bundles)}, {len(prov) - n_b} from this machine's cache"
-            )
+            commits = sorted({e(str(p["commit"])[:12]) for p in prov if p.get("commit")})
+            dates = sorted(e(str(p["computed"])[:10]) for p in prov if p.get("computed"))
+            secs = sum(float(p.get("seconds") or 0.0) for p in prov if isinstance(p.get("seconds"), (int, float)))
+            n_c = len(prov) - n_b - n_u
+            bits = [f"from the bundle {', '.join(bundles)}"] if n_b == len(prov) else []
+            if not bits:
+                bits = [
+                    f"{n} {what}"
+                    for n, what in (
+                        (n_b, f"from the bundle {', '.join(bundles)}"),
+                        (n_c, "from this machine's cache"),
+                        (n_u, "of unknown origin (their import record is damaged; import the bundle again)"),
+                    )
+                    if n
+                ]
+                if len(bits) == 1 and n_c == len(prov):
+                    bits = ["from this machine's cache"]
+            where = ", ".join(bits)
             when = (
                 (dates[0] if dates and dates[0] == dates[-1] else f"{dates[0]} to {dates[-1]}")
                 if dates
@@ -177,17 +227,20 @@ def lookup_configs(fn: Callable, configs: list[dict], cache: str, experiment: st
     found, missing, stale = [], [], []
     for c in configs:
         key = point_key(fn, c, code)
-        rec = _read_record(store, point_id(name, c))
+        state = _record_state(store, point_id(name, c))
+        rec = _clean(state) if isinstance(state, dict) else None
         got = _stored(store, key)
         if got is not None:
             result, mtime = got
             if rec and rec.get("key") == key and rec.get("result_sha256") == _sha(canonical(result)):
                 prov = {**rec["provenance"], "source": "bundle", "bundle": rec["bundle"]}
+            elif state == DAMAGED:
+                prov = {"source": "unknown", "device": None, "seconds": result.get("seconds"), "computed": None}
             else:
                 dev = result.get("device")
                 prov = {
                     "source": "cache",
-                    "device": dev if isinstance(dev, str) else None,
+                    "device": plain_text(dev) if isinstance(dev, str) else None,
                     "seconds": result.get("seconds"),
                     "computed": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(mtime)),
                 }

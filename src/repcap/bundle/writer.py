@@ -1,18 +1,54 @@
 """Writing a bundle: the finished points of a named set, read from the sweep caches, written as a
-folder with their provenance (device, commit, date, wall time, package versions)."""
+folder with their provenance (device, commit, date, wall time, package versions).
+
+An export never loses points and never leaves a bundle half-written:
+
+- *Merge.*  Where the folder already holds a bundle of the same set, its entries are kept wherever
+  this machine's cache lacks the point: a fresh entry (its key is the current code's key of a
+  config of the set) as it is, a stale one (the code changed since) until the point is computed
+  again.  Only entries of configs or experiments the set no longer has can be dropped, and then
+  only with ``replace=True``: an export that would leave fewer points than before is refused, with
+  both counts.
+- *Atomic.*  The new bundle is written to a folder beside the old one (``.<name>.new-<pid>-*``),
+  each file fsynced, and the two folders are then swapped in one ``renameat2(RENAME_EXCHANGE)``
+  (or, where the system lacks it, two renames, undone on failure).  A full disk, Ctrl-C or a kill
+  before the swap leaves the old bundle exactly as it was; what was half-written is removed (a
+  killed export's leftovers by the next export).
+"""
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import errno
 import json
 import os
+import shutil
+import tempfile
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import RepcapError
 from .. import runs as _runs
-from ..sweep import Cache, atomic_write_text, canonical, code_digest, fn_name, point_key
+from ..paths import check_path
+from ..sweep import Cache, canonical, code_digest, fn_name, point_key
+from ..sweep.cache import _cause, _pid_alive
 from .index import _read_record, _stored, point_id
-from .schema import _PROV_TYPES, FORMAT, LARGE_FIELDS, MANIFEST, VERSION, _sha
+from .schema import (
+    _ENTRY_KEYS,
+    _PROV_TYPES,
+    FORMAT,
+    LARGE_FIELDS,
+    MANIFEST,
+    VERSION,
+    Bundle,
+    _alphabet,
+    _ranges,
+    _sha,
+    plain_text,
+    read,
+)
 
 
 def _now() -> str:
@@ -40,18 +76,12 @@ def _provenance(cache: Cache, name: str, config: dict, key: str, result: dict, m
         return {k: v for k, v in rec["provenance"].items() if k in _PROV_TYPES}
     dev = result.get("device")
     return {
-        "device": dev if isinstance(dev, str) else here["device"],
+        "device": plain_text(dev) if isinstance(dev, str) else here["device"],
         "seconds": result.get("seconds") if isinstance(result.get("seconds"), (int, float)) else None,
         "computed": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(mtime)),
         "commit": here["commit"],
         "versions": here["versions"],
     }
-
-
-def _write(path: Path, text: str) -> None:
-    """Atomically, readable by all (a bundle is meant to be committed and shared)."""
-    atomic_write_text(path, text)
-    os.chmod(path, 0o644)
 
 
 def _dump_experiment(header: dict, entries: list[dict]) -> str:
@@ -61,18 +91,211 @@ def _dump_experiment(header: dict, entries: list[dict]) -> str:
     return f'{head}, "entries": [\n{body}\n]}}\n'
 
 
-def export(set_name: str, out_dir: str | Path, *, scale: str = "full", keep_large: bool | None = None) -> dict:
-    """Write the finished points of set ``set_name`` to ``out_dir`` (see the module docstring);
-    returns the manifest.  ``keep_large``: keep :data:`LARGE_FIELDS` (None: as each experiment says)."""
-    from ..context import git_revision
+def _write_file(path: Path, text: str) -> None:
+    """One file of a new bundle (in its staging folder), readable by all, fsynced."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    with os.fdopen(fd, "wb") as fh:
+        os.fchmod(fh.fileno(), 0o644)
+        fh.write(text.encode("utf-8"))
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two folders atomically (Linux ``renameat2(RENAME_EXCHANGE)``); False where unsupported."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        fn = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    if fn(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP):
+        return False
+    raise OSError(err, os.strerror(err), str(b))
+
+
+def _swap_in(new: Path, out: Path) -> None:
+    """Make the staged folder ``new`` the bundle at ``out``; the old one (if any) is removed after."""
+    if not out.exists():
+        os.rename(new, out)
+        return
+    if _exchange(new, out):
+        shutil.rmtree(new, ignore_errors=True)  # now the old bundle
+        return
+    old = out.parent / f".{out.name[:100]}.old-{os.getpid()}-{os.urandom(4).hex()}"
+    os.rename(out, old)
+    try:
+        os.rename(new, out)
+    except BaseException:
+        os.rename(old, out)
+        raise
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def _fsync_dir(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _recover(out: Path) -> str | None:
+    """Tidy what a killed export left beside ``out``: a staging folder of a dead process is removed;
+    an old bundle moved aside (killed between the two renames of the fallback swap) is moved back
+    when ``out`` is gone.  Returns a line saying so, or None."""
+    said = None
+    parent = out.parent
+    if not parent.is_dir():
+        return None
+    prefix = f".{out.name[:100]}."
+    try:
+        names = [n for n in os.listdir(parent) if n.startswith(prefix)]
+    except OSError:
+        return None
+    for n in names:
+        rest = n[len(prefix) :]
+        kind, _, tail = rest.partition("-")
+        pid = tail.split("-")[0]
+        if kind not in ("new", "old") or not pid.isdigit() or _pid_alive(int(pid)):
+            continue
+        p = parent / n
+        if kind == "old" and not out.exists() and (p / MANIFEST).is_file():
+            os.rename(p, out)
+            said = f"bundle {out}: restored the previous bundle that an interrupted export had moved aside"
+        else:
+            shutil.rmtree(p, ignore_errors=True)
+    return said
+
+
+@dataclass
+class ExportPlan:
+    """What an export will do to the folder (checked before anything is computed or written)."""
+
+    out: Path
+    old: Bundle | None = None  # the bundle the folder holds now (None: a new or empty folder)
+    replace: bool = False
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def before(self) -> int:
+        return len(self.old.entries) if self.old else 0
+
+
+def check_out(out_dir: str | Path, set_name: str, scale: str = "full", *, replace: bool = False) -> ExportPlan:
+    """Check that ``out_dir`` can take an export of set ``set_name`` (what ``bundle compute --out``
+    runs *before* computing): a path the file system accepts, not a file, not a folder of other
+    things, and, if it holds a bundle, one that reads and is of the same set and scale (else
+    ``replace=True`` is needed).  Nothing is written, except that a killed export's leftovers are
+    tidied."""
+    out = Path(out_dir)
+    check_path(out.absolute(), "bundle folder")
+    plan = ExportPlan(out, replace=replace)
+    try:
+        note = _recover(out)
+        if note:
+            plan.notes.append(note)
+        if out.is_symlink() or (out.exists() and not out.is_dir()):
+            raise RepcapError(f"bundle folder {out}: exists and is not a folder")
+        if not out.exists():
+            anc = out.absolute().parent
+            while not anc.exists():
+                anc = anc.parent
+            if not anc.is_dir():
+                raise RepcapError(f"bundle folder {out}: {anc} is not a folder")
+            if not os.access(anc, os.W_OK | os.X_OK):
+                raise RepcapError(f"bundle folder {out}: cannot create it in {anc} (permission denied)")
+            return plan
+        names = os.listdir(out)
+        if not os.access(out.absolute().parent, os.W_OK | os.X_OK):
+            raise RepcapError(f"bundle folder {out}: cannot replace it in {out.absolute().parent} (permission denied)")
+    except OSError as exc:
+        raise RepcapError(f"bundle folder {out}: {_cause(exc)}") from None
+    if not names:
+        return plan
+    if MANIFEST not in names:
+        raise RepcapError(
+            f"bundle folder {out}: holds {len(names)} files but no {MANIFEST}; an export writes only to a new, "
+            "empty or bundle folder"
+        )
+    try:
+        old = read(out)
+    except RepcapError as exc:
+        if not replace:
+            raise RepcapError(
+                f"bundle folder {out}: the bundle there does not read ({exc}); fix it, or pass --replace to "
+                "overwrite it"
+            ) from None
+        plan.notes.append(f"bundle {out}: replacing an unreadable bundle")
+        return plan
+    if (old.manifest["set"], old.manifest["scale"]) != (set_name, scale) and not replace:
+        raise RepcapError(
+            f"bundle folder {out}: holds set {old.manifest['set']} ({old.manifest['scale']}), not {set_name} "
+            f"({scale}); pass --replace to overwrite it"
+        )
+    plan.old = old if (old.manifest["set"], old.manifest["scale"]) == (set_name, scale) else None
+    return plan
+
+
+@dataclass
+class ExportReport:
+    manifest: dict
+    before: int  # entries the folder's bundle held before
+    after: int  # entries of the new bundle
+    from_cache: int  # entries read from this machine's cache
+    kept: int  # entries kept from the old bundle (the cache lacked them)
+    dropped: int  # old entries of configs or experiments the set no longer has
+    notes: list[str] = field(default_factory=list)
+
+    def describe(self, out: str | Path) -> str:
+        return (
+            f"bundle {out}: {self.before} points before, {self.after} after ({self.from_cache} from this machine's "
+            f"cache, {self.kept} kept from the bundle, {self.dropped} dropped)"
+        )
+
+
+def export(
+    set_name: str,
+    out_dir: str | Path,
+    *,
+    scale: str = "full",
+    keep_large: bool | None = None,
+    replace: bool = False,
+    report: list | None = None,
+) -> dict:
+    """Write the finished points of set ``set_name`` to ``out_dir``, merged with the bundle already
+    there (see the module docstring); returns the manifest (and appends an :class:`ExportReport`
+    to ``report`` if given).  ``keep_large``: keep :data:`LARGE_FIELDS` (None: as each experiment
+    says).  ``replace``: allow the new bundle to hold fewer points than the old one."""
     from ..devices import device_name, resolve_device
+    from ..context import git_revision
 
     pset = _runs.point_set(set_name, scale)
-    out = Path(out_dir)
-    if out.exists() and not out.is_dir():
-        raise RepcapError(f"bundle folder {out} exists and is not a folder")
-    here = {"device": device_name(resolve_device("auto")), "commit": git_revision(), "versions": _versions()}
+    plan = check_out(out_dir, set_name, scale, replace=replace)
+    out = plan.out
+    here = {
+        "device": plain_text(device_name(resolve_device("auto"))),
+        "commit": plain_text(git_revision()),
+        "versions": {k: plain_text(v) for k, v in _versions().items()},
+    }
+    old_by_key: dict[tuple[str, str], dict] = {}  # (experiment, key) -> old entry, fresh ones
+    old_by_id: dict[tuple[str, str], dict] = {}  # (experiment, point id) -> old entry, stale ones
+    for be in plan.old.entries if plan.old else []:
+        if be.fresh:
+            old_by_key[(be.experiment, be.data["key"])] = be.data
+        else:
+            old_by_id[(be.experiment, point_id(be.data["fn"], be.data["config"]))] = be.data
+    files: dict[str, str] = {}
     lines, devices, total = [], set(), 0.0
+    n_cache = n_kept = 0
     for e in pset.experiments:
         cache, name, code = Cache.named(e.cache), fn_name(e.fn), code_digest(e.fn)
         keep = e.keep_large if keep_large is None else keep_large
@@ -81,28 +304,36 @@ def export(set_name: str, out_dir: str | Path, *, scale: str = "full", keep_larg
             key = point_key(e.fn, c, code)
             got = _stored(cache, key)
             if got is None:
-                missing.append(c)
+                old = old_by_key.get((e.name, key)) or old_by_id.get((e.name, point_id(name, c)))
+                if old is None:
+                    missing.append(c)
+                    continue
+                entries.append(old)
+                n_kept += 1
+                devices.add(old["provenance"]["device"])
+                wall += old["provenance"]["seconds"] or 0.0
                 continue
             result, mtime = got
             prov = _provenance(cache, name, c, key, result, mtime, here) | {"set": set_name, "experiment": e.name}
             omitted = [] if keep else [f for f in LARGE_FIELDS if f in result]
             result = {k: v for k, v in result.items() if k not in omitted}
-            entries.append(
-                {
-                    "fn": name,
-                    "config": c,
-                    "key": key,
-                    "code": code,
-                    "result": result,
-                    "sha256": _sha(canonical(result)),
-                    "omitted": omitted,
-                    "provenance": prov,
-                }
-            )
+            entry = {
+                "fn": name,
+                "config": c,
+                "key": key,
+                "code": code,
+                "result": result,
+                "sha256": _sha(canonical(result)),
+                "omitted": omitted,
+                "provenance": prov,
+            }
+            _check_written(entry, f"{e.name} {c}")
+            entries.append(entry)
+            n_cache += 1
             devices.add(prov["device"])
             wall += prov["seconds"] or 0.0
         text = _dump_experiment({"experiment": e.name, "fn": name, "cache": e.cache, "missing": missing}, entries)
-        _write(out / f"{e.name}.json", text)
+        files[f"{e.name}.json"] = text
         lines.append(
             {
                 "name": e.name,
@@ -116,6 +347,14 @@ def export(set_name: str, out_dir: str | Path, *, scale: str = "full", keep_larg
             }
         )
         total += wall
+    after = n_cache + n_kept
+    dropped = sum(not _in_new(be, pset) for be in (plan.old.entries if plan.old else []))
+    rep = ExportReport({}, plan.before, after, n_cache, n_kept, dropped, plan.notes)
+    if after < plan.before and not replace:
+        raise RepcapError(
+            f"bundle {out}: the new bundle would hold {after} points, fewer than the {plan.before} it holds now "
+            f"({n_cache} from this machine's cache, {n_kept} kept); nothing written (pass --replace to write it anyway)"
+        )
     body = {
         "format": FORMAT,
         "version": VERSION,
@@ -131,5 +370,59 @@ def export(set_name: str, out_dir: str | Path, *, scale: str = "full", keep_larg
         },
     }
     manifest = {**body, "sha256": _sha(canonical(body))}
-    _write(out / MANIFEST, json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+    files[MANIFEST] = json.dumps(manifest, indent=1, sort_keys=True) + "\n"
+    _stage_and_swap(out, files, plan)
+    rep.manifest = manifest
+    if report is not None:
+        report.append(rep)
     return manifest
+
+
+def _in_new(be, pset) -> bool:
+    """Whether an old entry's config is still one of the set's (so it is kept or replaced)."""
+    try:
+        e = pset.experiment(be.experiment)
+    except RepcapError:
+        return False
+    pid = point_id(be.data["fn"], be.data["config"])
+    return any(point_id(be.data["fn"], c) == pid for c in e.configs)
+
+
+def _check_written(entry: dict, where: str) -> None:
+    """What an export writes must pass what an import checks: plain strings, results in range."""
+    assert set(entry) == _ENTRY_KEYS
+    _alphabet(entry["config"], f"{where}: config")
+    _alphabet(entry["result"], f"{where}: result")
+    _alphabet(entry["provenance"], f"{where}: provenance")
+    _ranges(entry["result"], f"{where}: result")
+
+
+def _stage_and_swap(out: Path, files: dict[str, str], plan: ExportPlan) -> None:
+    parent = out.absolute().parent
+    stage: Path | None = None
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        stage = Path(tempfile.mkdtemp(prefix=f".{out.name[:100]}.new-{os.getpid()}-", dir=parent))
+        os.chmod(stage, 0o755)  # mkdtemp's 0700 would keep the bundle from whoever shares it
+        ours = {MANIFEST} | ({x["file"] for x in plan.old.manifest["experiments"]} if plan.old else set())
+        if out.is_dir() and plan.old is not None:  # anything else the folder holds (a README) stays
+            for n in sorted(os.listdir(out)):
+                if n not in ours and n not in files:
+                    src = out / n
+                    if src.is_dir() and not src.is_symlink():
+                        shutil.copytree(src, stage / n, symlinks=True)
+                    else:
+                        shutil.copy2(src, stage / n, follow_symlinks=False)
+        for n, text in files.items():
+            if n != MANIFEST:
+                _write_file(stage / n, text)
+        _write_file(stage / MANIFEST, files[MANIFEST])
+        _fsync_dir(stage)
+        _swap_in(stage, out.absolute())
+        stage = None
+        _fsync_dir(parent)
+    except OSError as exc:
+        raise RepcapError(f"bundle {out}: cannot write it ({_cause(exc)}); the previous bundle is unchanged") from None
+    finally:
+        if stage is not None:
+            shutil.rmtree(stage, ignore_errors=True)

@@ -35,7 +35,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description=f"Run the points of a set through the sweep cache. Sets: {sets}.",
     )
     c.add_argument("set", choices=list(SETS), metavar="SET", help=f"one of {', '.join(SETS)}")
-    c.add_argument("--out", metavar="DIR", help="export the set's finished points to this bundle folder at the end")
+    c.add_argument(
+        "--out",
+        metavar="DIR",
+        help="export the set's finished points to this bundle folder at the end, merged with the bundle already "
+        "there (checked before anything is computed)",
+    )
+    c.add_argument(
+        "--replace", action="store_true", help="with --out: allow the new bundle to hold fewer points than the old"
+    )
     c.add_argument("--scale", choices=list(SCALES), default="full", help="smoke: every size shrunk (seconds on a CPU)")
     c.add_argument("--only", nargs="+", metavar="EXPERIMENT", help="run only these experiments of the set")
     c.add_argument(
@@ -53,6 +61,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     e.add_argument("dir", metavar="DIR", help="the bundle folder (created)")
     e.add_argument("--scale", choices=list(SCALES), default="full")
     e.add_argument("--keep-large", action="store_true", help="keep the toy models' norms in every entry")
+    e.add_argument(
+        "--replace",
+        action="store_true",
+        help="write the bundle even if it holds fewer points than the one in DIR (by default they are merged, "
+        "and a loss is refused)",
+    )
     e.set_defaults(func=run_export)
 
     i = sub.add_parser("import", help="seed the sweep caches with a bundle's entries that match the current code")
@@ -80,6 +94,9 @@ def run_compute(args: argparse.Namespace) -> int:
     _check_budget(args.budget)
     pset = runs.point_set(args.set, args.scale)
     pset.only(args.only)  # an unknown experiment is refused before anything runs
+    if args.out:  # a folder that cannot take the bundle is refused before the set is computed
+        for note in bundle.check_out(args.out, args.set, args.scale, replace=args.replace).notes:
+            print(note, flush=True)
     executor = from_args(args)
     t0 = time.perf_counter()
     try:
@@ -101,21 +118,32 @@ def run_compute(args: argparse.Namespace) -> int:
         flush=True,
     )
     if args.out:
-        m = bundle.export(args.set, args.out, scale=args.scale)
-        print(
-            f"bundle {args.out}: {sum(x['n_entries'] for x in m['experiments'])} points, "
-            f"{sum(x['n_missing'] for x in m['experiments'])} missing"
-        )
+        rep: list = []
+        m = bundle.export(args.set, args.out, scale=args.scale, replace=args.replace, report=rep)
+        for note in rep[0].notes:
+            print(note)
+        print(f"{rep[0].describe(args.out)}; {sum(x['n_missing'] for x in m['experiments'])} missing")
     return 0
 
 
 def run_export(args: argparse.Namespace) -> int:
     from .. import bundle
 
-    m = bundle.export(args.set, args.dir, scale=args.scale, keep_large=True if args.keep_large else None)
+    rep: list = []
+    m = bundle.export(
+        args.set,
+        args.dir,
+        scale=args.scale,
+        keep_large=True if args.keep_large else None,
+        replace=args.replace,
+        report=rep,
+    )
+    for note in rep[0].notes:
+        print(note)
     for x in m["experiments"]:
         print(f"{x['name']:14s} {x['n_entries']:6d} points {x['n_missing']:6d} missing  {x['wall_s']:9.1f} s")
     print(f"bundle {args.dir}: set {m['set']} ({m['scale']}), commit {m['provenance']['commit']}")
+    print(rep[0].describe(args.dir))
     return 0
 
 

@@ -29,8 +29,9 @@ class ReferenceSection:
 
     @property
     def provenance(self) -> str:
-        """Where and when the points were computed (the bundle's own sentence), or :data:`NO_SET`."""
-        return self.lookup.provenance_text(self.set_name) if self.lookup is not None else NO_SET
+        """Where and when the points were computed (the bundle's own sentence, every value from the
+        data escaped for Markdown: :func:`repcap.bundle.provenance_markdown`), or :data:`NO_SET`."""
+        return self.lookup.provenance_markdown(self.set_name) if self.lookup is not None else NO_SET
 
     @property
     def sidecar_provenance(self) -> str | None:

@@ -4,17 +4,26 @@ half-written entry is recomputed, never trusted.
 
 Temp files are named ``.<key>.json.<host>.<pid>.<random>.tmp`` (never ``*.json``, so no reader
 mistakes one for a result); those left by a killed process are removed by the next sweep on the
-same host, and any older than :data:`STALE_TEMP_S` by any host.  The point keys themselves come
-from :mod:`.keys`.
+same host, and any older than :data:`STALE_TEMP_S` by any host (or dated in the future by more than
+that: a clock skew).  The point keys themselves come from :mod:`.keys`.
+
+A cache may be shared (a team folder, the cluster recipe): entries are written ``0o666 & ~umask``
+like any file (folders are made by :func:`os.makedirs`, ``0o777 & ~umask``, and inherit a setgid
+group), so whoever can read the folder can read them; an entry this user cannot read is reported in
+one line and skipped, never deleted: only a checksum or parse failure makes an entry corrupt.
+:meth:`Cache.claim` marks a point as being computed (a lock file holding host, pid and time), so
+that two runs of one set do not compute it twice.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
 import os
 import socket
+import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -30,6 +39,46 @@ from ..paths import cache_dir
 STALE_TEMP_S = 3600.0
 #: The marker file that tells a worker it sees the same cache folder as the client.
 MARKER = ".repcap-cache"
+#: A claim (:meth:`Cache.claim`) from another host is taken over after this many seconds.
+STALE_CLAIM_S = 6 * 3600.0
+
+
+def _umask() -> int:
+    """The process umask, read without changing it where Linux shows it (else set and restored)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    old = os.umask(0o022)
+    os.umask(old)
+    return old
+
+
+def file_mode() -> int:
+    """The mode a new file gets from ``open()``: ``0o666 & ~umask``."""
+    return 0o666 & ~_umask()
+
+
+def _cause(exc: OSError) -> str:
+    if exc.errno == errno.ENOSPC:
+        return "no space left on the device"
+    if exc.errno == errno.EDQUOT:
+        return "disk quota exceeded"
+    if exc.errno == errno.EROFS:
+        return "read-only file system"
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        return "permission denied"
+    if exc.errno == errno.ENAMETOOLONG:
+        return "file name too long"
+    return exc.strerror or type(exc).__name__
+
+
+def warn(msg: str) -> None:
+    """One line on stderr (a point skipped, not an error)."""
+    print(f"repcap: {msg}", file=sys.stderr, flush=True)
 
 
 def canonical(obj: Any) -> str:
@@ -56,18 +105,32 @@ def atomic_write_text(path: Path, text: str) -> None:
 
     The temp name carries host and pid so that :meth:`Cache.clean_temp` can tell a dead writer's
     leftover from a live writer's file, and ends in ``.tmp`` so that no glob for entries sees it.
+    The file gets the mode a plain ``open()`` would give (``0o666 & ~umask``), not mkstemp's 0600,
+    so that a shared folder stays shared.  Any OS failure (a full disk, a read-only folder, no
+    permission, a name too long) is one :class:`RepcapError` naming the path and the cause; nothing
+    is left behind.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{_host_token()}.{os.getpid()}.", suffix=".tmp", dir=path.parent)
+    tmp = None
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(
+            prefix=f".{path.name[:120]}.{_host_token()}.{os.getpid()}.", suffix=".tmp", dir=path.parent
+        )
         with os.fdopen(fd, "wb") as fh:
+            os.fchmod(fh.fileno(), file_mode())
             fh.write(text.encode("utf-8"))
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
+    except OSError as exc:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        raise RepcapError(f"cannot write {str(path)[:200]}: {_cause(exc)}") from None
     except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
         raise
 
 
@@ -94,14 +157,22 @@ class Cache:
         return self.root / key[:2] / f"{key}.json"
 
     def get(self, key: str) -> dict | None:
-        """The cached result, or ``None`` if absent or corrupt (a corrupt entry is removed)."""
+        """The cached result, or ``None`` if absent, unreadable or corrupt.  Only an entry that
+        does not parse or does not match its checksum is corrupt, and removed (where this user
+        may); one this user cannot read (another user's, a disk error) is reported and kept."""
         p = self.path(key)
         try:
-            return self._verified(json.loads(p.read_text()), key)
-        except FileNotFoundError:
+            raw = p.read_bytes()
+        except (FileNotFoundError, NotADirectoryError):
             return None
-        except (ValueError, KeyError, TypeError, UnicodeDecodeError, OSError):
-            p.unlink(missing_ok=True)
+        except OSError as exc:
+            warn(f"cache entry {p}: cannot read it ({_cause(exc)}); skipped, not deleted")
+            return None
+        try:
+            return self._verified(json.loads(raw.decode("utf-8")), key)
+        except (ValueError, KeyError, TypeError, UnicodeDecodeError, AttributeError):
+            with contextlib.suppress(OSError):
+                p.unlink()
             return None
 
     @staticmethod
@@ -121,6 +192,65 @@ class Cache:
         }
         atomic_write_text(self.path(key), json.dumps(entry, sort_keys=True) + "\n")
 
+    def claim_path(self, key: str) -> Path:
+        return self.root / key[:2] / f".{key}.claim"
+
+    def claim(self, key: str, stale_s: float = STALE_CLAIM_S) -> bool:
+        """Mark ``key`` as being computed by this process: True if the claim is ours now, False
+        if a live process holds it (then this run should leave the point to that one and read it
+        later).  The claim file holds host, pid and time; a claim whose process has died (same
+        host) or older than ``stale_s`` (any host) is taken over.  A claim that cannot be written
+        (a read-only cache) is not an error: True, and the point is computed as before."""
+        p = self.claim_path(key)
+        me = {"host": _host_token(), "pid": os.getpid(), "time": time.time()}
+        for _ in range(3):
+            try:
+                p.parent.mkdir(parents=True, exist_ok=True)
+                fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL, file_mode())
+            except FileExistsError:
+                if not self._claim_stale(p, stale_s):
+                    return False
+                with contextlib.suppress(OSError):
+                    p.unlink()
+                continue
+            except OSError:
+                return True
+            with os.fdopen(fd, "w") as fh:
+                fh.write(json.dumps(me) + "\n")
+            return True
+        return False
+
+    def _claim_stale(self, p: Path, stale_s: float) -> bool:
+        try:
+            info = json.loads(p.read_text())
+            host, pid, when = str(info["host"]), int(info["pid"]), float(info["time"])
+        except FileNotFoundError:
+            return True
+        except (OSError, ValueError, KeyError, TypeError):  # being written, or damaged: by its age
+            try:
+                return abs(time.time() - p.stat().st_mtime) > 60.0
+            except OSError:
+                return True
+        if host == _host_token() and (pid == os.getpid() or not _pid_alive(pid)):
+            return True
+        return abs(time.time() - when) > stale_s
+
+    def release(self, key: str) -> None:
+        """Remove this process's claim on ``key`` (another's is left alone)."""
+        p = self.claim_path(key)
+        try:
+            info = json.loads(p.read_text())
+        except (OSError, ValueError):
+            return
+        if isinstance(info, dict) and info.get("host") == _host_token() and info.get("pid") == os.getpid():
+            with contextlib.suppress(OSError):
+                p.unlink()
+
+    def claimed(self, key: str, stale_s: float = STALE_CLAIM_S) -> bool:
+        """Whether another live process holds a claim on ``key``."""
+        p = self.claim_path(key)
+        return p.exists() and not self._claim_stale(p, stale_s)
+
     def entries(self) -> Iterator[Path]:
         """The entry files (temp files excluded)."""
         if self.root.exists():
@@ -136,7 +266,7 @@ class Cache:
             try:
                 self._verified(json.loads(p.read_text()), p.stem)
                 good += 1
-            except (ValueError, KeyError, TypeError, UnicodeDecodeError, OSError):
+            except (ValueError, KeyError, TypeError, UnicodeDecodeError, AttributeError, OSError):
                 bad.append(p)
         return good, bad
 
@@ -153,8 +283,8 @@ class Cache:
             dead = False
             if len(parts) >= 7 and parts[-4] == host and parts[-3].isdigit():
                 dead = not _pid_alive(int(parts[-3]))
-            with contextlib.suppress(FileNotFoundError):
-                if dead or now - p.stat().st_mtime > stale_s:
+            with contextlib.suppress(OSError):  # gone meanwhile, or another user's in a sticky folder
+                if dead or abs(now - p.stat().st_mtime) > stale_s:  # abs: a clock skew dates some ahead
                     p.unlink()
                     n += 1
         return n

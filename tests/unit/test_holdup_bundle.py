@@ -1,0 +1,258 @@
+"""Bundles that never lose points (issue 20, items 1, 2, 4, 5): an export merges the bundle already
+in its folder, refuses to shrink it, survives a full disk or Ctrl-C half-way with the old bundle
+intact, refuses hostile strings and impossible numbers, and meets the file system in one line."""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from repcap import RepcapError, bundle, cli, runs
+from repcap.bundle import writer
+from repcap.sweep import canonical
+
+REF = Path(__file__).resolve().parents[2] / "data" / "runs" / "reference"
+
+
+@pytest.fixture
+def env(tmp_path, monkeypatch):
+    monkeypatch.setenv("REPCAP_GIT_REV", "abc123")
+    monkeypatch.setenv("TQDM_DISABLE", "1")
+    monkeypatch.setenv("REPCAP_CACHE", str(tmp_path / "empty-cache"))
+    return tmp_path
+
+
+@pytest.fixture
+def ref(env):
+    """A copy of the shipped reference bundle, and its files' bytes."""
+    d = env / "ref"
+    shutil.copytree(REF, d)
+    return d, {p.name: p.read_bytes() for p in d.iterdir()}
+
+
+def _sha(b: bytes | str) -> str:
+    return hashlib.sha256(b.encode() if isinstance(b, str) else b).hexdigest()
+
+
+def _resign(d: Path) -> None:
+    m = json.loads((d / "bundle.json").read_text())
+    for x in m["experiments"]:
+        x["sha256"] = _sha((d / x["file"]).read_bytes())
+    m.pop("sha256")
+    m["sha256"] = _sha(canonical(m))
+    (d / "bundle.json").write_text(json.dumps(m))
+
+
+def _n_entries(d: Path) -> int:
+    return len(bundle.read(d).entries)
+
+
+def test_export_from_an_empty_cache_keeps_every_shipped_point(ref, capsys):
+    d, _before = ref
+    n = _n_entries(d)
+    assert n == 20  # 1 yoder + 7 guha-small + 12 liu-main (data/runs/reference/bundle.json)
+    assert cli.main(["bundle", "export", "reference", str(d)]) == 0
+    out = capsys.readouterr().out
+    assert f"{n} points before, {n} after (0 from this machine's cache, {n} kept from the bundle, 0 dropped)" in out
+    b = bundle.read(d)
+    assert len(b.entries) == n
+    old = {
+        json.dumps(e["result"], sort_keys=True)
+        for p in REF.glob("*.json")
+        if p.name != "bundle.json"
+        for e in json.loads(p.read_text())["entries"]
+    }
+    assert {json.dumps(be.data["result"], sort_keys=True) for be in b.entries} == old  # the same numbers
+    assert bundle.status(d).total("missing") == bundle.status(REF).total("missing")
+
+
+def test_an_export_that_would_shrink_the_bundle_is_refused_unless_replace(ref):
+    d, _before = ref
+    m = json.loads((d / "bundle.json").read_text())  # an experiment the set no longer has
+    doc = json.loads((d / "guha-small.json").read_text())
+    doc["experiment"] = "gone"
+    (d / "gone.json").write_text(json.dumps(doc))
+    m["experiments"].append({**m["experiments"][1], "name": "gone", "file": "gone.json"})
+    (d / "bundle.json").write_text(json.dumps(m))
+    _resign(d)
+    saved = {p.name: p.read_bytes() for p in d.iterdir()}
+    with pytest.raises(RepcapError, match=r"would hold 20 points, fewer than the 27 it holds now.*--replace"):
+        bundle.export("reference", d)
+    assert {p.name: p.read_bytes() for p in d.iterdir()} == saved  # nothing written
+    rep: list = []
+    bundle.export("reference", d, replace=True, report=rep)
+    assert (rep[0].before, rep[0].after, rep[0].dropped) == (27, 20, 7)
+    assert _n_entries(d) == 20 and not (d / "gone.json").exists()
+
+
+def test_a_folder_of_other_things_or_another_set_is_refused(env):
+    other = env / "notes"
+    other.mkdir()
+    (other / "thesis.tex").write_text("x")
+    with pytest.raises(RepcapError, match="no bundle.json"):
+        bundle.export("reference", other)
+    assert (other / "thesis.tex").read_text() == "x"
+    d = env / "r"
+    shutil.copytree(REF, d)
+    with pytest.raises(RepcapError, match=r"holds set reference \(full\), not reference \(smoke\).*--replace"):
+        bundle.check_out(d, "reference", "smoke")
+    f = env / "afile"
+    f.write_text("")
+    with pytest.raises(RepcapError, match="exists and is not a folder"):
+        bundle.check_out(f, "reference")
+
+
+@pytest.mark.parametrize("fail", ["enospc", "interrupt"])
+def test_an_export_stopped_half_way_leaves_the_old_bundle_intact(ref, monkeypatch, fail):
+    d, before = ref
+    real, calls = writer._write_file, []
+
+    def flaky(path, text):
+        calls.append(path.name)
+        if len(calls) == 2:  # the second file: one experiment already written
+            if fail == "enospc":
+                raise OSError(errno.ENOSPC, "No space left on device", str(path))
+            raise KeyboardInterrupt
+        real(path, text)
+
+    monkeypatch.setattr(writer, "_write_file", flaky)
+    if fail == "enospc":
+        with pytest.raises(
+            RepcapError, match=r"cannot write it \(no space left on the device\); the previous bundle is unchanged"
+        ):
+            bundle.export("reference", d)
+    else:
+        with pytest.raises(KeyboardInterrupt):
+            bundle.export("reference", d)
+    assert {p.name: p.read_bytes() for p in d.iterdir()} == before
+    assert sorted(p.name for p in d.parent.iterdir() if p.name.startswith(".ref.")) == []  # no staging left
+    assert len(bundle.read(d).entries) == 20
+
+
+def test_the_fallback_swap_and_a_killed_swap_are_recovered(ref, monkeypatch):
+    d, _before = ref
+    monkeypatch.setattr(writer, "_exchange", lambda a, b: False)  # no renameat2: two renames
+    bundle.export("reference", d)
+    assert _n_entries(d) == 20
+    # killed between the two renames: the old bundle is beside, under a dead pid
+    aside = d.parent / ".ref.old-999999999-abcd"
+    d.rename(aside)
+    plan = bundle.check_out(d, "reference")
+    assert d.is_dir() and not aside.exists() and "restored the previous bundle" in plan.notes[0]
+    assert _n_entries(d) == 20
+
+
+def test_a_hostile_provenance_is_refused_and_never_reaches_markdown(ref, env):
+    d, _ = ref
+    doc = json.loads((d / "yoder.json").read_text())
+    doc["entries"][0]["provenance"]["device"] = "<img src=x onerror=alert(1)>"
+    (d / "yoder.json").write_text(json.dumps(doc))
+    _resign(d)
+    with pytest.raises(RepcapError, match=r"provenance.device: .* holds '<', outside the plain alphabet"):
+        bundle.import_(d)
+    with pytest.raises(RepcapError, match="outside the plain alphabet"):
+        bundle.status(d)
+    # an import record edited in the cache after import: lookup cleans it, Markdown escapes
+    shutil.rmtree(d)
+    shutil.copytree(REF, d)
+    bundle.import_(d)
+    from repcap.bundle.index import _record_path
+    from repcap.sweep import Cache, point_key
+
+    e = runs.point_set("reference").experiment("yoder")
+    cache, c = Cache.named(e.cache), e.configs[0]
+    rp = _record_path(cache, bundle.point_id("repcap.packing.points:sweep_packed", c))
+    rec = json.loads(rp.read_text())
+    rec["provenance"]["device"] = "<img src=x onerror=alert(1)>"
+    rec["bundle"]["path"] = "<script>alert(1)</script>"
+    body = {k: v for k, v in rec.items() if k != "sha256"}
+    rec["sha256"] = _sha(canonical(body))
+    rp.write_text(json.dumps(rec))
+    lk = bundle.lookup("reference", "yoder")
+    assert lk.found and lk.found[0].key == point_key(e.fn, c)
+    md = bundle.provenance_markdown(lk, "reference")
+    assert "<img" not in md and "<script" not in md and "computed on ?img src=x onerror=alert(1)?" in md
+    assert bundle.markdown_escape("<img src=x> *a* [l](u) $x$") == ("&lt;img src=x&gt; \\*a\\* \\[l\\](u) \\$x\\$")
+
+
+@pytest.mark.parametrize(
+    "field, value, message",
+    [
+        ("eps_star", 1.5, r"eps_star = 1.5 is outside its possible range \[0, 1\]"),
+        ("max_angle_deg", 181.0, r"max_angle_deg = 181.0 is outside its possible range \[0, 180\]"),
+        ("seconds", -1.0, r"seconds = -1.0 is outside"),
+    ],
+)
+def test_impossible_results_are_refused_on_import(ref, field, value, message):
+    d, _ = ref
+    doc = json.loads((d / "yoder.json").read_text())
+    e = doc["entries"][0]
+    e["result"][field] = value
+    e["sha256"] = _sha(canonical(e["result"]))  # a forger re-checksums
+    (d / "yoder.json").write_text(json.dumps(doc))
+    _resign(d)
+    with pytest.raises(RepcapError, match=message):
+        bundle.read(d)
+
+
+def test_infinity_in_a_manifest_and_a_swapped_big_file(ref, monkeypatch):
+    d, _ = ref
+    text = (d / "bundle.json").read_text().replace('"wall_s": 3334.8065722329993', '"wall_s": 1e999', 1)
+    (d / "bundle.json").write_text(text)
+    with pytest.raises(RepcapError, match=r"bundle.json: not a valid bundle file .*1e999 is not a finite number"):
+        bundle.read(d)
+    shutil.rmtree(d)
+    shutil.copytree(REF, d)
+    (d / "liu-main.json").write_bytes(b"[" * 5_000_000)  # would be a deep parse: the hash refuses it first
+    from repcap.bundle import schema
+
+    monkeypatch.setattr(schema, "_parse", lambda path, data: pytest.fail(f"parsed {path} before its hash"))
+    with pytest.raises(RepcapError, match="liu-main.json: does not match the checksum in bundle.json"):
+        schema._load(d / "liu-main.json", json.loads((REF / "bundle.json").read_text())["experiments"][2]["sha256"])
+
+
+def test_file_system_cases_are_one_line(env, monkeypatch, capsys):
+    long = env / ("x" * 300)
+    assert cli.main(["bundle", "export", "reference", str(long)]) == 2
+    err = capsys.readouterr().err
+    assert "a component is 300 bytes long" in err and "Traceback" not in err and len(err.splitlines()) == 1
+    f = env / "cachefile"
+    f.write_text("")
+    monkeypatch.setenv("REPCAP_CACHE", str(f))
+    assert cli.main(["bundle", "export", "reference", str(env / "b")]) == 2
+    err = capsys.readouterr().err
+    assert f"REPCAP_CACHE {f}: not a folder" in err and len(err.splitlines()) == 1
+    monkeypatch.setenv("REPCAP_CACHE", "/tmp/" + "a/" * 2500)
+    assert cli.main(["bundle", "export", "reference", str(env / "b")]) == 2
+    err = capsys.readouterr().err
+    assert "REPCAP_CACHE /tmp/a/a/" in err and "bytes long, more than 3800" in err and len(err) < 400
+    assert not (env / "b").exists()
+
+
+def test_a_bundle_folder_that_cannot_be_listed_is_one_line(ref, monkeypatch):
+    d, _ = ref
+    import os as _os
+
+    real = _os.listdir
+
+    def denied(p="."):
+        if Path(p) == d:
+            raise PermissionError(errno.EACCES, "Permission denied", str(p))
+        return real(p)
+
+    monkeypatch.setattr(_os, "listdir", denied)
+    with pytest.raises(RepcapError, match=r"bundle .*/ref: cannot read the folder \(Permission denied\)"):
+        bundle.read(d)
+
+
+def test_compute_out_refuses_a_regular_file_before_computing(env, monkeypatch, capsys):
+    f = env / "out"
+    f.write_text("")
+    monkeypatch.setattr(runs, "compute", lambda *a, **k: pytest.fail("computed before checking --out"))
+    assert cli.main(["bundle", "compute", "reference", "--scale", "smoke", "--out", str(f), "--no-progress"]) == 2
+    assert "exists and is not a folder" in capsys.readouterr().err
