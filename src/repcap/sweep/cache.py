@@ -126,7 +126,12 @@ def atomic_write_text(path: Path, text: str) -> None:
         if tmp is not None:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
-        raise RepcapError(f"cannot write {str(path)[:200]}: {_cause(exc)}") from None
+        hint = (
+            " (a cache shared by several users needs a group-writable folder: setgid, and umask 002 for each)"
+            if exc.errno in (errno.EACCES, errno.EPERM)
+            else ""
+        )
+        raise RepcapError(f"cannot write {str(path)[:200]}: {_cause(exc)}{hint}") from None
     except BaseException:
         if tmp is not None:
             with contextlib.suppress(OSError):
