@@ -10,7 +10,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         "run", help="execute one chapter notebook under a profile (cached by content)", description=__doc__
     )
     p.add_argument("notebook", help="notebooks/NN_name.py or a chapter stem such as 01_random_vectors")
-    p.add_argument("--profile", default="quick", help="smoke | quick (default) | paper")
+    p.add_argument(
+        "--profile",
+        default="quick",
+        help="smoke | quick (default) | paper (the reference results are a bundle: `repcap bundle --help`)",
+    )
     p.add_argument(
         "-p",
         "--param",
@@ -20,24 +24,33 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="override one parameter (value read as YAML: 3, 0.5, [64, 128], text)",
     )
     p.add_argument("--force", action="store_true", help="execute even if the cached output is current")
-    p.add_argument("--list-params", action="store_true", help="print the notebook's parameters and exit")
+    p.add_argument(
+        "--list-params",
+        action="store_true",
+        help="print what the chapter runs under --profile (and -p): each parameter's value, where it comes from "
+        "and the profile file's comment on it; then exit",
+    )
     p.set_defaults(func=main)
 
 
 def main(args: argparse.Namespace) -> int:
     from .. import RepcapError
-    from ..runner import notebook_parameters, parse_override, resolve_notebook, run
+    from ..params import explain_parameters
+    from ..runner import parse_override, resolve_notebook, run
 
     path = resolve_notebook(args.notebook)
-    if args.list_params:
-        for k, v in notebook_parameters(path).items():
-            print(f"{k} = {v!r}")
-        return 0
     overrides = {}
     for text in args.param:
         name, value = parse_override(text)
         if name in overrides:
             raise RepcapError(f"parameter {name!r} given twice")
         overrides[name] = value
+    if args.list_params:
+        rows = explain_parameters(path, args.profile, overrides)
+        print(f"# {path.name} under profile {args.profile}" + (" with -p overrides" if overrides else ""))
+        for k, v, src, note in rows:
+            shown = repr(v) if len(repr(v)) <= 200 else f"{repr(v)[:180]}... ({len(repr(v)):,} characters)"
+            print(f"{k} = {shown}    # {src}" + (f": {note}" if note else ""))
+        return 0
     run(path, profile=args.profile, overrides=overrides, force=args.force)
     return 0
