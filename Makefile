@@ -34,11 +34,11 @@ book: $(STAMP)
 paper-gpu: BUDGET ?= 420
 paper-gpu: $(STAMP)
 	@test -n "$(OUT)" || { echo "make paper-gpu: give OUT=<bundle folder>, e.g. OUT=data/runs/paper-gpu" >&2; exit 2; }
-	$(BIN)/repcap bundle compute paper-gpu --out $(OUT) --scale $(SCALE)$(if $(BUDGET), --budget $(BUDGET))
+	$(BIN)/repcap bundle compute paper-gpu --out "$(OUT)" --scale "$(SCALE)"$(if $(BUDGET), --budget "$(BUDGET)")
 
 ## html: rebuild the HTML from the chapters already executed
 html: $(STAMP)
-	$(BIN)/python -c "from repcap.build import jb_build; jb_build()"
+	$(BIN)/repcap book --html-only
 
 ## lint: ruff (lint and format check), mypy over src/ and the layers contract (import-linter), as make test runs them
 lint: $(STAMP)

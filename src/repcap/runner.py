@@ -331,7 +331,12 @@ def _execute(nb, staging: Path, name: str, rel: str, params: dict[str, Any]) -> 
         ) from None
 
 
-def _collapse_injected_parameters(path: Path) -> None:
+def _collapse_injected_parameters(path: Path, staging: Path | None = None) -> None:
+    """Hide papermill's injected-parameters cell, and take the builder's staging folder out of the
+    notebook a reader downloads: papermill records it as ``output_path``, and a cell may print a
+    path inside it; both are written as where the files end up (``book/generated/...``)."""
+    import json as _json
+
     import nbformat
 
     nb = nbformat.read(path, as_version=4)
@@ -339,6 +344,25 @@ def _collapse_injected_parameters(path: Path) -> None:
         tags = cell.metadata.get("tags", [])
         if "injected-parameters" in tags and "remove-cell" not in tags:
             tags.append("remove-cell")  # the profile box lists every parameter
+    pm = nb.metadata.get("papermill")
+    if isinstance(pm, dict):
+        root = project_root()
+        for k in ("input_path", "output_path"):
+            v = pm.get(k)
+            if isinstance(v, str) and v.startswith(str(root) + os.sep):
+                pm[k] = v[len(str(root)) + 1 :]
+        if isinstance(pm.get("output_path"), str) and staging is not None:
+            pm["output_path"] = f"book/generated/{Path(pm['output_path']).name}"
+    if staging is not None:
+        text = nbformat.writes(nb)
+        final = generated_dir()
+        try:
+            shown = final.relative_to(project_root()).as_posix()
+        except ValueError:
+            shown = "book/generated"
+        for form in (str(staging), _json.dumps(str(staging))[1:-1]):
+            text = text.replace(form, shown)
+        nb = nbformat.reads(text, as_version=4)
     nbformat.write(nb, path)
 
 
@@ -418,7 +442,7 @@ def run(
                 raise
             seconds = time.time() - t0
             try:
-                _collapse_injected_parameters(staging / f"{name}.ipynb")
+                _collapse_injected_parameters(staging / f"{name}.ipynb", staging)
                 produced = _produced(staging)
                 findings = _commit(staging, name, produced, (stamp or {}).get("figures", []))
                 rio.write_json(
