@@ -141,6 +141,10 @@ def _main(argv: list[str] | None) -> int:
         parser.print_help()
         return 2
     try:
+        from .paths import check_device, check_environment
+
+        check_environment()
+        check_device(getattr(args, "device", None))
         return int(args.func(args) or 0)
     except RepcapError as exc:
         print(f"repcap {args.command}: error: {exc}", file=sys.stderr)

@@ -89,3 +89,39 @@ def reference_dir() -> Path:
         if cand.is_dir():
             return cand
     return project_root() / "data" / "reference"
+
+
+def check_environment() -> None:
+    """The environment variables repcap reads as numbers or paths, checked once before a command
+    runs, so that a bad one is one line here rather than a traceback deep inside (the CLI calls
+    this): ``REPCAP_MEMORY_BUDGET`` a finite number of bytes > 0, ``REPCAP_CACHE`` a folder."""
+    import math
+
+    from . import RepcapError
+
+    env = os.environ.get("REPCAP_MEMORY_BUDGET")
+    if env:
+        try:
+            v = float(env)
+        except ValueError:
+            v = math.nan
+        if not (math.isfinite(v) and 1 <= v < 2**63):
+            raise RepcapError(
+                f"REPCAP_MEMORY_BUDGET={env[:60]!r} is not a number of bytes (a finite number >= 1, e.g. 2e9); "
+                "unset it for the default"
+            )
+    if os.environ.get("REPCAP_CACHE"):
+        cache_dir()
+
+
+def check_device(device: object) -> None:
+    """A ``--device`` value repcap can compute on: auto, cpu or cuda[:N] (torch also accepts
+    ``meta``, which holds no data, and back ends repcap does not test)."""
+    import re
+
+    from . import RepcapError
+
+    if device is None or not isinstance(device, str):
+        return
+    if not re.fullmatch(r"auto|cpu|cuda(:[0-9]{1,3})?", device):
+        raise RepcapError(f"--device {device[:40]!r}: use auto, cpu or cuda[:N]")

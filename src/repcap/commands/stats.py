@@ -64,6 +64,24 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
+def printable(text: str, limit: int = 200) -> str:
+    """``text`` safe to print on a terminal: control characters, bidirectional overrides and other
+    invisible format characters as ``\\xNN`` / ``\\uNNNN`` escapes (a tensor name cannot retitle or
+    clear the terminal), cut to ``limit`` characters."""
+    import unicodedata
+
+    out = []
+    for ch in str(text):
+        if ch == "\\":
+            out.append("\\\\")
+        elif unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Zl", "Zp"):
+            out.append(ch.encode("unicode_escape").decode("ascii") if ord(ch) > 0xFF else f"\\x{ord(ch):02x}")
+        else:
+            out.append(ch)
+    s = "".join(out)
+    return s if len(s) <= limit else s[: limit - 3] + "..."
+
+
 def _list(args) -> int:
     from ..embeddings import list_tensors
 
@@ -71,7 +89,7 @@ def _list(args) -> int:
     if args.json:
         print(json.dumps([i.to_dict() for i in infos]))
         return 0
-    names = [i.name if i.name is not None else "(the array)" for i in infos]
+    names = [printable(i.name) if i.name is not None else "(the array)" for i in infos]
     width = max([len(n) for n in names] + [4])
     print("\n".join(f"{n:{width}s}  {list(i.shape)!s:>18s}  {i.storage}" for n, i in zip(names, infos)))
     return 0
@@ -89,6 +107,19 @@ def _check(stats: dict, args) -> None:
         raise RepcapError(f"--sample must be at least 2 rows, got {args.sample}")
     if args.rows is not None and args.rows < 2:
         raise RepcapError(f"--rows must be at least 2, got {args.rows}")
+    if args.head and args.tensor is not None:
+        raise RepcapError("--head and --tensor exclude each other: --tensor NAME reads that tensor, head or not")
+    bins = stats.get("bins")
+    if isinstance(bins, int) and (args.tiled or args.sample is not None):
+        from ..devices import memory_budget_bytes, resolve_device
+
+        need = bins * 8 * 4  # float64 counts and sums, per group, with the tile's own copy
+        budget = memory_budget_bytes(resolve_device(args.device))
+        if need > budget:
+            raise RepcapError(
+                f"--bins {bins}: the histograms need about {need / 2**30:.1f} GiB, more than the memory budget "
+                f"({budget / 2**30:.1f} GiB; REPCAP_MEMORY_BUDGET sets it); use fewer bins (default 2000)"
+            )
 
 
 def run(args) -> int:
@@ -133,7 +164,8 @@ def _human(rec) -> list[str]:
             + ("" if rec["class"] == 2 else "   (Guha reports capacity only for eps < 0.1)")
         )
     lines = [
-        f"{rec['source']}  [{rec['source_kind']}, tensor {rec['tensor']}, {rec['quant']}, tied={rec['tied']}]",
+        f"{printable(rec['source'])}  [{rec['source_kind']}, tensor {printable(str(rec['tensor']))}, {rec['quant']}, "
+        f"tied={rec['tied']}]",
         f"  rows {rec['vocab_size']} (zero rows dropped: {rec['n_zero_rows']}), d_model {rec['d_model']}",
         f"  mean cos {rec['mean']:.5f}  std {rec['std']:.5f}  E[cos^2] {rec['mean_sq']:.5f} (1/d = {rec['inv_d']:.5f})",
         f"  eps = mean + 2 std = {rec['eps']:.5f}   mean + 3 std = {rec['eps3']:.5f}   class {cls}",

@@ -22,6 +22,7 @@ from .names import choose_tensor
 
 #: GGUF tensor types we can read; anything else is refused with its name.
 GGUF_OK_TYPES = (
+    "F64",
     "F32",
     "F16",
     "BF16",
@@ -201,8 +202,13 @@ def _gguf_embedding(r, path: Path, head: bool, tensor: str | None, with_tokens: 
             f"{path}: tensor {name} declares shape {shape} ({qtype}) but holds {int(t.data.nbytes)} "
             f"bytes: truncated or malformed file; {_HINT}"
         )
+    arr: np.ndarray
     try:
-        arr = quants.dequantize(t.data, t.tensor_type)
+        if qtype == "F64":  # plain doubles; the gguf package's dequantize does not list them
+            raw = np.asarray(t.data)
+            arr = raw.view(np.float64) if raw.dtype == np.uint8 else raw.astype(np.float64, copy=False)
+        else:
+            arr = quants.dequantize(t.data, t.tensor_type)
     except (NotImplementedError, ValueError, KeyError) as exc:
         raise RepcapError(f"{path}: cannot dequantise {name} ({qtype}): {one_line(exc)}") from None
     arr = np.array(arr, dtype=np.float32, copy=True).reshape(shape)  # F32/F16 come back as read-only memmaps

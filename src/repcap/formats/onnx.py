@@ -158,9 +158,14 @@ def _external_array(path: Path, init, numel: int, name: str, itemsize: int) -> n
             f"({numel * itemsize} bytes) at offset {offset}, length {length} of {where.name} "
             f"({size} bytes): truncated or malformed; {_HINT}"
         )
-    with open(where, "rb") as fh:
-        fh.seek(offset)
-        data = fh.read(length)
+    try:
+        with open(where, "rb") as fh:
+            fh.seek(offset)
+            data = fh.read(length)
+    except OSError as exc:  # a folder, unreadable, gone since the stat
+        raise os_error(where, exc, f"cannot read the external data of {init.name!r}") from None
+    if len(data) != length:
+        raise RepcapError(f"{path}: initialiser {init.name!r}: {where.name} ended early (truncated); {_HINT}")
     return np.frombuffer(data, dtype=helper.tensor_dtype_to_np_dtype(init.data_type)).reshape(tuple(init.dims))
 
 

@@ -99,7 +99,11 @@ def _common(
     family: str | None,
     device: str,
 ) -> dict[str, Any]:
-    rec = dict(describe(source, embedding=e, device=device))
+    try:
+        rec = dict(describe(source, embedding=e, device=device))
+    except RepcapError as exc:  # a NaN row, too few rows: say which tensor of the model
+        at = f", layer {layer}" if layer is not None else ""
+        raise RepcapError(f"{source}: tensor {str(e.tensor_name)[:120]!r} ({kind}{at}): {exc}") from None
     if kind not in ("embedding", "head"):
         rec.pop("catalog", None)  # the catalog's expected shape is the embedding's
     rec.update(

@@ -43,6 +43,7 @@ Connections and clusters are made lazily, on the first sweep with something to c
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -284,7 +285,11 @@ class DaskExecutor:
                     pass
 
     def close(self) -> None:
-        """Close the client and any cluster this executor started (never a Client it was given)."""
+        """Close the client and any cluster this executor started (never a Client it was given).
+        ``distributed``'s ``CancelledError`` tracebacks of a client closed mid-reconnect (its
+        scheduler was killed; repcap has already said so in one line) are dropped from the log."""
+        if self._owned:
+            quiet_cancellations()
         for obj in self._owned:
             try:
                 obj.close()
@@ -299,6 +304,39 @@ class DaskExecutor:
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+
+class _DropCancelled(logging.Filter):
+    """Drops a log record whose exception (or message) is an ``asyncio.CancelledError``: the
+    noise of a client or cluster closed while a reconnect or a heartbeat is in flight."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        import asyncio
+        import concurrent.futures
+
+        exc = record.exc_info[0] if record.exc_info else None
+        if exc is not None and issubclass(exc, (asyncio.CancelledError, concurrent.futures.CancelledError)):
+            return False
+        try:
+            msg = record.getMessage()
+        except Exception:
+            return True
+        return "CancelledError" not in msg
+
+
+_DROP = _DropCancelled()
+
+
+def quiet_cancellations() -> None:
+    """Install :class:`_DropCancelled` on the loggers (and their handlers) that ``distributed``,
+    ``tornado`` and ``asyncio`` report shutdown cancellations through (idempotent)."""
+    for name in ("", "distributed", "distributed.client", "distributed.core", "distributed.comm", "asyncio", "tornado"):
+        lg = logging.getLogger(name)
+        if _DROP not in lg.filters:
+            lg.addFilter(_DROP)
+        for h in lg.handlers:
+            if _DROP not in h.filters:
+                h.addFilter(_DROP)
 
 
 def _is_local(t: Any) -> bool:
