@@ -50,12 +50,30 @@ __all__ = [
 def _existing(src: str) -> Path | None:
     """The local file or folder ``src`` names, or None; a name no file system can hold, or a path
     that cannot be examined (permissions), is one clear error rather than an OSError."""
+    import stat as _stat
+
     p = Path(src).expanduser()
     try:
-        return p if (p.is_dir() or p.is_file()) else None
+        if p.is_dir() or p.is_file():
+            return p
+        if not p.exists():
+            return None
+        mode = p.stat().st_mode
     except OSError as exc:
         check_name_lengths(p)
         raise os_error(p, exc, "cannot examine") from None
+    kind = (
+        "a character device"
+        if _stat.S_ISCHR(mode)
+        else "a block device"
+        if _stat.S_ISBLK(mode)
+        else "a FIFO (named pipe)"
+        if _stat.S_ISFIFO(mode)
+        else "a socket"
+        if _stat.S_ISSOCK(mode)
+        else "not a regular file"
+    )
+    raise RepcapError(f"{str(p)[:200]}: {kind}, not a model file or folder; give a file or a folder")
 
 
 class PathSource(NamedTuple):

@@ -243,6 +243,14 @@ def _environment(env: dict[str, str]) -> Iterator[None]:
                 os.environ[k] = v
 
 
+def _drop_staging(staging: Path) -> None:
+    """Remove a run's staging folder, and ``.staging`` itself once no other run uses it (a full
+    disk or a failed run leaves no empty folder behind)."""
+    shutil.rmtree(staging, ignore_errors=True)
+    with contextlib.suppress(OSError):
+        staging.parent.rmdir()  # fails while another run's folder is in it: then it stays
+
+
 def _fail(staging: Path, name: str, rel: str, what: str) -> RepcapError:
     """Keep the failed notebook, drop the staging folder, and say what happened in one line."""
     failed = generated_dir() / ".failed" / f"{name}.ipynb"
@@ -250,7 +258,7 @@ def _fail(staging: Path, name: str, rel: str, what: str) -> RepcapError:
         failed.parent.mkdir(parents=True, exist_ok=True)
         if (staging / f"{name}.ipynb").exists():
             shutil.move(staging / f"{name}.ipynb", failed)
-    shutil.rmtree(staging, ignore_errors=True)
+    _drop_staging(staging)
     kept = f"; the failed run is in {failed}" if failed.exists() else ""
     return RepcapError(f"{rel}: {what}\n  earlier outputs are untouched{kept}")
 
@@ -427,7 +435,7 @@ def run(
             (staging / "figures").mkdir(parents=True)
             rio.write_json(staging / "params.json", params)
         except OSError as exc:
-            shutil.rmtree(staging, ignore_errors=True)
+            _drop_staging(staging)
             raise RepcapError(
                 f"{rel}: cannot write to {gen} ({exc.strerror or exc}); free space or fix its "
                 "permissions - earlier outputs are untouched"
@@ -438,7 +446,7 @@ def run(
             try:
                 _execute(_prepare(path), staging, name, rel, params)
             except KeyboardInterrupt:  # Ctrl-C, or SIGTERM (the CLI turns it into this): no half run left
-                shutil.rmtree(staging, ignore_errors=True)
+                _drop_staging(staging)
                 raise
             seconds = time.time() - t0
             try:
@@ -463,6 +471,6 @@ def run(
                 what = "the disk is full" if exc.errno == errno.ENOSPC else (exc.strerror or str(exc))
                 raise _fail(staging, name, rel, f"cannot commit the run's outputs ({what})") from None
             finally:
-                shutil.rmtree(staging, ignore_errors=True)
+                _drop_staging(staging)
     log(f"{rel}: done in {seconds:.1f} s, {len(produced)} figure(s)")
     return RunResult(path, gen / f"{name}.ipynb", "executed", seconds, params, produced)

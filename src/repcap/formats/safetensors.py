@@ -176,4 +176,11 @@ def load_safetensors(
             t = f.get_tensor(name)
     except Exception as exc:  # safetensors raises its own error types
         raise RepcapError(f"{path}: not a readable safetensors file ({one_line(exc)})") from None
+    try:
+        t.flatten()[:1].to(torch.float64)  # packed sub-byte floats (F4) have no conversion in torch
+    except (NotImplementedError, RuntimeError, TypeError):
+        raise RepcapError(
+            f"{path}: tensor {name} is stored as {dtype} ({t.dtype}), which torch cannot convert to real numbers; "
+            "use an F32/F16/BF16 export"
+        ) from None
     return t, name, tied, dtype

@@ -163,6 +163,11 @@ def _single_file(folder: Folder) -> tuple[str, str]:
     gg = folder.with_suffix(".gguf")
     if len(gg) == 1:
         return "gguf", gg[0]
+    if len(gg) > 1:
+        raise RepcapError(
+            f"{folder.path}: {len(gg)} .gguf files ({', '.join(sorted(gg)[:3])}{', ...' if len(gg) > 3 else ''}); "
+            "point at one file instead"
+        )
     pickles = [n for n in folder.names if Path(n).suffix in PICKLE_SUFFIXES]
     if pickles:
         raise RepcapError(
