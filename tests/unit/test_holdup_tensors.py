@@ -14,7 +14,7 @@ from _models import write_gguf_tensors
 
 from repcap import RepcapError, cli
 from repcap.commands.stats import printable
-from repcap.cosine.moments import DENSE_MAX_ROWS, moments
+from repcap.cosine.moments import moments
 from repcap.embeddings import load
 
 
@@ -84,22 +84,30 @@ def test_a_nan_row_is_named_by_its_tensor(tmp_path):
 
 
 @pytest.mark.parametrize("n", [2, 3, 50])
-def test_few_row_moments_agree_with_float64(n):
+def test_few_row_moments_agree_with_float64(tmp_path, n):
+    from repcap.survey import describe
+
     rng = np.random.default_rng(n)
-    x = rng.standard_normal((n, 24)) * rng.uniform(0.1, 1e3, (n, 1))
-    m = moments(torch.tensor(x, dtype=torch.float32), device="cpu")
-    u = x.astype(np.float32).astype(np.float64)
+    x = (rng.standard_normal((n, 24)) * rng.uniform(0.1, 1e3, (n, 1))).astype(np.float32)
+    x[0] *= 0  # a zero row: dropped, as by the Gram identity
+    rec = describe(str(write_gguf_tensors(tmp_path / "m.gguf", {"token_embd.weight": np.vstack([x, x[:1] + 1])})),
+                   device="cpu", progress=False)
+    u = np.vstack([x, x[:1] + 1]).astype(np.float64)[1:]
     u /= np.linalg.norm(u, axis=1, keepdims=True)
-    c = (u @ u.T)[~np.eye(n, dtype=bool)]
-    assert m.mean == pytest.approx(c.mean(), abs=1e-12)
-    assert m.std == pytest.approx(c.std(), abs=1e-12)  # one pair: exactly 0, not 4e-4
+    c = (u @ u.T)[~np.eye(len(u), dtype=bool)]
+    assert rec["n_zero_rows"] == 1
+    assert rec["mean"] == pytest.approx(c.mean(), abs=1e-12)
+    assert rec["std"] == pytest.approx(c.std(), abs=1e-12)  # one pair: exactly 0, not 4e-4
     if n == 2:
-        assert m.std == 0.0 and m.eps == pytest.approx(c[0], abs=1e-12)
+        assert rec["std"] == 0.0 and rec["eps"] == pytest.approx(c[0], abs=1e-12)
 
 
-def test_large_matrices_still_take_the_gram_identity():
-    x = torch.randn(DENSE_MAX_ROWS + 10, 8, generator=torch.Generator().manual_seed(0))
+def test_large_matrices_keep_the_gram_identity():
+    from repcap.survey import EXACT_MAX_ROWS, _exact_if_small
+
+    x = torch.randn(EXACT_MAX_ROWS + 10, 8, generator=torch.Generator().manual_seed(0))
     m = moments(x, device="cpu")
+    assert _exact_if_small(x, m) is m
     u = x.double() / x.double().norm(dim=1, keepdim=True)
     c = (u @ u.T)[~torch.eye(len(u), dtype=torch.bool)]
     assert m.std == pytest.approx(float(c.std(unbiased=False)), rel=1e-6)

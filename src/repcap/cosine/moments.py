@@ -43,29 +43,15 @@ class CosineMoments:
         return asdict(self)
 
 
-#: At most this many rows (and ``rows * d`` values) get their moments from the dense float64
-#: cosine matrix (two-pass variance), not the Gram identity: for a few rows the identity's
-#: ``E[cos^2] - E[cos]^2`` is a difference of nearly equal numbers, and float32 unit rows leave a
-#: spurious sigma of ~1e-4 (one pair: the exact sigma is 0).
-DENSE_MAX_ROWS, DENSE_MAX_VALUES = 2048, 1 << 24
-
-
-def from_sums(
-    n: int, n_zero: int, d: int, sum_offdiag: float, sumsq_offdiag: float, var: float | None = None
-) -> CosineMoments:
-    """The moments from the off-diagonal sums ``sum_{i != j} cos`` and ``sum_{i != j} cos^2``
-    (``var``: the variance computed otherwise, exactly, instead of ``E[cos^2] - E[cos]^2``)."""
+def from_sums(n: int, n_zero: int, d: int, sum_offdiag: float, sumsq_offdiag: float) -> CosineMoments:
+    """The moments from the off-diagonal sums ``sum_{i != j} cos`` and ``sum_{i != j} cos^2``."""
     if n < 2:
         raise RepcapError(
             f"need at least two non-zero rows for pairwise cosines; got {n} of {n + n_zero} ({n_zero} zero rows)"
         )
     mean = sum_offdiag / (n * (n - 1))
     mean_sq = sumsq_offdiag / (n * (n - 1))
-    if var is None:
-        var = mean_sq - mean * mean
-        # below the rounding level of E[cos^2] the difference is noise, not spread
-        var = 0.0 if var <= 64 * 2.0**-52 * max(mean_sq, 1e-300) else var
-    var = max(var, 0.0)
+    var = max(mean_sq - mean * mean, 0.0)
     std = math.sqrt(var)
     return CosineMoments(
         n_rows=n,
@@ -106,20 +92,7 @@ def moments(X: Any, *, device: str | torch.device = "auto", compute: str = "floa
         G += (u.T @ u).to(torch.float64)
         s += u.sum(dim=0).to(torch.float64)  # pairwise float32 sum within a chunk, float64 across chunks
     assert G is not None and s is not None  # as_matrix refuses an empty matrix
-    d = int(G.shape[0])
-    if 2 <= n <= DENSE_MAX_ROWS and n * d <= DENSE_MAX_VALUES:
-        return _dense64(X, dev, n, total - n, d)
-    return from_sums(n, total - n, d, float(s @ s) - n, float((G * G).sum()) - n)
-
-
-def _dense64(X: Any, dev: torch.device, n: int, n_zero: int, d: int) -> CosineMoments:
-    """Exact moments of a small matrix: float64 unit rows, the dense cosine matrix, two-pass variance."""
-    U = torch.cat([u for _, u, _ in unit_chunks(X, dev, torch.float64)])
-    C = U @ U.T
-    off = C[~torch.eye(n, dtype=torch.bool, device=dev)]
-    mean = off.mean()
-    var = float((off - mean).square().mean())
-    return from_sums(n, n_zero, d, float(off.sum()), float(off.square().sum()), var=var)
+    return from_sums(n, total - n, int(G.shape[0]), float(s @ s) - n, float((G * G).sum()) - n)
 
 
 def mean_sq_offdiag(W: torch.Tensor, min_norm: float = 0.0) -> torch.Tensor:
