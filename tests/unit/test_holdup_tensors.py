@@ -90,8 +90,11 @@ def test_few_row_moments_agree_with_float64(tmp_path, n):
     rng = np.random.default_rng(n)
     x = (rng.standard_normal((n, 24)) * rng.uniform(0.1, 1e3, (n, 1))).astype(np.float32)
     x[0] *= 0  # a zero row: dropped, as by the Gram identity
-    rec = describe(str(write_gguf_tensors(tmp_path / "m.gguf", {"token_embd.weight": np.vstack([x, x[:1] + 1])})),
-                   device="cpu", progress=False)
+    rec = describe(
+        str(write_gguf_tensors(tmp_path / "m.gguf", {"token_embd.weight": np.vstack([x, x[:1] + 1])})),
+        device="cpu",
+        progress=False,
+    )
     u = np.vstack([x, x[:1] + 1]).astype(np.float64)[1:]
     u /= np.linalg.norm(u, axis=1, keepdims=True)
     c = (u @ u.T)[~np.eye(len(u), dtype=bool)]

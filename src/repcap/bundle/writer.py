@@ -275,8 +275,8 @@ def export(
     there (see the module docstring); returns the manifest (and appends an :class:`ExportReport`
     to ``report`` if given).  ``keep_large``: keep :data:`LARGE_FIELDS` (None: as each experiment
     says).  ``replace``: allow the new bundle to hold fewer points than the old one."""
-    from ..devices import device_name, resolve_device
     from ..context import git_revision
+    from ..devices import device_name, resolve_device
 
     pset = _runs.point_set(set_name, scale)
     plan = check_out(out_dir, set_name, scale, replace=replace)
