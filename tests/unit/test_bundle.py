@@ -371,6 +371,6 @@ def test_make_paper_gpu_runs_the_bundle_command():
         timeout=60,
     )
     assert out.returncode == 0, out.stderr
-    assert "repcap bundle compute paper-gpu --out /tmp/x --scale smoke" in out.stdout
+    assert 'repcap bundle compute paper-gpu --out "/tmp/x" --scale "smoke"' in out.stdout  # quoted: OUT may hold spaces
     book = subprocess.run([make, "-n", "book"], cwd=root, capture_output=True, text=True, timeout=60).stdout
     assert "bundle import" in book and book.index("bundle import") < book.index("repcap book")
