@@ -141,3 +141,47 @@ def test_a_claim_keeps_a_second_run_off_the_point(tmp_path, monkeypatch):
     c.claim_path(KEY).write_text(json.dumps(near))
     assert not c.claim(KEY)
     assert c.claim_path(KEY).name.endswith(".claim") and c.temp_files() == [] and len(c) == 0
+
+
+@pytest.mark.skipif(
+    os.geteuid() != 0 or not Path("/usr/bin/setpriv").exists(), reason="needs root and setpriv to act as two users"
+)
+def test_two_users_sharing_a_setgid_folder_keep_each_others_points():
+    """Two real uids in one group, umask 002, a setgid team folder (the README's cluster recipe):
+    each reads the other's finished point, and neither deletes it (before: 0600 entries, and the
+    second user's read failure deleted the first user's point)."""
+    import shutil
+    import subprocess
+    import sys
+    import tempfile
+
+    team = Path(tempfile.mkdtemp(prefix="repcap-team-", dir="/tmp"))
+    try:
+        os.chown(team, -1, 100)  # the team's group (both users are in it)
+        os.chmod(team, 0o2777)
+        src = str(Path(cache_mod.__file__).resolve().parents[2])
+        code = (
+            "import os, sys; os.umask(0o002); from repcap.sweep import Cache; c = Cache(sys.argv[1]); k = sys.argv[2] * 64\n"
+            "if sys.argv[3] == 'put': c.put(k, {}, {'x': 1.0})\n"
+            "else: print(c.get(k), os.path.exists(c.path(k)))"
+        )
+
+        def as_user(uid: int, *args: str) -> str:
+            cmd = ["/usr/bin/setpriv", f"--reuid={uid}", "--regid=100", "--clear-groups", sys.executable, "-c", code]
+            out = subprocess.run(
+                [*cmd, str(team / "c"), *args],
+                capture_output=True,
+                text=True,
+                timeout=120,
+                env={**os.environ, "PYTHONPATH": src},
+            )
+            assert out.returncode == 0, out.stderr[-500:]
+            return out.stdout.strip()
+
+        as_user(65534, "a", "put")
+        assert as_user(65533, "a", "get") == "{'x': 1.0} True"
+        as_user(65533, "b", "put")
+        assert as_user(65534, "b", "get") == "{'x': 1.0} True"
+        assert as_user(65534, "a", "get") == "{'x': 1.0} True"
+    finally:
+        shutil.rmtree(team, ignore_errors=True)
