@@ -178,6 +178,15 @@ def test_a_hostile_provenance_is_refused_and_never_reaches_markdown(ref, env):
     assert lk.found and lk.found[0].key == point_key(e.fn, c)
     md = bundle.provenance_markdown(lk, "reference")
     assert "<img" not in md and "<script" not in md and "computed on ?img src=x onerror=alert(1)?" in md
+    # rendered as MyST renders a glue:md cell (markdown-it with HTML on): no element the book did not write
+    from markdown_it import MarkdownIt
+
+    hostile = "<img src=x onerror=alert(1)> <script>x</script> [a](javascript:alert(1)) ![i](x) *e* $m$"
+    html = MarkdownIt("commonmark").render(bundle.markdown_escape(hostile) + " " + md)
+    assert "<img" not in html and "<script" not in html and "<a " not in html and "<em>" not in html
+    import re
+
+    assert set(re.findall(r"</?([a-zA-Z0-9]+)", html)) == {"p", "code"}  # the book's own: the set's name in code
     assert bundle.markdown_escape("<img src=x> *a* [l](u) $x$") == ("&lt;img src=x&gt; \\*a\\* \\[l\\](u) \\$x\\$")
 
 
