@@ -91,6 +91,15 @@ def _dump_experiment(header: dict, entries: list[dict]) -> str:
     return f'{head}, "entries": [\n{body}\n]}}\n'
 
 
+def _write(path: Path, text: str) -> None:
+    """Atomically, readable by all (one file in place: what tools/rekey_legacy_bundle.py uses; an
+    export writes a whole new folder instead, :func:`_stage_and_swap`)."""
+    from ..sweep import atomic_write_text
+
+    atomic_write_text(path, text)
+    os.chmod(path, 0o644)
+
+
 def _write_file(path: Path, text: str) -> None:
     """One file of a new bundle (in its staging folder), readable by all, fsynced."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
