@@ -367,9 +367,14 @@ def test_the_reference_section_says_where_its_points_come_from():
 
     empty = fref.section(None, "")
     assert empty.empty and empty.provenance == fref.NO_SET and empty.sidecar_provenance is None
-    lookup = P(found=[P(config={"k": 1}, result={})], provenance_text=lambda s: f"points of the {s} set")
+    lookup = P(
+        found=[P(config={"k": 1}, result={})],
+        provenance_text=lambda s: f"points of the {s} set",
+        provenance_markdown=lambda s: f"points of the {s} set, escaped",
+    )
     sec = fref.section(lookup, "reference")
-    assert not sec.empty and sec.provenance == sec.sidecar_provenance == "points of the reference set"
+    assert not sec.empty and sec.sidecar_provenance == "points of the reference set"
+    assert sec.provenance == "points of the reference set, escaped"  # the Markdown the chapter pastes
     assert sec.frame(lambda f: {"k": f.config["k"]}, ["k"]).k.tolist() == [1]
     assert empty.frame(lambda f: {}, ["k"]).columns.tolist() == ["k"]
     assert fref.placeholder().note.tolist() == [fref.PLACEHOLDER]
