@@ -185,3 +185,20 @@ def test_two_users_sharing_a_setgid_folder_keep_each_others_points():
         assert as_user(65534, "a", "get") == "{'x': 1.0} True"
     finally:
         shutil.rmtree(team, ignore_errors=True)
+
+
+def test_a_zombie_process_holds_no_claim():
+    """A killed process not yet reaped (a zombie) is dead: its claims and temp files are stale."""
+    import subprocess
+    import time
+
+    from repcap.sweep.cache import _pid_alive
+
+    p = subprocess.Popen(["sleep", "30"])
+    assert _pid_alive(p.pid)
+    p.kill()
+    time.sleep(0.3)  # killed, not yet waited for: a zombie
+    try:
+        assert not _pid_alive(p.pid)
+    finally:
+        p.wait()

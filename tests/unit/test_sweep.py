@@ -251,3 +251,47 @@ def test_duplicates_computed_once_and_bad_returns_refused(tmp_path):
         )
     with pytest.raises(RepcapError, match="plain folder name"):
         sweep.Cache.named("../escape")
+
+
+def _triple(config):
+    _triple.calls += 1  # type: ignore[attr-defined]
+    return {"y": 3 * config["x"]}
+
+
+def test_a_point_another_live_run_claimed_is_read_not_computed(tmp_path, monkeypatch):
+    """Two runs of one sweep share the work: a point whose claim a live process holds is left to
+    it, and its result is read once the claim is gone."""
+    import json as _json
+    import socket
+    import threading
+
+    from repcap.sweep import cache as cache_mod
+    from repcap.sweep import tasks
+
+    monkeypatch.setattr(tasks, "CLAIM_POLL_S", 0.05)
+    _triple.calls = 0  # type: ignore[attr-defined]
+    store = sweep.Cache(tmp_path)
+    store.root.mkdir(parents=True, exist_ok=True)
+    key = sweep.point_key(_triple, {"x": 2}, code="t")
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        claim = store.claim_path(key)
+        claim.parent.mkdir(parents=True, exist_ok=True)
+        claim.write_text(_json.dumps({"host": cache_mod._host_token(), "pid": other.pid, "time": time.time()}))
+        assert store.claimed(key) and socket.gethostname()
+
+        def finish():  # the other run writes its result, then drops its claim
+            time.sleep(0.5)
+            store.put(key, {"x": 2}, {"y": 6, "by": "other"})
+            claim.unlink()
+
+        t = threading.Thread(target=finish)
+        t.start()
+        rep = sweep.run(_triple, [{"x": 1}, {"x": 2}], cache=store, progress=False, code="t")
+        t.join()
+    finally:
+        other.kill()
+        other.wait()
+    assert rep.results == [{"y": 3}, {"y": 6, "by": "other"}]
+    assert _triple.calls == 1  # only the unclaimed point was computed here
+    assert not store.claim_path(sweep.point_key(_triple, {"x": 1}, code="t")).exists()  # ours released

@@ -7,6 +7,7 @@ not installed)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -489,6 +490,7 @@ def test_separate_scheduler_process_without_repcap_and_its_death(tmp_path):
             env=wenv,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
+            start_new_session=True,  # its nanny's worker process too dies with the group below
         )
         address = json.loads(sched_file.read_text())["address"]
         ex = make_executor("dask", address)
@@ -518,6 +520,10 @@ def test_separate_scheduler_process_without_repcap_and_its_death(tmp_path):
             if p is not None and p.poll() is None:
                 p.kill()
                 p.wait(timeout=30)
+        if worker is not None:  # the nanny's worker process may outlive the nanny: end the whole group
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(worker.pid, signal.SIGKILL)
+            time.sleep(0.5)
     first = _logged(log)
     assert len(first) == len(set(first))
     finished = _finished(cache)

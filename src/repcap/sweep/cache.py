@@ -91,13 +91,19 @@ def _host_token() -> str:
 
 
 def _pid_alive(pid: int) -> bool:
+    """Whether process ``pid`` of this host still runs (a zombie, dead but not yet reaped, does not:
+    in a container whose first process reaps nothing, a killed process's pid stays a zombie)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:  # exists, owned by someone else
         return True
-    return True
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):  # no /proc (not Linux): the signal test is all there is
+        return True
+    return state not in ("Z", "X")
 
 
 def atomic_write_text(path: Path, text: str) -> None:

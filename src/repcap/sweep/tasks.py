@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import socket
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -23,6 +24,9 @@ from typing import Any, Protocol
 from .. import RepcapError
 from .cache import MARKER, Cache, canonical
 from .keys import fn_name
+
+#: How often a task looks again at a point another run has claimed (seconds).
+CLAIM_POLL_S = 2.0
 
 
 def error_message(exc: BaseException) -> str:
@@ -62,8 +66,33 @@ class PointTask:
                 f"(REPCAP_CACHE) on a file system shared by the client and every worker, at the same path"
             )
         results: list[dict | None] = [store.get(k) for k in self.keys]
-        todo = [i for i, r in enumerate(results) if r is None]
+        pending = [i for i, r in enumerate(results) if r is None]
+        # claim each point before computing it: a point another live run is computing is left to
+        # it and read when it is done (two runs of one set share the work instead of doubling it)
+        todo = [i for i in pending if store.claim(self.keys[i])]
+        held = [i for i in pending if i not in set(todo)]
         errors: list[str | None] = [None] * len(self.keys)
+        try:
+            self._compute(store, todo, results, errors)
+        finally:
+            for i in todo:
+                store.release(self.keys[i])
+        here = [i for i in held if self._await(store, i, results, errors)]
+        done = {i for i in todo + here if errors[i] is None}
+        return TaskOutcome(results=results, computed=[i in done for i in range(len(self.keys))], errors=errors)
+
+    def _await(self, store: Cache, i: int, results: list, errors: list) -> bool:
+        """The point another run has claimed: read into ``results`` once its claim is gone (or
+        stale), or computed here if that run ended without writing it (then True)."""
+        while store.claimed(self.keys[i]):
+            time.sleep(CLAIM_POLL_S)
+        results[i] = store.get(self.keys[i])
+        if results[i] is not None:
+            return False
+        self._compute(store, [i], results, errors)
+        return True
+
+    def _compute(self, store: Cache, todo: list[int], results: list, errors: list) -> None:
         if self.batched and todo:
             sub = [self.configs[i] for i in todo]
             try:
@@ -90,8 +119,6 @@ class PointTask:
                     errors[i] = error_message(exc)
                     continue
                 results[i] = self._store(store, i, out)
-        done = {i for i in todo if errors[i] is None}
-        return TaskOutcome(results=results, computed=[i in done for i in range(len(self.keys))], errors=errors)
 
     def _store(self, store: Cache, i: int, out: Any) -> dict:
         if not isinstance(out, dict):
