@@ -156,6 +156,12 @@ def _main(argv: list[str] | None) -> int:
         print(f"repcap {args.command}: error: {where}{exc.strerror or exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as exc:
+        import logging
+
+        # a kernel stopped mid-cell leaves an asyncio task whose "Kernel died" error asyncio and
+        # nbclient would print as a traceback at exit: the one line below says what happened
+        for name in ("asyncio", "nbclient", "papermill", "traitlets"):
+            logging.getLogger(name).setLevel(logging.CRITICAL)
         how = "terminated" if isinstance(exc, Terminated) else "interrupted"
         print(f"repcap {args.command}: {how}; finished work is kept (re-run to resume)", file=sys.stderr)
         return 143 if isinstance(exc, Terminated) else 130

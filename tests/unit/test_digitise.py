@@ -17,6 +17,17 @@ from repcap import RepcapError  # noqa: E402
 from repcap import digitise as dg  # noqa: E402
 
 GAMMAS = (-0.778, -0.556, -0.333, 0.333)
+
+
+@pytest.fixture(autouse=True)
+def _default_style():
+    """Draw with matplotlib's defaults: the book's style (set by other tests in the same process)
+    turns tick marks off, and the digitiser calibrates on them, as on the authors' figure."""
+    with mpl.rc_context(rc=mpl.rcParamsDefault):
+        mpl.use("Agg")
+        yield
+
+
 XS = np.arange(0, 2.01, 0.25)
 
 
