@@ -186,3 +186,18 @@ def test_toy_negative_gamma_in_exponent_form(capsys, gamma):
     ]
     assert cli.main(argv) == 0
     assert json.loads(capsys.readouterr().out)["config"]["gamma"] == -1e-3
+
+
+def test_a_model_larger_than_the_machine_is_one_line():
+    """`toy --n 1e12` (issue: hold up, round 2): refused by its memory, before any allocation."""
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [sys.executable, "-m", "repcap", "toy", "--n", "1000000000000", "--m", "2", "--alpha", "1", "--gamma", "-1"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert out.stderr.count("\n") == 1 and "GiB, more than this machine's" in out.stderr
