@@ -390,9 +390,16 @@ tables.show(ref, digits={"ours": ".2f"}, missing="this profile did not run Yoder
 # results bundle ({doc}`../reproduce`): {glue:md}`packing_ref_provenance`
 #
 # {numref}`fig-packing-reference` follows its worst pair: {glue:md}`packing_ref_summary`
+#
+# The same problem under the power and abs-relu losses at full size (Yoder's "99% solution" and its
+# trap at his size): {glue:md}`packing_ref_losses`
 
 # %%
 ref_section = refdata.section(ref_lookup, reference_set)
+losses_section = refdata.section(
+    bundle.lookup(reference_set, "yoder-losses", scale=reference_scale) if reference_set else None, reference_set
+)
+glue("packing_ref_losses", Markdown(losses_section.provenance))
 ref_found = figdata.longest_exp_run(ref_section.found)
 ref_run = ref_found.result if ref_found else None
 law_angle_yoder = math.degrees(math.acos(law_eps_yoder))

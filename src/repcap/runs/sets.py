@@ -145,6 +145,7 @@ def _reference(scale: str, toy_budget_s: float | None, toy_seconds_per_model_ste
     smoke = scale == "smoke"
     if smoke:
         yoder = [yoder_point("exp", steps=_SMOKE_STEPS, lr=YODER_LONG_LR, **_SMOKE_YODER)]
+        yoder_losses = [yoder_point(loss, steps=_SMOKE_STEPS, **_SMOKE_YODER) for loss in ("power", "abs-relu")]
         guha = [guha_point(k, d, steps=_SMOKE_STEPS) for d in _SMOKE_GUHA_DIMS for k in _SMOKE_GUHA_KS]
         m60 = [guha_point(k, d, steps=_SMOKE_STEPS, M=GUHA_M60) for d in _SMOKE_GUHA_DIMS for k in _SMOKE_GUHA_KS]
         c_curve = c_curve_points((2, 4), (4, 16), 64, steps=_SMOKE_STEPS)
@@ -157,6 +158,7 @@ def _reference(scale: str, toy_budget_s: float | None, toy_seconds_per_model_ste
         widths = _liu_width_sweeps(_SMOKE_REFERENCE_MS, _SMOKE_ALPHAS, _SMOKE_TOY, seeds=(1,), seed_gammas=(-1.0,))
     else:
         yoder = [yoder_point("exp", steps=YODER_REFERENCE_STEPS, lr=YODER_LONG_LR)]
+        yoder_losses = [yoder_point(loss, steps=YODER_REFERENCE_STEPS) for loss in ("power", "abs-relu")]
         # cheapest first (a step costs about k^2 d), so a run stopped early has the most cells
         guha = sorted(
             (guha_point(k, d) for d in GUHA_SMALL_DIMS for k in GUHA_SMALL_KS), key=lambda c: c["k"] ** 2 * c["d"]
@@ -176,6 +178,12 @@ def _reference(scale: str, toy_budget_s: float | None, toy_seconds_per_model_ste
             yoder,
             "packing-losses",
             "Yoder 2025: 10,000 unit vectors in R^100 under exp(20 cos^2), until the worst angle flattens",
+        ),
+        _packing(
+            "yoder-losses",
+            yoder_losses,
+            "packing-losses",
+            "Yoder 2025's problem at full size under the power and abs-relu losses (his 99% solution, the trap)",
         ),
         _packing(
             "guha-small",
