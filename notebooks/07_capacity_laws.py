@@ -376,7 +376,7 @@ _ = figures.save(
         "source": "reference bundle; Guha's data: code/vector_packing/optimized_packing.json (MIT)",
         "provenance": ref_section.sidecar_provenance,
     },
-    provenance=figures.bundle_provenance(ref_lookup, reference_set),
+    provenance=figures.bundle_provenance([ref_lookup, m60_lookup], reference_set),
 )
 tables.show(
     by_rule,

@@ -444,7 +444,8 @@ w_names = (
     if reference_set
     else []
 )
-w_sections = [refdata.section(bundle.lookup(reference_set, n_, scale=reference_scale), reference_set) for n_ in w_names]
+w_lookups = [bundle.lookup(reference_set, n_, scale=reference_scale) for n_ in w_names]
+w_sections = [refdata.section(lk, reference_set) for lk in w_lookups]
 w_found = [f for sec in w_sections for f in sec.found]
 wfits = rrdata.width_exponents(w_found)
 wsum = rrdata.exponent_summary(wfits)
@@ -678,6 +679,7 @@ _ = figures.save(
         "source": "reference bundle; Liu et al. 2025 Fig. 6e digitised (repcap.digitise)",
         "provenance": w_prov if w_sections else None,
     },
+    provenance=figures.bundle_provenance(w_lookups, reference_set),
 )
 ref_profile_w = finding_profile(reference_set, reference_scale)
 recorded = []

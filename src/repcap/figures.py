@@ -395,15 +395,16 @@ def alt_text(caption: str, limit: int = 300) -> str:
 
 def bundle_provenance(lookup: Any, set_name: str = "reference") -> dict[str, Any] | None:
     """What :func:`save` records of a figure drawn from a results bundle: ``lookup`` is a
-    :class:`repcap.bundle.store.Lookup` (None, or one without points, gives None).  The run's own
-    configuration (one dict, or the list of the points' configurations), the machines, commits and
-    dates of the points, their summed computing time, where they come from, and the command that
-    recomputes them."""
-    found = list(getattr(lookup, "found", None) or [])
+    :class:`repcap.bundle.store.Lookup`, or a list of them for a figure that draws several
+    experiments (None, or lookups without points, give None).  The runs' own configuration (one
+    dict, or the list of the points' configurations), the machines, commits and dates of the points,
+    their summed computing time, where they come from, and the command that recomputes them."""
+    lookups = [lk for lk in (lookup if isinstance(lookup, (list, tuple)) else [lookup]) if lk is not None]
+    found = [f for lk in lookups for f in (getattr(lk, "found", None) or [])]
     if not found:
         return None
-    experiment = str(getattr(lookup, "experiment", "") or "")
-    scale = str(getattr(lookup, "scale", "full") or "full")
+    experiments = list(dict.fromkeys(str(getattr(lk, "experiment", "") or "") for lk in lookups if lk.found))
+    scale = str(getattr(lookups[0], "scale", "full") or "full")
     provs = [dict(f.provenance or {}) for f in found]
     configs = [dict(f.config) for f in found]
     sources = sorted({str(p.get("source") or "cache") for p in provs})
@@ -411,7 +412,7 @@ def bundle_provenance(lookup: Any, set_name: str = "reference") -> dict[str, Any
     flag = "" if scale == "full" else f" --scale {scale}"
     return {
         "set": set_name,
-        "experiment": experiment,
+        "experiment": ", ".join(experiments),
         "scale": scale,
         "points": len(found),
         "source": "bundle" if sources == ["bundle"] else "cache" if "bundle" not in sources else "bundle and cache",
@@ -423,7 +424,7 @@ def bundle_provenance(lookup: Any, set_name: str = "reference") -> dict[str, Any
         "commits": sorted({str(p["commit"]) for p in provs if p.get("commit")}),
         "computed_dates": sorted({str(p["computed"])[:10] for p in provs if p.get("computed")}),
         "compute_s": round(sum(float(p.get("seconds") or 0.0) for p in provs), 3),
-        "recompute": f"repcap bundle compute {set_name}{flag} --only {experiment}",
+        "recompute": f"repcap bundle compute {set_name}{flag} --only {' '.join(experiments)}",
     }
 
 

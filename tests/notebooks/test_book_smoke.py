@@ -19,11 +19,11 @@ from repcap import build, runner
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.notebooks
 BASE_URL = "https://example.org/repcap/"
-#: The figures drawn from the reference set, with the experiment each draws.
+#: The figures drawn from the reference set, with the experiments each draws.
 REFERENCE_FIGURES = {
-    "fig-packing-reference": "yoder",
-    "fig-laws-reference": "guha-small",
-    "fig-scaling-reference": "liu-main",
+    "fig-packing-reference": ["yoder"],
+    "fig-laws-reference": ["guha-small", "guha-m60"],
+    "fig-scaling-reference": ["liu-main"],
 }
 
 
@@ -310,21 +310,23 @@ def _check_as_a_reader_sees_it(book_root, out):
     assert "Chapter 6: Packing vectors" in index
     # 4. provenance of the reference-set figures: the run's own, and how it is recomputed
     figdir = book_root / "book" / "generated" / "figures"
-    for fid, experiment in REFERENCE_FIGURES.items():
+    for fid, experiments in REFERENCE_FIGURES.items():
         side = json.loads((figdir / f"{fid}.json").read_text())
-        look = bundle.lookup("reference", experiment, scale="smoke")
-        assert look.found, f"{fid}: no reference points in the smoke book"
-        want_cfg = [f.config for f in look.found]
+        looks = [bundle.lookup("reference", e, scale="smoke") for e in experiments]
+        drawn = [lk for lk in looks if lk.found]
+        assert drawn, f"{fid}: no reference points in the smoke book"
+        want_cfg = [f.config for lk in drawn for f in lk.found]
         got = side["parameters"] if isinstance(side["parameters"], list) else [side["parameters"]]
         assert got == json.loads(json.dumps(want_cfg)), fid
-        seconds = sum(float(f.provenance.get("seconds") or 0) for f in look.found)
+        seconds = sum(float(f.provenance.get("seconds") or 0) for lk in drawn for f in lk.found)
         assert side["compute_s"] == pytest.approx(seconds, abs=2e-3), fid
-        assert side["computed"]["recompute"] == f"repcap bundle compute reference --scale smoke --only {experiment}"
+        only = " ".join(lk.experiment for lk in drawn)
+        assert side["computed"]["recompute"] == f"repcap bundle compute reference --scale smoke --only {only}"
         assert side["drawn_by"]["profile"] == "smoke" and side["drawn_by"]["notebook"].startswith("notebooks/")
         page = (out / "book" / "generated" / f"{Path(side['drawn_by']['notebook']).stem}.html").read_text()
         body = re.search(rf'<figure[^>]*id="{fid}"[^>]*>(.*?)</figure>', page, flags=re.S).group(1)
         visible = " ".join(html_lib.unescape(re.sub(r"<[^>]+>", "", body)).split())
-        assert f"Recompute: repcap bundle compute reference --scale smoke --only {experiment}" in visible, fid
+        assert f"Recompute: repcap bundle compute reference --scale smoke --only {only}" in visible, fid
         assert "of computing; drawn by notebooks/" in visible, fid
         entry = index[index.index(f"@misc{{repcap-{fid},") :][:1200]
         assert "computed in the reference set" in entry, fid

@@ -316,3 +316,19 @@ def test_make_pdf_without_an_engine_says_so_in_one_line(monkeypatch, capsys):
         "make pdf: no PDF engine: install Chromium (Debian/Ubuntu: apt-get install chromium) or set REPCAP_CHROMIUM"
     ]
     assert build.main([]) == 2
+
+
+def test_a_figure_of_several_bundled_experiments_names_them_all():
+    from pathlib import Path
+
+    from repcap.figures import bundle_provenance
+
+    root = Path(__file__).resolve().parents[2]
+    entry, one = _yoder_lookup(root)
+    other = _Lookup([_Found({"k": 1}, {"device": "cuda:0 NVIDIA H200", "seconds": 10.0, "commit": "abc"})])
+    other.experiment = "guha-m60"
+    prov = bundle_provenance([one, None, other], "reference")
+    assert prov["points"] == 2 and prov["experiment"] == "yoder, guha-m60"
+    assert prov["recompute"] == "repcap bundle compute reference --only yoder guha-m60"
+    assert prov["compute_s"] == round(entry["provenance"]["seconds"] + 10.0, 3)
+    assert prov["configuration"] == [entry["config"], {"k": 1}] and "cuda:0 NVIDIA H200" in prov["devices"]
