@@ -8,7 +8,7 @@ BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.repcap-installed
 MATHJAX := django-static-mathjax==3.2.2.1
 
-.PHONY: all install book html test test-unit lint bench clean distclean paper-gpu
+.PHONY: all install book html pdf test test-unit lint bench clean distclean paper-gpu
 
 all: book
 
@@ -39,6 +39,12 @@ paper-gpu: $(STAMP)
 ## html: rebuild the HTML from the chapters already executed
 html: $(STAMP)
 	$(BIN)/repcap book --html-only
+
+## pdf: the whole book as one PDF (_build/pdf/book.pdf), from the chapters already executed (run
+## `make book` first): Jupyter Book's singlehtml build printed by headless Chromium (apt-get install
+## chromium); without Chromium it says so in one line
+pdf: $(STAMP)
+	@$(BIN)/python -m repcap.build pdf
 
 ## lint: ruff (lint and format check), mypy over src/ and the layers contract (import-linter), as make test runs them
 lint: $(STAMP)

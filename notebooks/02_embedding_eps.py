@@ -145,7 +145,7 @@ for ax, r in zip(axes.flat, emb_only):
     ax.fill_between(h.cos[tail], h.density[tail], step="mid", color="C3", lw=0, label="tail beyond ε")
     ax.axvline(r["mean"], color="C0", lw=1.2, label="μ")
     ax.axvline(r["eps"], color="C3", lw=1.2, ls="--", label="ε = μ + 2σ")
-    ax.set_title(f"{r['label']}: d = {r['d_model']}, ε = {r['eps']:.3f}")
+    ax.set_title(f"{r['label']}\nd = {r['d_model']}, ε = {r['eps']:.3f}", fontsize=9.5)
     ax.set_xlim(-0.6, 1.0)
     ax.set_yscale("log")
     ax.set_ylim(1e-4, None)
@@ -233,11 +233,10 @@ tables.show(head_cmp, digits={"ε embedding": ".5f", "ε head": ".5f", "Δε": "
 # some rare script tokens). In the encoders they are spelling variants and near-synonyms.
 
 # %%
-tables.show(
-    figdata.nearest_pairs(emb_only),
-    digits={"cos": ".4f"},
-    missing="the file holds no vocabulary, so only row numbers are known",
-)
+near = figdata.nearest_pairs(emb_only)
+for col in ("token i", "token j"):  # non-Latin tokens with their code points (a font may lack the glyph)
+    near[col] = near[col].map(lambda t: figures.with_codepoints(t) if isinstance(t, str) else t)
+tables.show(near, digits={"cos": ".4f"}, missing="the file holds no vocabulary, so only row numbers are known")
 
 # %% [markdown]
 # ## Reported against reproduced
@@ -380,7 +379,7 @@ figures.save(
     pts,
     {
         "caption": "ε against model width: Guha's 45 reported values (hollow squares) and ours (filled circles), "
-        f"coloured by class (red: Class 1, ε > {C1:g}; blue: Class 2, ε < {C2:g}). The grey band "
+        f"coloured by class (pink: Class 1, ε > {C1:g}; blue: Class 2, ε < {C2:g}). The grey band "
         f"{C2:g}–{C1:g} holds none of Guha's models.",
         "seed": seed,
     },

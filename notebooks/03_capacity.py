@@ -71,7 +71,8 @@ run_record = start(
 
 # %%
 law_names = {k: laws.PUBLISHED[k].label for k in ("jl8", "jl", "adjusted", "four")}
-forms = {"jl": r"$\sqrt{C\ln k / d}$", "adjusted": r"$\sqrt{C\ln(k/d)/d}$", "four": r"$\sqrt{C\ln(k^a/d)^b / d^c}$"}
+# as text (a table cell is not typeset as math)
+forms = {"jl": "√(C ln k / d)", "adjusted": "√(C ln(k/d) / d)", "four": "√(C (ln(kᵃ/d))ᵇ / dᶜ)"}
 tables.show(
     pd.DataFrame(
         [
@@ -182,8 +183,9 @@ calculator.widget()
 # ## Our models under every law
 #
 # Guha reports capacity only for Class 2 ($\varepsilon <$ {glue:text}`capacity_class2_boundary`): for
-# Class 1 "the formula yields vacuous bounds" (Sec. 3.5). Every model we can load offline is Class 1, so
-# the laws are evaluated far outside the range they were fitted for. The table still shows them (as
+# Class 1 "the formula yields vacuous bounds" (Sec. 3.5). Every model we can load offline is Class 1, and
+# every capacity here, like every one of his Table 1, lies far beyond the packings the laws were fitted
+# to (the calculator above gives their span): an extrapolation in $k$. The table still shows them (as
 # $\log_{10}k$) to make that point concrete.
 
 # %%

@@ -110,13 +110,15 @@ fig, ax = plt.subplots(figsize=figures.size(5.2))
 m_lo = min(ov["m"].min(), 256) / 1.5
 m_hi = max(ov["m"].max(), 8192) * 1.5
 mgrid = np.geomspace(m_lo, m_hi, 50)
+liu_m = [e.width_m for e in catalog.liu_models() if e.width_m]
+band_m = np.geomspace(min(liu_m), max(liu_m), 50)  # the band only where Liu et al. have heads, and at most 1
 ax.fill_between(
-    mgrid,
-    paper_range.low / mgrid,
-    paper_range.high / mgrid,
+    band_m,
+    np.minimum(paper_range.low / band_m, 1),
+    np.minimum(paper_range.high / band_m, 1),
     color="0.9",
     lw=0,
-    label=f"Liu et al., 27 heads: {paper_range.low:g}/m to {paper_range.high:g}/m",
+    label=f"Liu et al., 27 heads (m = {min(liu_m):,}–{max(liu_m):,}): {paper_range.low:g}/m to {paper_range.high:g}/m",
 )
 ax.plot(mgrid, paper_range.value / mgrid, color="0.55", lw=1, label=f"their median, {paper_range.value:g}/m")
 ax.plot(mgrid, 1 / mgrid, color="0.3", lw=1, ls="--", label="1/m (random directions)")

@@ -50,6 +50,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from IPython.display import Markdown
+from matplotlib.legend_handler import HandlerTuple
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator
@@ -163,12 +164,17 @@ handles = [Line2D([], [], color="k", lw=1.4, label="embedding")]
 if any(r["kind"] == "head" for r in records):
     handles.append(Line2D([], [], color="0.45", lw=1.2, ls=":", label="LM head (stored apart)"))
 handles += [Line2D([], [], color=colors[k], marker="o", ms=2.5, lw=1.0, label=layers.KINDS[k]) for k in kinds_here]
-handles += [
-    Line2D([], [], color="0.3", lw=1.0, ls="--", label="Gaussian directions, same shape"),
-    Patch(color="0.93", label=f"between the classes ({C2:g} to {C1:g})"),
+# the dashed lines are drawn in each kind's colour: so is their legend entry (one dash per kind)
+gauss = tuple(Line2D([], [], color=colors[k], lw=1.0, ls="--") for k in kinds_here) or (
+    Line2D([], [], color="0.3", ls="--"),
+)
+handles += [gauss, Patch(color="0.93")]
+hlabels = [h.get_label() for h in handles[:-2]] + [
+    "Gaussian directions, same shape",
+    f"between the classes ({C2:g} to {C1:g})",
 ]
 fig.tight_layout()
-figures.legend_below(axes[-1], ncol=2, handles=handles)
+figures.legend_below(axes[-1], ncol=2, handles=handles, labels=hlabels, handler_map={tuple: HandlerTuple(ndivide=None)})
 fig.tight_layout()
 figures.save(
     "fig-layers-eps",

@@ -42,6 +42,8 @@ scheduler = ""  # with the dask executor: a tcp address, local or local:N, or a 
 
 # %% tags=["remove-input"]
 
+import math
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -374,6 +376,7 @@ _ = figures.save(
         "source": "reference bundle; Guha's data: code/vector_packing/optimized_packing.json (MIT)",
         "provenance": ref_section.sidecar_provenance,
     },
+    provenance=figures.bundle_provenance([ref_lookup, m60_lookup], reference_set),
 )
 tables.show(
     by_rule,
@@ -478,7 +481,10 @@ pub = pd.DataFrame(
 )
 glue("laws_mape_published_adjusted", float(pub.loc[pub.law.str.startswith("adjusted"), "mape"].iloc[0]))
 glue("laws_mape_published_four", float(pub.loc[pub.law.str.startswith("four"), "mape"].iloc[0]))
-tables.show(pub, digits={"r2": ".4f", "mape": ".2f", "nrmse": ".4f", "rmse": ".4f"})
+tables.show(
+    pub.rename(columns={"r2": "R²", "mape": "MAPE %", "nrmse": "NRMSE", "rmse": "RMSE"}),
+    digits={"R²": ".4f", "MAPE %": ".2f", "NRMSE": ".4f", "RMSE": ".4f"},
+)
 
 # %% [markdown]
 # The refitted constant of the adjusted law is $C$ = {glue:text}`laws_C_adjusted:.3f`, against

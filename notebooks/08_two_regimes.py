@@ -116,7 +116,7 @@ if len(alphas) <= 6:
     fig.legend(
         *axes[0].get_legend_handles_labels(), loc="lower center", ncol=min(6, len(alphas)), bbox_to_anchor=(0.5, 0.0)
     )
-axes[0].set_title("(a) rows with ‖W_i‖ > 1/2")
+axes[0].set_title("(a) rows with ‖$W_i$‖ > 1/2")
 axes[1].set_title("(b) loss")
 fig.tight_layout(rect=(0, 0.1 if len(alphas) <= 6 else 0, 1, 1))
 _ = figures.save(
@@ -157,15 +157,19 @@ axa.set_xlabel("signed weight decay γ")
 axa.set_ylabel("represented fraction φ½")
 axa.set_title(f"(a) α = {fig3_alpha:g}" if f3 is not None else "(a) not run in this profile")
 grid = df.pivot_table(index="alpha", columns="gamma", values="phi_half")
-im = axb.imshow(
-    grid.to_numpy(),
-    origin="lower",
-    aspect="auto",
-    cmap="Purples",
-    vmin=0,
-    vmax=1,
-    extent=(min(gammas) - 0.1, max(gammas) + 0.1, min(alphas) - 0.06, max(alphas) + 0.06),
-)
+# one cell per run (α and γ are a grid of a few values, not a continuum): cells with their values
+im = axb.imshow(grid.to_numpy(), origin="lower", aspect="auto", cmap="Purples", vmin=0, vmax=1)
+axb.set_xticks(range(grid.shape[1]), [f"{g:g}" for g in grid.columns])
+axb.set_yticks(range(grid.shape[0]), [f"{a:g}" for a in grid.index])
+axb.set_xticks(np.arange(grid.shape[1] + 1) - 0.5, minor=True)
+axb.set_yticks(np.arange(grid.shape[0] + 1) - 0.5, minor=True)
+axb.grid(which="minor", color="white", lw=1.5)
+axb.grid(which="major", visible=False)
+axb.tick_params(which="minor", length=0)
+if grid.size <= 40:
+    for (i, j), v in np.ndenumerate(grid.to_numpy()):
+        if np.isfinite(v):
+            axb.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=7.5, color="white" if v > 0.55 else "black")
 fig.colorbar(im, ax=axb, label="φ½")
 axb.set_xlabel("signed weight decay γ")
 axb.set_ylabel("frequency exponent α")
@@ -209,7 +213,7 @@ for (label, g), c in zip(norm_hist.groupby("regime", sort=False), (c_weak, c_str
     )
 ax.axvline(0.5, color="0.3", ls="--", lw=0.8)
 ax.set_yscale("symlog", linthresh=1)
-ax.set_xlabel("row norm ‖W_i‖ (values above 2 in the last bin)")
+ax.set_xlabel("row norm ‖$W_i$‖ (values above 2 in the last bin)")
 ax.set_ylabel("number of features")
 figures.legend_below(ax, ncol=2)
 fig.tight_layout()
@@ -220,7 +224,7 @@ _ = figures.save(
     {
         "caption": f"Row-norm histograms at α = {example_alpha:g}: the weak regime piles most rows at zero "
         f"with a few long ones; the strong regime gives every row a norm near one. The dashed "
-        f"line is the ‖W_i‖ = 1/2 threshold of φ½.",
+        "line is the $\\lVert W_i\\rVert = 1/2$ threshold of φ½.",
         "seed": seed,
     },
 )
@@ -245,7 +249,7 @@ ax.text(m, 1.02, " i = m", transform=ax.get_xaxis_transform(), fontsize=8, color
 ax.axhline(0.5, color="0.6", ls=":", lw=0.8)
 ax.set_xscale("log")
 ax.set_xlabel("feature rank i (most frequent first)")
-ax.set_ylabel("row norm ‖W_i‖")
+ax.set_ylabel("row norm ‖$W_i$‖")
 figures.legend_below(ax, ncol=2)
 fig.tight_layout()
 _ = figures.save(

@@ -241,7 +241,8 @@ _ = figures.save(
     figdata.exponents_table(fits, pred_fits),
     {
         "caption": "Fitted width exponents with 95 % intervals against the frequency exponent α, with the paper's "
-        "strong-regime values (grey bars, Fig. 6e). Weak-regime exponents rise with α, near α − 1 "
+        "strong-regime values (grey bars, Fig. 6e): a strong-regime point outside its grey bar is an "
+        "exponent that differs from the paper's. Weak-regime exponents rise with α, near α − 1 "
         "for α > 1 and near the finite-n prediction (open circles); strong-regime exponents from "
         f"{sf.alpha_m.min():.2f} to {sf.alpha_m.max():.2f}.",
         "seed": seeds,
@@ -398,7 +399,7 @@ for (name, d), c in zip(odf.groupby("law", sort=False), figures.palette(3)):
         "-",
         color=c,
         lw=1,
-        label=f"{name}: α_m = {f['alpha_m']:.2f} (reported {f['alpha_m_reported']:.3f})",
+        label=f"{name}: $\\alpha_m$ = {f['alpha_m']:.2f} (reported {f['alpha_m_reported']:.3f})",
     )
 ax.set_xscale("log")
 ax.set_yscale("log")
@@ -443,7 +444,8 @@ w_names = (
     if reference_set
     else []
 )
-w_sections = [refdata.section(bundle.lookup(reference_set, n_, scale=reference_scale), reference_set) for n_ in w_names]
+w_lookups = [bundle.lookup(reference_set, n_, scale=reference_scale) for n_ in w_names]
+w_sections = [refdata.section(lk, reference_set) for lk in w_lookups]
 w_found = [f for sec in w_sections for f in sec.found]
 wfits = rrdata.width_exponents(w_found)
 wsum = rrdata.exponent_summary(wfits)
@@ -503,6 +505,7 @@ _ = figures.save(
         "source": "reference bundle",
         "provenance": ref_section.sidecar_provenance,
     },
+    provenance=figures.bundle_provenance(ref_lookup, reference_set),
 )
 
 
@@ -676,6 +679,7 @@ _ = figures.save(
         "source": "reference bundle; Liu et al. 2025 Fig. 6e digitised (repcap.digitise)",
         "provenance": w_prov if w_sections else None,
     },
+    provenance=figures.bundle_provenance(w_lookups, reference_set),
 )
 ref_profile_w = finding_profile(reference_set, reference_scale)
 recorded = []

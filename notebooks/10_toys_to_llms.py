@@ -128,13 +128,15 @@ allx = np.concatenate(
     [tdf["one_over_m"].to_numpy(), hdf["one_over_m"].to_numpy() if len(hdf) else [], [1 / 8192, 1 / 256]]
 )
 xx = np.geomspace(allx.min() * 0.7, allx.max() * 1.4, 20)
+liu_m = [e.width_m for e in catalog.liu_models() if e.width_m]
+band_x = np.geomspace(1 / max(liu_m), 1 / min(liu_m), 20)  # only where Liu et al. have heads, and at most 1
 ax.fill_between(
-    xx,
-    paper_range.low * xx,
-    paper_range.high * xx,
+    band_x,
+    np.minimum(paper_range.low * band_x, 1),
+    np.minimum(paper_range.high * band_x, 1),
     color="0.9",
     lw=0,
-    label=f"Liu et al.'s heads: {paper_range.low:g}/m to {paper_range.high:g}/m",
+    label=f"Liu et al.'s heads (m = {min(liu_m):,}–{max(liu_m):,}): {paper_range.low:g}/m to {paper_range.high:g}/m",
 )
 colors = figures.palette(len(toy_alphas) + 2)
 for c, a in zip(colors, toy_alphas):
@@ -241,7 +243,7 @@ tables.show(reported)
 # rows overlap about as much as random directions, and (previous chapter) their overlap falls as $1/m$.
 # The {glue:text}`toyllm_n_heads` LM heads measured here sit higher, at $m\,E[\cos^2]$ from
 # {glue:text}`toyllm_ratio_min:.0f` to {glue:text}`toyllm_ratio_max:.0f`; so do Liu et al.'s own 27 heads,
-# from about {glue:text}`toyllm_paper_lo:.0f` to {glue:text}`toyllm_paper_hi:.0f` times $1/m$. Their claim
+# from about {glue:text}`toyllm_paper_lo:.0f` to {glue:text}`toyllm_paper_hi:.0f`. Their claim
 # is that these overlaps *scale* as $1/m$ across widths, not that they equal $1/m$, and the offline heads
 # are consistent with the level they find; the scaling needs heads spread over more widths than install
 # offline, which is what the `paper` profile measures on their 27 heads. The variance of the signed

@@ -46,7 +46,8 @@
     return best;
   }
 
-  /* ln k_max of the Levenshtein bound (repcap.bounds.levenshtein_log_capacity). */
+  /* ln k_max of the Levenshtein bound (repcap.bounds.levenshtein_log_capacity): the degree-4 member of
+   * his family of linear-programming bounds, which bounds k only for eps^2 < 3 / (d + 2). */
   function levenshteinLogCapacity(d, mu) {
     var mu2 = mu * mu, den = 3 - (d + 2) * mu2;
     return den > 0 ? Math.log(d * (d + 2) * (1 - mu2)) - Math.log(den) : Infinity;
@@ -60,9 +61,23 @@
     rows.push({key: "yoder", label: config.yoder.label, log10: yoderLog10Capacity(d, eps, config.yoder.divisor),
                kind: "law"});
     rows.push({key: "welch", label: "Welch bound (at most)", log10: welchLogCapacity(d, eps) / LN10, kind: "bound"});
-    rows.push({key: "levenshtein", label: "Levenshtein bound (at most)", log10: levenshteinLogCapacity(d, eps) / LN10,
-               kind: "bound"});
+    rows.push({key: "levenshtein", label: "Levenshtein bound, degree 4 (at most; for ε < " +
+               Math.sqrt(3 / (d + 2)).toPrecision(3) + ")", log10: levenshteinLogCapacity(d, eps) / LN10, kind: "bound"});
+    var f = config.fitted;
+    rows.forEach(function (r) {
+      r.extrapolated = !!(f && r.kind === "law" && r.key !== "yoder" && isFinite(r.log10) &&
+        (r.log10 > Math.log10(f.k_max) || r.log10 - Math.log10(d) > Math.log10(f.kd_max)));
+    });
     return rows;
+  }
+
+  /* The sentence on where Guha's laws were fitted (config.fitted, from his stored packings). */
+  function fittedNote(config) {
+    var f = config.fitted;
+    if (!f) return "";
+    return "Guha fitted the laws to his optimised packings: k up to " + f.k_max.toLocaleString("en-US") +
+      " (k/d up to " + f.kd_max.toLocaleString("en-US") + "), ε* from " + f.eps_min.toPrecision(2) + " to " +
+      f.eps_max.toPrecision(2) + "; a capacity beyond that, every one of his Table 1 included, is an extrapolation in k.";
   }
 
   /* A count from its log10: digits below a million, else m × 10^e. */
@@ -88,10 +103,24 @@
     return {d: d, eps: eps};
   }
 
-  function classOf(config, eps) {
+  /* Guha's class of a token-embedding matrix at this eps; none for a width outside his models'. */
+  function classOf(config, d, eps) {
+    var w = config.embeddings;
+    if (w && (d < w.d_min || d > w.d_max))
+      return "Guha's classes describe his models' token embeddings (d from " + w.d_min.toLocaleString("en-US") +
+        " to " + w.d_max.toLocaleString("en-US") + "), so none is given here";
     if (eps > config.classes.class1_above) return "Class 1 (ε > " + config.classes.class1_above + "): Guha calls its capacity vacuous";
-    if (eps < config.classes.class2_below) return "Class 2 (ε < " + config.classes.class2_below + "): the range the laws were fitted for";
+    if (eps < config.classes.class2_below) return "Class 2 (ε < " + config.classes.class2_below + ")";
     return "between Guha's classes (no model of his falls here)";
+  }
+
+  /* The angle box: degrees in (0, 90) -> {angle, eps = cos(angle)} at full precision, or {error}. */
+  function parseAngle(text) {
+    var a = Number(String(text).trim());
+    if (!String(text).trim() || !isFinite(a) || a <= 0 || a >= 90) return {error: "The angle must be between 0° and 90°."};
+    var eps = Math.cos(a * Math.PI / 180);
+    if (!(eps < 1)) return {error: "An angle of " + a + "° is too small to tell from 0° in double precision."};
+    return {angle: a, eps: eps};
   }
 
   function el(tag, attrs, text) {
@@ -116,14 +145,21 @@
     box.appendChild(note);
     box.appendChild(el("div", {"class": "repcap-table"})).appendChild(table);
 
-    function angleOf(eps) { return (Math.acos(eps) * 180 / Math.PI).toFixed(3); }
+    var fitted = el("p", {"class": "repcap-capcalc-note"});
+    box.appendChild(fitted);
+    var givenAngle = null;  /* the angle typed in the angle box, shown as typed */
+    function angleOf(eps) { return givenAngle !== null ? String(givenAngle) : +(Math.acos(eps) * 180 / Math.PI).toPrecision(6); }
     function render() {
       var p = parseInputs(dIn.value, eIn.value, config.limits);
       table.textContent = "";
+      fitted.textContent = "";
       if (p.error) { note.textContent = p.error; return; }
       var rows = evaluate(config, p.d, p.eps);
       var bound = Math.min(rows[rows.length - 2].log10, rows[rows.length - 1].log10);
-      note.textContent = "d = " + p.d + ", ε = " + p.eps + " (closest pair at " + angleOf(p.eps) + "°): " + classOf(config, p.eps) + ".";
+      note.textContent = "d = " + p.d + ", ε = " + (+p.eps.toPrecision(12)) + " (closest pair at " + angleOf(p.eps) + "°): " +
+        classOf(config, p.d, p.eps) + ".";
+      var extra = rows.some(function (r) { return r.extrapolated; });
+      fitted.textContent = (extra ? "† beyond Guha's fitted packings. " : "") + fittedNote(config);
       var head = el("tr");
       ["", "vectors k", "log10 k", "against the bounds"].forEach(function (h) { head.appendChild(el("th", {}, h)); });
       table.appendChild(el("thead")).appendChild(head);
@@ -133,6 +169,7 @@
         var verdict = r.kind === "bound" ?
           (isFinite(r.log10) ? "proven: no packing holds more" : "gives no bound at this ε") :
           (r.log10 > bound ? "more than any packing can hold" : "within the bounds");
+        if (r.extrapolated) verdict += "; † extrapolated";
         [r.label, formatCount(r.log10), isFinite(r.log10) ? r.log10.toFixed(2) : "—", verdict].forEach(function (v) {
           tr.appendChild(el("td", {}, v));
         });
@@ -140,19 +177,21 @@
       });
       table.appendChild(body);
     }
-    eIn.addEventListener("input", function () { aIn.value = ""; render(); });
+    eIn.addEventListener("input", function () { aIn.value = ""; givenAngle = null; render(); });
     dIn.addEventListener("input", render);
     aIn.addEventListener("input", function () {
-      var a = Number(aIn.value.trim());
-      if (isFinite(a) && a > 0 && a < 90) { eIn.value = String(+Math.cos(a * Math.PI / 180).toPrecision(6)); render(); }
-      else { table.textContent = ""; note.textContent = "The angle must be between 0° and 90°."; }
+      var p = parseAngle(aIn.value);
+      if (p.error) { givenAngle = null; table.textContent = ""; fitted.textContent = ""; note.textContent = p.error; return; }
+      givenAngle = p.angle;
+      eIn.value = String(p.eps);  /* every digit: the ε box holds exactly the cosine computed with */
+      render();
     });
     render();
   }
 
   var api = {lawLogCapacity: lawLogCapacity, yoderLog10Capacity: yoderLog10Capacity, welchLogCapacity: welchLogCapacity,
              levenshteinLogCapacity: levenshteinLogCapacity, evaluate: evaluate, formatCount: formatCount,
-             parseInputs: parseInputs, mount: mount};
+             parseInputs: parseInputs, parseAngle: parseAngle, classOf: classOf, fittedNote: fittedNote, mount: mount};
   if (typeof module !== "undefined" && module.exports) { module.exports = api; return; }
   root.repcapCapacity = api;
   function start() { Array.prototype.forEach.call(document.querySelectorAll(".repcap-capcalc[data-config]"), mount); }

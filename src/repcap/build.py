@@ -81,3 +81,100 @@ def jb_build(log: Callable[[str], None] = print) -> None:
         tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-40:])
         raise RepcapError(f"jupyter-book build failed (any warning fails it):\n{tail}")
     log(f"jupyter-book build: {time.time() - t0:.1f} s")
+
+
+#: Browsers whose headless mode prints a page to PDF (Debian: ``apt-get install chromium``).
+PDF_ENGINES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+
+
+def pdf_engine() -> str | None:
+    """The Chromium that prints the book: ``REPCAP_CHROMIUM`` if set, else the first on ``PATH``."""
+    import os
+    import shutil
+
+    env = os.environ.get("REPCAP_CHROMIUM")
+    if env:
+        return env if shutil.which(env) else None
+    return next((p for p in (shutil.which(n) for n in PDF_ENGINES) if p), None)
+
+
+def build_pdf(log: Callable[[str], None] = print) -> Path:
+    """The whole book as one PDF, offline, from the chapters already executed: Jupyter Book's
+    ``singlehtml`` builder (one page, chapter and figure numbers as in the HTML book, the book's
+    print stylesheet) printed to A4 by headless Chromium.  ``_build/pdf/book.pdf``."""
+    import subprocess
+
+    from .mathjax import stage_mathjax
+    from .scorecard import write_pages
+
+    engine = pdf_engine()
+    if engine is None:
+        raise RepcapError(
+            "no PDF engine: install Chromium (Debian/Ubuntu: apt-get install chromium) or set REPCAP_CHROMIUM"
+        )
+    root = project_root()
+    stage_mathjax()
+    write_pages()
+    exe = Path(sys.executable).with_name("jupyter-book")
+    cmd = [
+        str(exe) if exe.exists() else "jupyter-book",
+        "build",
+        str(root),
+        "--builder",
+        "singlehtml",
+        "-n",
+        "--keep-going",
+    ]
+    t0 = time.time()
+    proc = subprocess.run(cmd, cwd=root, capture_output=True, text=True)
+    # the single page is the book's root document (index.html only redirects to it)
+    toc_root = str((yaml.safe_load((root / "_toc.yml").read_text()) or {}).get("root") or "index")
+    page = root / "_build" / "singlehtml" / f"{toc_root}.html"
+    if proc.returncode != 0 or not page.is_file():
+        tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-20:])
+        raise RepcapError(f"jupyter-book singlehtml build failed:\n{tail}")
+    # the builder writes that page at its document path but with links relative to the output root:
+    # a copy at the root is the page whose stylesheets, images and MathJax resolve
+    printable = page
+    if "/" in toc_root:
+        printable = root / "_build" / "singlehtml" / "_print.html"
+        printable.write_text(page.read_text(encoding="utf-8"), encoding="utf-8")
+    page = printable
+    out = root / "_build" / "pdf" / "book.pdf"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(".book.pdf.partial")
+    args = [
+        engine, "--headless", "--no-sandbox", "--disable-gpu", "--no-pdf-header-footer",
+        "--virtual-time-budget=60000", "--run-all-compositor-stages-before-draw",
+        f"--print-to-pdf={tmp}", page.as_uri(),
+    ]  # fmt: skip
+    try:
+        run = subprocess.run(args, capture_output=True, text=True, timeout=900)
+    except subprocess.TimeoutExpired as exc:
+        raise RepcapError(f"{engine} did not finish printing the book within 15 minutes") from exc
+    if run.returncode != 0 or not tmp.is_file() or tmp.stat().st_size == 0:
+        tail = "\n".join(run.stderr.strip().splitlines()[-5:])
+        raise RepcapError(f"{engine} could not print {page}: {tail}")
+    tmp.replace(out)
+    log(f"pdf: {out} ({out.stat().st_size / 1e6:.1f} MB, {time.time() - t0:.0f} s)")
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m repcap.build pdf`` (``make pdf``): one line, never a traceback, when it cannot."""
+    args = sys.argv[1:] if argv is None else argv
+    if args != ["pdf"]:
+        print("usage: python -m repcap.build pdf", file=sys.stderr)
+        return 2
+    try:
+        build_pdf()
+    except RepcapError as exc:
+        print(f"make pdf: {str(exc).splitlines()[0] if str(exc) else exc}", file=sys.stderr)
+        for line in str(exc).splitlines()[1:]:
+            print(f"  {line}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -16,7 +16,7 @@ import json
 from typing import Any
 
 from . import laws
-from .reference import value
+from .reference import guha_packings, reference_dir, value
 
 #: The laws the calculator shows, in order (keys of :data:`repcap.laws.PUBLISHED`).
 LAWS = ("jl8", "jl", "adjusted", "four")
@@ -42,10 +42,36 @@ def config(default_d: int | None = None, default_eps: float | None = None) -> di
             "class1_above": value("guha2026.class1_eps_above"),
             "class2_below": value("guha2026.class2_eps_below"),
         },
+        "fitted": fitted_range(),
+        "embeddings": embedding_widths(),
         "default_d": int(default_d if default_d is not None else value("guha2026.llama2_7b_d")),
         "default_eps": float(default_eps if default_eps is not None else value("guha2026.llama2_7b_eps")),
         "limits": {"max_d": MAX_D},
     }
+
+
+def fitted_range() -> dict[str, float]:
+    """Where Guha's laws were fitted: the span of his stored optimised packings
+    (``guha2026_optimized_packing.csv``, :func:`repcap.reference.guha_packings`), largest k, largest
+    k/d and the range of their ε*.  A capacity beyond it is an extrapolation of the fit."""
+    df = guha_packings("optimized")
+    return {
+        "k_max": float(df.k.max()),
+        "kd_max": float((df.k / df.d).max()),
+        "d_max": float(df.d.max()),
+        "eps_min": float(df.eps_star.min()),
+        "eps_max": float(df.eps_star.max()),
+    }
+
+
+def embedding_widths() -> dict[str, float]:
+    """The smallest and largest width of the models of Guha's Table 1 (``guha2026_table1.csv``): the
+    population his classes describe."""
+    import csv
+
+    with (reference_dir() / "guha2026_table1.csv").open(newline="") as fh:
+        ds = [float(r["d_model"]) for r in csv.DictReader(fh)]
+    return {"d_min": min(ds), "d_max": max(ds)}
 
 
 class Widget:

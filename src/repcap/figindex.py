@@ -9,7 +9,6 @@ figure's build.
 from __future__ import annotations
 
 import json
-import os
 import re
 import time
 from pathlib import Path
@@ -17,7 +16,7 @@ from typing import Any
 
 from . import __version__
 from . import io as rio
-from .paths import generated_dir
+from .paths import generated_dir, project_root
 
 #: Non-ASCII characters of the captions, as LaTeX (math in $...$).
 LATEX = {
@@ -90,37 +89,91 @@ def latex_text(text: str) -> str:
     return re.sub(r"\$\s*\$", " ", "".join(out)).replace("$$", "")
 
 
-def figure_url(side: dict[str, Any]) -> str:
-    """Where the figure stands in the built book: ``REPCAP_BOOK_URL`` (the book's public address,
-    if it has one) + the chapter page + ``#fig-id``; else the path inside ``_build/html``."""
-    base = os.environ.get("REPCAP_BOOK_URL", "").rstrip("/")
-    stem = Path(str(side.get("notebook") or "")).stem
+def base_url() -> str:
+    """The book's public address: ``html.baseurl`` of ``_config.yml`` (the one setting, which Sphinx
+    also writes into every page's canonical link); empty when the book has none."""
+    import yaml
+
+    try:
+        cfg = yaml.safe_load((project_root() / "_config.yml").read_text()) or {}
+    except (OSError, yaml.YAMLError):
+        return ""
+    html = cfg.get("html") if isinstance(cfg, dict) else None
+    base = html.get("baseurl") if isinstance(html, dict) else None
+    return str(base or "").strip().rstrip("/")
+
+
+def figure_url(side: dict[str, Any], base: str | None = None) -> str:
+    """Where the figure stands in the built book: the book's public address (:func:`base_url`) +
+    the chapter page + ``#fig-id``, an absolute URL; without an address, the path inside
+    ``_build/html``."""
+    base = base_url() if base is None else base.rstrip("/")
+    stem = Path(str(side.get("notebook") or (side.get("drawn_by") or {}).get("notebook") or "")).stem
     page = f"book/generated/{stem}.html#{side['fig_id']}"
     return f"{base}/{page}" if base else page
 
 
-def bibtex_entry(side: dict[str, Any]) -> str:
+#: Abbreviations after which a full stop does not end a sentence.
+_ABBREV = re.compile(r"(?:\b(?:Fig|Figs|Eq|Eqs|Sec|Ch|Tab|cf|vs|al|approx|resp|e\.g|i\.e|No)|\b[A-Z])\.$")
+
+
+def first_sentence(text: str) -> str:
+    """The first whole sentence of ``text``: a full stop after an abbreviation ("Fig.", "e.g.",
+    "et al.", an initial) or inside a number does not end it."""
+    text = " ".join(str(text).split())
+    for m in re.finditer(r"[.!?](?=\s)", text):
+        head = text[: m.end()]
+        if m.group() == "." and _ABBREV.search(head):
+            continue
+        return head.rstrip(".").strip()
+    return text.rstrip(".").strip()
+
+
+def bibtex_entry(side: dict[str, Any], base: str | None = None) -> str:
     fid = side["fig_id"]
-    first = re.split(r"(?<=[.!?])\s", side["caption"].strip(), maxsplit=1)[0].rstrip(".")
-    first = re.sub(r"[{}$`*]", "", first)  # caption markup (MyST roles, math delimiters, emphasis)
+    first = first_sentence(side["caption"])
+    first = re.sub(r"\{[a-z]+\}`([^`<]*?)(?:\s*<[^>]*>)?`", r"\1", first)  # MyST roles: their text
+    first = re.sub(r"[{}$`*]", "", first)  # caption markup (math delimiters, emphasis)
     year = time.gmtime(float(side.get("created_unix") or time.time())).tm_year
     how = (
         f"repcap {side.get('repcap_version', __version__)}, notebook {side.get('notebook', '?')}, "
         f"profile {side.get('profile', '?')}, git {side.get('git_revision', '?')}"
     )
+    comp = side.get("computed")
+    if isinstance(comp, dict):
+        how += (
+            f"; computed in the {comp.get('set')} set ({comp.get('experiment')}) on "
+            f"{', '.join(comp.get('devices') or ['unknown device'])}, commit "
+            f"{', '.join(str(c) for c in comp.get('commits') or ['unknown'])}"
+        )
     return (
         f"@misc{{repcap-{fid},\n"
         f"  title        = {{{{repcap}} figure {latex_text(fid)}: {latex_text(first)}}},\n"
         f"  author       = {{{{The repcap authors}}}},\n"
         f"  year         = {{{year}}},\n"
         f"  howpublished = {{{latex_text(how)}}},\n"
-        f"  url          = {{{figure_url(side)}}},\n"
+        f"  url          = {{{figure_url(side, base)}}},\n"
         f"  note         = {{Data: {latex_text(fid)}.csv; parameters in {latex_text(fid)}.json}}\n}}"
     )
 
 
+def chapter_titles() -> dict[str, tuple[int | None, str]]:
+    """``notebooks/NN_x.py`` -> (chapter number, title) from each notebook's first heading."""
+    out: dict[str, tuple[int | None, str]] = {}
+    for nb in sorted((project_root() / "notebooks").glob("[0-9][0-9]_*.py")):
+        try:
+            head = next((ln[4:].strip() for ln in nb.read_text().splitlines() if ln.startswith("# # ")), nb.stem)
+        except OSError:
+            head = nb.stem
+        out[f"notebooks/{nb.name}"] = (int(nb.name[:2]), head)
+    return out
+
+
 def write_figure_index(order: list[str] | None = None) -> Path:
-    """Write ``figure_index.md`` from the sidecars in ``book/generated/figures``."""
+    """Write ``figure_index.md`` from the sidecars in ``book/generated/figures``: one section per
+    chapter, in reading order, each figure with its provenance, files and BibTeX entry."""
+    from .figures import provenance_line
+
     gen = generated_dir()
     figdir = gen / "figures"
     sides = {}
@@ -130,27 +183,43 @@ def write_figure_index(order: list[str] | None = None) -> Path:
         except (OSError, ValueError):
             continue
     ids = [f for f in (order or []) if f in sides] + sorted(set(sides) - set(order or []))
+    base = base_url()
+    titles = chapter_titles()
     lines = [
         "# Figure index",
         "",
-        "Every figure in this book, in reading order, with the profile that built it, the files behind it "
+        "Every figure in this book, chapter by chapter in reading order: where its numbers were computed "
+        "(machine, commit, computing time) and which chapter run drew it, the files behind it "
         "(vector and raster images, the CSV of the plotted data, the JSON sidecar with every parameter) "
-        "and a BibTeX entry to cite it. Figure numbers link to the figure in its chapter.",
+        "and a BibTeX entry to cite it. Figure numbers link to the figure in its chapter."
+        + (
+            ""
+            if base
+            else " (This build has no public address, `html.baseurl` in `_config.yml`, so the "
+            "entries' URLs are paths inside the built book.)"
+        ),
         "",
     ]
     if not ids:
         lines.append("No figures have been generated yet: run `repcap book`.")
+    chapter = None
     for fid in ids:
         s = sides[fid]
+        nb = str(s.get("notebook") or (s.get("drawn_by") or {}).get("notebook") or "?")
+        if nb != chapter:
+            chapter = nb
+            num, title = titles.get(nb, (None, Path(nb).stem))
+            lines += [f"## {'Chapter ' + str(num) + ': ' if num else ''}{title}", ""]
         files = " · ".join(
             f"{{download}}`{ext.upper()} <figures/{fid}.{ext}>`" for ext in ("svg", "png", "pdf", "csv", "json")
         )
         alt = " ".join(re.sub(r"[`*_{}$]", "", s["caption"]).split())[:300]
+        comp = s.get("computed")
+        recompute = f" · recompute: `{comp['recompute']}`" if isinstance(comp, dict) and comp.get("recompute") else ""
         lines += [
-            f"## {fid}",
+            f"### {fid}",
             "",
-            f"{{numref}}`{fid}` · profile `{s.get('profile', '?')}` · notebook `{s.get('notebook', '?')}` · "
-            f"git `{s.get('git_revision', '?')}` · device `{s.get('device', '?')}` · wall time {s.get('wall_time_s', 0):.1f} s",
+            f"{{numref}}`{fid}` · profile `{s.get('profile', '?')}` · {_plain(provenance_line(s))}{recompute}",
             "",
             f"```{{image}} figures/{fid}.png\n:width: 280px\n:alt: {alt}\n```",
             "",
@@ -159,10 +228,16 @@ def write_figure_index(order: list[str] | None = None) -> Path:
             f"Files: {files}",
             "",
             "```bibtex",
-            bibtex_entry(s),
+            bibtex_entry(s, base),
             "```",
             "",
         ]
     out = gen / "figure_index.md"
     rio.write_text(out, "\n".join(lines) + "\n")
     return out
+
+
+def _plain(text: str) -> str:
+    from .figures import _md_escape
+
+    return _md_escape(text)

@@ -5,7 +5,11 @@
 * ``<fig_id>.png`` (raster, 200 dpi), ``<fig_id>.svg`` and ``<fig_id>.pdf`` (vector);
 * ``<fig_id>.csv``: the data behind the figure, as a tidy table;
 * ``<fig_id>.json``: the sidecar: caption, notebook, profile, parameters, git revision, package
-  version, device, seed, wall time.
+  version, device, seed, computing time (``compute_s``).
+
+A figure drawn from a results bundle (the ``reference`` set) passes ``provenance=``
+:func:`bundle_provenance`: its sidecar then carries the run's own configuration, machine, commit
+and computing time, and the command that recomputes it; ``drawn_by`` says which chapter run drew it.
 
 Under the notebook runner it then emits the MyST ``{figure}`` directive (numbered, named
 ``fig_id`` so that ``{numref}`` finds it, captioned once, here) as the cell's output; the figure
@@ -21,6 +25,7 @@ import re
 import shlex
 import time
 from collections.abc import Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import matplotlib
@@ -43,6 +48,11 @@ _last_save = _T0
 #: At the column's width (about 700 px on a desktop) 1 pt of the figure is about 1.5 px, so the
 #: 9.5-10 pt labels below read at 14-15 px next to 16 px body text.
 WIDTH = 6.4
+#: The width (inches) of a figure's phone layout (``<fig_id>.narrow.svg``, beside the other files so that the runner moves it with them), shown in a 368 px column:
+#: about 100 px an inch, so the same 9.5-10 pt labels read at 13-14 px.
+NARROW_WIDTH = 3.6
+#: Below this page width (CSS px) the book shows the phone layout (``book/static/repcap.css``).
+NARROW_BREAKPOINT = 720
 #: The colour cycle: the Okabe-Ito colour-blind palette reordered so that its two close hues,
 #: orange and vermilion, are never both among the first five series.
 COLORS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000", "#999999")
@@ -104,17 +114,20 @@ def legend_below(ax, ncol: int = 2, pad: float = 4.0, **kw: Any):
     renderer = fig.canvas.get_renderer()
     below = ax.bbox.y0 - ax.get_tightbbox(renderer).y0  # pixels taken by tick labels and the label
     anchor = offset_copy(ax.transAxes, fig=fig, y=-(below * 72.0 / fig.dpi + pad), units="points")
-    return ax.legend(loc="upper center", bbox_to_anchor=(0.5, 0.0), bbox_transform=anchor, ncol=ncol, **kw)
+    leg = ax.legend(loc="upper center", bbox_to_anchor=(0.5, 0.0), bbox_transform=anchor, ncol=ncol, **kw)
+    leg._repcap_below = (pad, kw)  # so that save_narrow can redo it
+    return leg
 
 
-def log_tick_label(v: float, _pos: Any = None) -> str:
+def log_tick_label(v: float, _pos: Any = None, plain_below: float = 1e5) -> str:
     """The book's log-axis tick label: plain numbers from 0.001 to 99,999 (0.2, 1000), powers of
-    ten outside (10⁻⁵, 10⁸)."""
+    ten outside (10⁻⁵, 10⁸).  ``plain_below`` lowers the upper limit of plain numbers, so that one
+    axis never mixes 10000 with 10⁵ (:func:`plain_log_ticks` sets it to 10 on such axes)."""
     import math as _m
 
     if v <= 0 or not _m.isfinite(v):
         return ""
-    if 1e-3 <= v < 1e5:
+    if 1e-3 <= v < plain_below:
         return f"{v:g}"
     e = _m.floor(_m.log10(v) + 1e-9)
     mant = v / 10**e
@@ -134,13 +147,34 @@ def plain_log_ticks(ax, axis: str = "both") -> None:
             if isinstance(a.get_major_formatter(), LogFormatter):  # (hand-set labels are a FuncFormatter)
                 a.set_major_formatter(fmt)
             continue
-        a.set_major_formatter(fmt)
+        base = getattr(a.get_transform(), "base", 10)
+        if base != 10:  # a log-2 axis (widths 512, 2048): its own ticks only, no decimal minor labels
+            a.set_minor_formatter(NullFormatter())
+            continue
         lo, hi = ax.get_xlim() if name == "x" else ax.get_ylim()
+        fmt = (
+            FuncFormatter(lambda v, p: log_tick_label(v, p, 10.0))
+            if max(lo, hi) >= 1e5
+            else FuncFormatter(log_tick_label)
+        )
+        a.set_major_formatter(fmt)
         if hi / lo < 150:  # ranges of about two decades or less: label 2 and 5 minor ticks too
             a.set_minor_locator(LogLocator(subs=(2.0, 5.0)))
             a.set_minor_formatter(fmt)
         else:
             a.set_minor_formatter(NullFormatter())
+
+
+def with_codepoints(text: str, limit: int = 6) -> str:
+    """``text`` followed by the code points of its characters outside Latin-1 and common
+    punctuation, e.g. ``'▁дом' [U+2581 U+0434 U+043E U+043C]``: a token in a script the reader's font
+    lacks still says what it is.  Text without such characters is returned unchanged."""
+    s = str(text)
+    odd = list(dict.fromkeys(ch for ch in s if ord(ch) > 0x24F and ch not in "–—‘’“”…•·−×"))
+    if not odd:
+        return s
+    cps = " ".join(f"U+{ord(ch):04X}" for ch in odd[:limit]) + (" …" if len(odd) > limit else "")
+    return f"{s} [{cps}]"
 
 
 def save(
@@ -151,11 +185,15 @@ def save(
     *,
     caption: str | None = None,
     show: bool = True,
+    provenance: Mapping[str, Any] | None = None,
 ) -> Sidecar:
     """Save ``fig`` and ``data`` under the stable id ``fig_id``; return the sidecar dict.
 
     ``meta`` may hold ``caption`` (what to see, one or two sentences), ``seed``, ``device``,
-    ``wall_time_s`` (default: seconds since the previous save) and anything else worth recording.
+    ``compute_s`` (default: the seconds the chapter spent since its previous figure, computing and
+    drawing) and anything else worth recording.  ``provenance`` (:func:`bundle_provenance`) marks
+    a figure drawn from bundled results: their configuration becomes the sidecar's ``parameters``,
+    their computing time its ``compute_s``, their machine and commit its ``device`` and ``computed``.
     """
     global _last_save
     if not isinstance(fig_id, str) or not FIG_ID.match(fig_id):
@@ -176,6 +214,9 @@ def save(
     out.mkdir(parents=True, exist_ok=True)
     now = time.time()
     ctx = run_context()
+    rec = current()
+    since = max(_last_save, rec.started_unix) if rec is not None else _last_save
+    compute_s = meta.pop("compute_s", meta.pop("wall_time_s", now - since))
     sidecar = Sidecar(
         {
             "fig_id": fig_id,
@@ -183,13 +224,13 @@ def save(
             **ctx,
             "git_revision": git_revision(),
             "repcap_version": __version__,
-            "wall_time_s": round(float(meta.pop("wall_time_s", now - _last_save)), 3),
+            "compute_s": round(float(compute_s), 3),
+            "compute_what": "the chapter's time since its previous figure (computing and drawing)",
             "created_unix": round(now, 3),
             "files": {ext: f"{fig_id}.{ext}" for ext in ("png", "svg", "pdf", "csv", "json")},
         }
     )
     if "device" not in meta:  # the device the chapter actually used (its run record)
-        rec = current()
         if rec is not None:
             meta["device"] = rec.device
         else:
@@ -197,6 +238,20 @@ def save(
 
             meta["device"] = device_name(resolve_device("auto"))
     sidecar.update(meta)
+    sidecar["drawn_by"] = {
+        "notebook": ctx["notebook"],
+        "profile": ctx["profile"],
+        "git_revision": sidecar["git_revision"],
+        "device": sidecar.get("device"),
+        "parameters": ctx["parameters"],
+    }
+    if provenance:
+        prov = dict(provenance)
+        sidecar["computed"] = prov
+        sidecar["parameters"] = prov.get("configuration", {})
+        sidecar["device"] = ", ".join(prov.get("devices") or []) or "unknown device"
+        sidecar["compute_s"] = round(float(prov.get("compute_s") or 0.0), 3)
+        sidecar["compute_what"] = f"the computing time of the {prov.get('points', 0)} bundled point(s) drawn"
 
     finish_axes(fig)
     for ext in ("png", "svg", "pdf"):
@@ -204,13 +259,106 @@ def save(
             fig.savefig(tmp, format=ext, metadata=_file_metadata(ext, fig_id, caption, sidecar))
     with rio.atomic_path(out / f"{fig_id}.csv") as tmp:
         data.to_csv(tmp, index=False)
+    under_runner = bool(os.environ.get("REPCAP_NOTEBOOK"))
+    if show and not under_runner:
+        _display(fig_id, fig, caption, sidecar)  # (before the figure is re-laid out for a phone)
+    narrow = save_narrow(fig, out / f"{fig_id}.narrow.svg", fig_id, caption, sidecar)
+    if narrow:
+        sidecar["files"]["narrow_svg"] = f"{fig_id}.narrow.svg"
     rio.write_json(out / f"{fig_id}.json", sidecar)
     _last_save = time.time()
 
-    if show:
+    if show and under_runner:
         _display(fig_id, fig, caption, sidecar)
     plt.close(fig)
     return sidecar
+
+
+def _grid_cells(fig: matplotlib.figure.Figure) -> tuple[int, int, list] | None:
+    """(rows, columns, [(axes, row, column)]) when every axes of ``fig`` fills one cell of one grid
+    (``plt.subplots``); None for anything else (colour bars, insets, spans, twin axes)."""
+    grid, cells, seen = None, [], set()
+    for ax in fig.axes:
+        spec = ax.get_subplotspec() if hasattr(ax, "get_subplotspec") else None
+        if spec is None:
+            return None
+        gs = spec.get_gridspec()
+        if grid is None:
+            grid = gs
+        if gs is not grid or spec.num1 != spec.num2:
+            return None
+        rc = (spec.rowspan.start, spec.colspan.start)
+        if rc in seen:
+            return None
+        seen.add(rc)
+        cells.append((ax, *rc))
+    if grid is None:
+        return None
+    nrows, ncols = grid.get_geometry()
+    return nrows, ncols, cells
+
+
+def save_narrow(fig: matplotlib.figure.Figure, path: Path, fig_id: str, caption: str, side: Mapping[str, Any]) -> bool:
+    """Draw ``fig`` again for a phone's column (:data:`NARROW_WIDTH` inches): side-by-side panels
+    stacked in reading order, each with its own tick labels; a figure legend below them in two
+    columns.  Writes ``path`` (SVG) and returns True; returns False, writing nothing, for a figure
+    whose layout this cannot rearrange or whose legend or labels would not fit the column (it keeps
+    its sideways-scrolling box).  Changes ``fig``: call it after the figure's own files are written."""
+    from matplotlib.gridspec import GridSpec
+
+    geo = _grid_cells(fig)
+    if geo is None:
+        return False
+    nrows, ncols, cells = geo
+    w, h = fig.get_size_inches()
+    n = len(cells)
+    try:
+        if ncols > 1:
+            stacked = GridSpec(nrows * ncols, 1, figure=fig)
+            for ax, r, c in sorted(cells, key=lambda t: (t[1], t[2])):
+                ax.set_subplotspec(stacked[r * ncols + c, 0])
+                ax.yaxis.set_tick_params(labelleft=True)
+                ax.xaxis.set_tick_params(labelbottom=True)
+        legends = list(fig.legends)
+        for leg in legends:
+            handles = [h for h in leg.legend_handles if h is not None]
+            labels = [t.get_text() for t in leg.get_texts()][: len(handles)]
+            leg.remove()
+            fig.legend(handles, labels, loc="lower center", ncol=min(2, len(labels)), bbox_to_anchor=(0.5, 0.0))
+        below = []  # legends placed under their axes by legend_below: redone for the column
+        for ax in fig.axes:
+            ax_leg = ax.get_legend()
+            if ax_leg is not None and hasattr(ax_leg, "_repcap_below"):
+                longest = max((len(t.get_text()) for t in ax_leg.get_texts()), default=0)
+                below.append((ax, *ax_leg._repcap_below, longest))
+                ax_leg.remove()
+        panel_h = max(2.3, min(3.2, h / max(nrows, 1)))
+        rows_out = n if ncols > 1 else nrows
+        legend_h = 0.0
+        if fig.legends:
+            leg = fig.legends[0]
+            legend_h = 0.28 * -(-len(leg.get_texts()) // 2) + 0.15
+        fig.set_size_inches(NARROW_WIDTH, panel_h * rows_out * (0.92 if rows_out > 1 else 0.85) + legend_h)
+        total_h = fig.get_size_inches()[1]
+        fig.tight_layout(rect=(0, legend_h / total_h, 1, 1))
+        if below:
+            for ax, pad, kw, longest in below:
+                legend_below(ax, ncol=2 if longest <= 24 else 1, pad=pad, **kw)
+            n_entries = sum(len(ax.get_legend().get_texts()) for ax, *_ in below)
+            fig.set_size_inches(NARROW_WIDTH, total_h + 0.2 * n_entries)
+            fig.tight_layout(rect=(0, legend_h / fig.get_size_inches()[1], 1, 1))
+        fig.canvas.draw()
+        box = fig.get_tightbbox()
+        if box.width > NARROW_WIDTH * 1.12:  # something (a legend, a long label) does not fit the column
+            return False
+        with rio.atomic_path(path) as tmp:
+            fig.savefig(tmp, format="svg", metadata=_file_metadata("svg", fig_id, caption, side))
+    except (ValueError, RuntimeError, AttributeError, TypeError):
+        path.unlink(missing_ok=True)
+        return False
+    finally:
+        fig.set_size_inches(w, h)
+    return True
 
 
 def _file_metadata(ext: str, fig_id: str, caption: str, side: Mapping[str, Any]) -> dict[str, Any]:
@@ -245,10 +393,85 @@ def alt_text(caption: str, limit: int = 300) -> str:
     return (cut[: end + 1] if end > limit // 2 else cut.rsplit(" ", 1)[0] + " …").strip()
 
 
+def bundle_provenance(lookup: Any, set_name: str = "reference") -> dict[str, Any] | None:
+    """What :func:`save` records of a figure drawn from a results bundle: ``lookup`` is a
+    :class:`repcap.bundle.store.Lookup`, or a list of them for a figure that draws several
+    experiments (None, or lookups without points, give None).  The runs' own configuration (one
+    dict, or the list of the points' configurations), the machines, commits and dates of the points,
+    their summed computing time, where they come from, and the command that recomputes them."""
+    lookups = [lk for lk in (lookup if isinstance(lookup, (list, tuple)) else [lookup]) if lk is not None]
+    found = [f for lk in lookups for f in (getattr(lk, "found", None) or [])]
+    if not found:
+        return None
+    experiments = list(dict.fromkeys(str(getattr(lk, "experiment", "") or "") for lk in lookups if lk.found))
+    scale = str(getattr(lookups[0], "scale", "full") or "full")
+    provs = [dict(f.provenance or {}) for f in found]
+    configs = [dict(f.config) for f in found]
+    sources = sorted({str(p.get("source") or "cache") for p in provs})
+    bundles = sorted({_bundle_path(p.get("bundle")) for p in provs if p.get("source") == "bundle"})
+    flag = "" if scale == "full" else f" --scale {scale}"
+    return {
+        "set": set_name,
+        "experiment": ", ".join(experiments),
+        "scale": scale,
+        "points": len(found),
+        "source": "bundle" if sources == ["bundle"] else "cache" if "bundle" not in sources else "bundle and cache",
+        "bundles": bundles,
+        "configuration": configs[0] if len(configs) == 1 else configs,
+        "devices": sorted(
+            {str(p.get("device") or "unknown device").replace("(1 threads)", "(1 thread)") for p in provs}
+        ),
+        "commits": sorted({str(p["commit"]) for p in provs if p.get("commit")}),
+        "computed_dates": sorted({str(p["computed"])[:10] for p in provs if p.get("computed")}),
+        "compute_s": round(sum(float(p.get("seconds") or 0.0) for p in provs), 3),
+        "recompute": f"repcap bundle compute {set_name}{flag} --only {' '.join(experiments)}",
+    }
+
+
+def _bundle_path(where: Any) -> str:
+    path = where.get("path") if isinstance(where, dict) else where
+    try:
+        return str(Path(str(path)).resolve().relative_to(project_root().resolve()))
+    except (ValueError, OSError):
+        return str(path)
+
+
+def duration(seconds: float) -> str:
+    """Seconds as the book writes a computing time: 0.3 s, 42 s, 56 min, 2.1 h."""
+    s = float(seconds or 0.0)
+    if s < 10:
+        return f"{s:.1f} s"
+    if s < 90:
+        return f"{s:.0f} s"
+    if s < 5400:
+        return f"{s / 60:.0f} min"
+    return f"{s / 3600:.1f} h"
+
+
+def provenance_line(side: Mapping[str, Any]) -> str:
+    """One line of plain text on where a figure's numbers were computed and who drew it."""
+    comp = side.get("computed")
+    drawn = side.get("drawn_by") or {}
+    nb = drawn.get("notebook", side.get("notebook", "?"))
+    drew = f"drawn by {nb} (profile {drawn.get('profile', side.get('profile', '?'))}, git {drawn.get('git_revision', side.get('git_revision', '?'))})"
+    if isinstance(comp, Mapping):
+        return (
+            f"computed: {comp.get('points', 0)} point(s) of the {comp.get('set')} set ({comp.get('experiment')}) "
+            f"on {', '.join(comp.get('devices') or ['unknown device'])} at commit "
+            f"{', '.join(str(c)[:18] for c in comp.get('commits') or ['unknown'])}, "
+            f"{', '.join(comp.get('computed_dates') or ['unknown date'])}, in {duration(comp.get('compute_s', 0))} "
+            f"of computing; {drew}"
+        )
+    return f"computed and {drew} on {side.get('device', '?')} in {duration(side.get('compute_s', side.get('wall_time_s', 0)))}"
+
+
 def reproduce_command(side: Mapping[str, Any]) -> str | None:
     """The command that rebuilds a figure: its chapter under its profile, with ``-p`` for every
-    parameter that differs from that profile's (None outside the runner)."""
-    nb, profile = side.get("notebook"), side.get("profile")
+    parameter that differs from that profile's (None outside the runner).  For a figure drawn from
+    bundled results the parameters compared are the chapter's (``drawn_by``), not the run's."""
+    drawn = side.get("drawn_by") if isinstance(side.get("drawn_by"), Mapping) else None
+    nb = (drawn or side).get("notebook")
+    profile = (drawn or side).get("profile")
     if not nb or nb == "interactive" or profile not in ("smoke", "quick", "paper", "reference"):
         return None
     args = [f"repcap run {nb} --profile {profile}"]
@@ -258,7 +481,8 @@ def reproduce_command(side: Mapping[str, Any]) -> str | None:
         base = resolve_parameters(project_root() / str(nb), str(profile), {})
     except (RepcapError, OSError):
         base = {}
-    for k, v in (side.get("parameters") or {}).items():
+    params = (drawn or {}).get("parameters") if drawn is not None and "parameters" in drawn else side.get("parameters")
+    for k, v in (params or {}).items():
         if base.get(k, object()) != v:
             args.append(f"-p {shlex.quote(f'{k}={json.dumps(v)}')}")
     return " ".join(args)
@@ -287,11 +511,31 @@ def figure_directive(
         source = f" · {{download}}`source <../../{nb}>` (git `{side.get('git_revision', '?')}`)"
     cmd = reproduce_command(side)
     rebuild = f"\n\nRebuild: `{cmd}`" if cmd else ""
+    comp = side.get("computed")
+    if isinstance(comp, Mapping) and comp.get("recompute"):
+        rebuild = f"\n\n{_md_escape(provenance_line(side))}.\n\nRecompute: `{comp['recompute']}`" + (
+            f" · Rebuild: `{cmd}`" if cmd else ""
+        )
+    narrow = ""
+    if (side.get("files") or {}).get("narrow_svg"):
+        # the phone layout: shown instead of the wide image below the breakpoint (repcap.css)
+        narrow = (
+            f"\n\n:::{{image}} {rel_dir}/{side['files']['narrow_svg']}\n:alt: {alt_text(caption)}\n"
+            f":class: repcap-narrow\n:target: ../../_images/{fig_id}.svg\n:::"
+        )
     return (
-        f"```{{figure}} {rel_dir}/{fig_id}.svg\n:name: {fig_id}\n:width: {width}\n:alt: {alt_text(caption)}\n"
+        f"````{{figure}} {rel_dir}/{fig_id}.svg\n:name: {fig_id}\n:width: {width}\n:alt: {alt_text(caption)}\n"
         f":target: ../../_images/{fig_id}.svg\n:class: repcap-figure\n:figclass: repcap-figure\n\n"
-        f"{caption}\n\n{files}{source}, profile `{side.get('profile', '?')}`.{rebuild}\n```\n"
+        f"{caption}\n\n{files}{source}, profile `{side.get('profile', '?')}`.{rebuild}{narrow}\n````\n"
     )
+
+
+def _md_escape(text: str) -> str:
+    """Plain text for a MyST paragraph: markup characters and HTML escaped (a bundle's strings are
+    data, never markup)."""
+    import html as _html
+
+    return re.sub(r"([\\`*_{}\[\]<>#|$~])", r"\\\1", _html.escape(str(text), quote=False))
 
 
 def _display(fig_id: str, fig, caption: str, side: Mapping[str, Any]) -> None:

@@ -18,6 +18,13 @@ from repcap import build, runner
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.notebooks
+BASE_URL = "https://example.org/repcap/"
+#: The figures drawn from the reference set, with the experiments each draws.
+REFERENCE_FIGURES = {
+    "fig-packing-reference": ["yoder"],
+    "fig-laws-reference": ["guha-small", "guha-m60"],
+    "fig-scaling-reference": ["liu-main"],
+}
 
 
 def _chapters() -> list[str]:
@@ -33,6 +40,10 @@ def book_root(tmp_path_factory):
     root = tmp_path_factory.mktemp("book")
     for name in ("_config.yml", "_toc.yml"):
         shutil.copy(ROOT / name, root / name)
+    # a public address, so that the build writes absolute citation URLs and canonical links
+    cfg = (root / "_config.yml").read_text()
+    assert '  baseurl: ""' in cfg
+    (root / "_config.yml").write_text(cfg.replace('  baseurl: ""', f'  baseurl: "{BASE_URL}"'))
     shutil.copytree(ROOT / "book", root / "book", ignore=shutil.ignore_patterns("generated"))
     shutil.copytree(ROOT / "notebooks", root / "notebooks")
     if (ROOT / "data").exists():
@@ -106,6 +117,7 @@ def test_book_builds_offline(book_root):
         assert "Built with the" in page and "smoke" in page
         assert "caption-number" in page or stem not in {f.split("-")[1] for f in figs}
     _check_pages_read_well(book_root, out)
+    _check_as_a_reader_sees_it(book_root, out)
 
 
 def _check_pages_read_well(book_root, out):
@@ -154,3 +166,198 @@ def _check_pages_read_well(book_root, out):
     assert json.loads(html_lib.unescape(m.group(1))) == json.loads(json.dumps(calculator.config()))
     assert re.search(r'<script[^>]+src="[^"]*_static/capacity\.js', cap)
     assert (out / "_static" / "capacity.js").exists()
+
+
+_VOID = frozenset({"br", "img", "hr", "input", "meta", "link", "wbr", "source", "col", "area", "base", "embed"})
+
+
+class _Text(__import__("html.parser").parser.HTMLParser):
+    """The text of an HTML page's main content without the subtrees a reader never reads in a
+    search snippet (the selectors of book/static/search.js: tags, or classes of any tag)."""
+
+    def __init__(self, drop_tags, drop_classes):
+        super().__init__(convert_charrefs=True)
+        self.drop_tags, self.drop_classes = set(drop_tags), set(drop_classes)
+        self.stack: list[bool] = []  # per open element: inside a dropped subtree?
+        self.main = 0
+        self.parts: list[str] = []
+        self.math: list[str] = []
+        self._in_math = 0
+
+    def handle_starttag(self, tag, attrs):
+        if tag in _VOID:
+            return
+        a = dict(attrs)
+        classes = set((a.get("class") or "").split())
+        dropped = (
+            (self.stack[-1] if self.stack else False) or tag in self.drop_tags or bool(classes & self.drop_classes)
+        )
+        self.stack.append(dropped)
+        if a.get("role") == "main":
+            self.main = len(self.stack)
+        if "math" in classes:
+            self._in_math = len(self.stack)
+            self.math.append("")
+
+    def handle_endtag(self, tag):
+        if tag in _VOID or not self.stack:
+            return
+        if self._in_math == len(self.stack):
+            self._in_math = 0
+        if self.main == len(self.stack):
+            self.main = -1
+        self.stack.pop()
+
+    def handle_data(self, data):
+        if self.main > 0 and self.stack and not self.stack[-1]:
+            if self._in_math:
+                self.math[-1] += data
+            else:
+                self.parts.append(data)
+
+
+def _snippet_rules():
+    js = (ROOT / "book" / "static" / "search.js").read_text()
+    drop = json.loads(re.search(r"var DROP = (\[.*?\]);", js, flags=re.S).group(1))
+    tags = [d for d in drop if re.fullmatch(r"[a-z-]+", d)]
+    classes = [d.split(".", 1)[1] for d in drop if "." in d]
+    return tags, classes
+
+
+def _wcag(fg: str, bg: str) -> float:
+    def lum(hexcol):
+        h = hexcol.lstrip("#")
+        h = "".join(c * 2 for c in h) if len(h) == 3 else h
+        chans = [int(h[i : i + 2], 16) / 255 for i in (0, 2, 4)]
+        lin = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in chans]
+        return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+    a, b = sorted((lum(fg), lum(bg)), reverse=True)
+    return (a + 0.05) / (b + 0.05)
+
+
+def _theme_colours(static: Path, theme: str) -> dict[str, str]:
+    """The theme's colour variables for ``html[data-theme=<theme>]``, as the built CSS sets them
+    (later stylesheets win, as in the browser: pydata-sphinx-theme, then sphinx-book-theme)."""
+    out: dict[str, str] = {}
+    for css in ("styles/pydata-sphinx-theme.css", "styles/sphinx-book-theme.css"):
+        text = (static / css).read_text()
+        for block in re.findall(r"html\[data-theme=" + theme + r"\]\{([^}]*)\}", text):
+            for name, val in re.findall(r"(--pst-color-[a-z-]+):(#[0-9a-fA-F]{3,6})\b", block):
+                out[name] = val
+    return out
+
+
+def _check_as_a_reader_sees_it(book_root, out):
+    """What a reader sees, checked from the built HTML and CSS (no browser needed):
+
+    * at 400 px nothing is wider than the column except inside a box that scrolls visibly;
+    * table text in dark mode has WCAG contrast >= 4.5, with the colours the CSS gives it;
+    * BibTeX URLs are absolute under the configured ``html.baseurl``;
+    * the reference-set figures carry their run's provenance and the command that recomputes it;
+    * search snippets (the page text that book/static/search.js keeps) hold no TeX and no code.
+    """
+    import html as html_lib
+    import subprocess
+
+    from repcap import bundle
+
+    problems = []
+    static = out / "_static"
+    css = (static / "repcap.css").read_text()
+    phone = css[css.index("@media (max-width: 720px) {\n  figure.repcap-figure") :]
+    phone = phone[: phone.index("\n}\n")]
+    # 1. phones: the image scrolls in its own box with a visible cue; tables in scrolling boxes
+    assert re.search(r"figure\.repcap-figure > a\.image-reference \{[^}]*overflow-x: auto", phone), phone
+    assert "scroll sideways" in phone and "min-width: 540px" in phone
+    assert "min-width" not in css.replace(phone, "").replace("min-width: 0", ""), "a min-width outside the scroller"
+    assert re.search(r"div\.repcap-table \{[^}]*overflow-x: auto", css)
+    for page in sorted((out / "book").rglob("*.html")):
+        text = page.read_text(errors="replace")
+        name = page.relative_to(out)
+        for m in re.finditer(r"<figure[^>]*repcap-figure[^>]*>\s*(<[^>]+>)", text):
+            if "image-reference" not in m.group(1):
+                problems.append(f"{name}: a figure whose image is not in its scroller")
+        for m in re.finditer(r"<table[^>]*>", text):
+            before = text[max(0, m.start() - 200) : m.start()]
+            if "scorecard" in m.group() or re.search(
+                r'<div class="(?:repcap-table|pst-scrollable-table-container)[^"]*">\s*$', before
+            ):
+                continue
+            problems.append(f"{name}: a table outside a scrolling box: {m.group()[:80]}")
+        for w in re.findall(r'style="[^"]*\bwidth:\s*(\d+)px', text):
+            if int(w) > 368:
+                problems.append(f"{name}: a fixed width of {w} px")
+    # 2. dark mode: table text and the sticky column in the theme's colours, readable
+    assert re.search(
+        r"table\.repcap td:first-child, table\.repcap th:first-child \{[^}]*background: var\(--pst-color-background",
+        css,
+    )
+    assert re.search(r"table\.repcap th, table\.repcap td \{ color: var\(--pst-color-text-base", css)
+    assert re.search(
+        r"html\[data-theme=dark\][^{]*\.text_html:has\(div\.repcap-table[^{]*\{[^}]*background-color: transparent", css
+    )
+    for theme in ("light", "dark"):
+        col = _theme_colours(static, theme)
+        ratio = _wcag(col["--pst-color-text-base"], col["--pst-color-background"])
+        if ratio < 4.5:
+            problems.append(f"{theme} mode: table text contrast {ratio:.2f} < 4.5")
+    # 3. citing: absolute URLs under html.baseurl, in the BibTeX and the canonical links
+    index = html_lib.unescape(re.sub(r"<[^>]+>", "", (out / "book/generated/figure_index.html").read_text()))
+    urls = re.findall(r"url\s*=\s*\{([^}]*)\}", index)
+    assert urls and all(u.startswith(BASE_URL + "book/generated/") and "#fig-" in u for u in urls), urls[:3]
+    assert f'<link rel="canonical" href="{BASE_URL}book/intro.html"' in (out / "book/intro.html").read_text()
+    assert "Chapter 6: Packing vectors" in index
+    # 4. provenance of the reference-set figures: the run's own, and how it is recomputed
+    figdir = book_root / "book" / "generated" / "figures"
+    for fid, experiments in REFERENCE_FIGURES.items():
+        side = json.loads((figdir / f"{fid}.json").read_text())
+        looks = [bundle.lookup("reference", e, scale="smoke") for e in experiments]
+        drawn = [lk for lk in looks if lk.found]
+        assert drawn, f"{fid}: no reference points in the smoke book"
+        want_cfg = [f.config for lk in drawn for f in lk.found]
+        got = side["parameters"] if isinstance(side["parameters"], list) else [side["parameters"]]
+        assert got == json.loads(json.dumps(want_cfg)), fid
+        seconds = sum(float(f.provenance.get("seconds") or 0) for lk in drawn for f in lk.found)
+        assert side["compute_s"] == pytest.approx(seconds, abs=2e-3), fid
+        only = " ".join(lk.experiment for lk in drawn)
+        assert side["computed"]["recompute"] == f"repcap bundle compute reference --scale smoke --only {only}"
+        assert side["drawn_by"]["profile"] == "smoke" and side["drawn_by"]["notebook"].startswith("notebooks/")
+        page = (out / "book" / "generated" / f"{Path(side['drawn_by']['notebook']).stem}.html").read_text()
+        body = re.search(rf'<figure[^>]*id="{fid}"[^>]*>(.*?)</figure>', page, flags=re.S).group(1)
+        visible = " ".join(html_lib.unescape(re.sub(r"<[^>]+>", "", body)).split())
+        assert f"Recompute: repcap bundle compute reference --scale smoke --only {only}" in visible, fid
+        assert "of computing; drawn by notebooks/" in visible, fid
+        entry = index[index.index(f"@misc{{repcap-{fid},") :][:1200]
+        assert "computed in the reference set" in entry, fid
+    # 5. search snippets: no code, and no TeX once search.js has turned math into text
+    tags, classes = _snippet_rules()
+    maths = set()
+    for page in sorted((out / "book").rglob("*.html")):
+        parser = _Text(tags, classes)
+        parser.feed(page.read_text(errors="replace"))
+        text = " ".join(" ".join(parser.parts).split())
+        for bad in ("glue(", "tables.show(", "\\(", "\\varepsilon", "\\frac"):  # notebook code, TeX
+            if bad in text:
+                problems.append(f"{page.relative_to(out)}: search snippet text holds {bad!r}")
+        maths.update(parser.math)
+    node = shutil.which("node")
+    if node and maths:
+        js = "const s=require(process.argv[1]);process.stdout.write(JSON.stringify(JSON.parse(require('fs').readFileSync(0,'utf8')).map(s.texToText)))"
+        res = subprocess.run(
+            [node, "-e", js, str(ROOT / "book/static/search.js")],
+            input=json.dumps(sorted(maths)),
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=60,
+        )
+        for src, plain in zip(sorted(maths), json.loads(res.stdout)):
+            if "\\" in plain or "{" in plain:
+                problems.append(f"search snippet math {src!r} stays TeX: {plain!r}")
+    # the search index finds numbers as the book prints them
+    idx = (out / "searchindex.js").read_text()
+    assert re.search(r'"\d+\.\d+":', idx), "no decimal number in the search index"
+    assert "THEBE_JS_URL" not in (out / "book/intro.html").read_text()
+    assert not (out / "genindex.html").exists() or "genindex" not in (out / "book/intro.html").read_text()
+    assert not problems, "\n".join(problems[:40])

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from repcap import bounds, calculator, laws
+from repcap import bounds, calculator, laws, reference
 
 SCRIPT = Path(__file__).resolve().parents[2] / "book" / "static" / "capacity.js"
 NODE = shutil.which("node") or shutil.which("nodejs")
@@ -109,3 +109,52 @@ def test_the_config_holds_the_published_constants():
     html = calculator.widget()._repr_html_()
     assert html.startswith('<div class="repcap-capcalc" data-config="') and "<noscript>" in html
     assert np.isfinite(json.loads(json.dumps(cfg))["default_eps"])
+
+
+EXTRA = """
+const api = require(process.argv[1]);
+const input = JSON.parse(require("fs").readFileSync(0, "utf8"));
+const angles = input.angles.map(a => api.parseAngle(a));
+const rows = input.points.map(([d, eps]) => api.evaluate(input.config, d, eps)
+  .map(r => [r.key, r.extrapolated, r.label]));
+const classes = input.points.map(([d, eps]) => api.classOf(input.config, d, eps));
+process.stdout.write(JSON.stringify({angles, rows, classes, note: api.fittedNote(input.config)}));
+"""
+
+
+def test_angles_extrapolation_and_classes_read_honestly():
+    """The angle box keeps every digit of cos (0.001 degrees is not eps = 1, 0.1 degrees stays 0.1);
+    law rows beyond Guha's fitted packings (k > 32,000 or k/d > 1000, from his stored packings) are
+    flagged; no class for a width outside his models; the Levenshtein row says where it bounds."""
+    cfg = calculator.config()
+    packs = reference.guha_packings("optimized")
+    assert cfg["fitted"]["k_max"] == packs.k.max() == 32000 and cfg["fitted"]["kd_max"] == 1000
+    assert cfg["fitted"]["eps_max"] == pytest.approx(0.541, abs=1e-3) and cfg["fitted"]["eps_min"] < 1e-4
+    points = [[4096, 0.0645], [1024, 0.5], [64, 0.3], [3, 0.5]]
+    res = subprocess.run(
+        [NODE, "-e", EXTRA, str(SCRIPT)],
+        input=json.dumps({"config": cfg, "angles": ["0.001", "0.1", "1e-9", "90", "x"], "points": points}),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    out = json.loads(res.stdout)
+    a1, a2, *bad = out["angles"]
+    assert a1["eps"] == math.cos(math.radians(0.001)) < 1 and a1["angle"] == 0.001
+    assert math.degrees(math.acos(a2["eps"])) == pytest.approx(0.1, rel=1e-9)
+    assert all("error" in b for b in bad)
+    for (d, eps), rows in zip(points, out["rows"]):
+        for key, flagged, _ in rows:
+            if key in calculator.LAWS:
+                log10k = laws.PUBLISHED[key].log10_capacity(eps, d)
+                want = log10k > math.log10(32000) or log10k - math.log10(d) > math.log10(1000)
+                assert flagged == want, (d, eps, key)
+            else:
+                assert flagged is False
+    assert any(f for rows in out["rows"] for _, f, _ in rows) and not all(f for _, f, _ in out["rows"][2])
+    lev = {k: lab for k, _, lab in out["rows"][0]}["levenshtein"]
+    assert f"for ε < {math.sqrt(3 / 4098):.3g}" in lev
+    assert out["classes"][0] == "Class 2 (ε < 0.1)" and "fitted" not in out["classes"][0]
+    assert "none is given" in out["classes"][3] and out["classes"][1].startswith("Class 1")
+    assert "32,000" in out["note"] and "extrapolation in k" in out["note"]
