@@ -18,6 +18,9 @@ from typing import Any
 from . import laws
 from .reference import guha_packings, reference_dir, value
 
+#: The files of ``data/reference`` this module reads (see :func:`repcap.codehash.data_digest`).
+DATA_FILES = ("guha2026_table1.csv",)
+
 #: The laws the calculator shows, in order (keys of :data:`repcap.laws.PUBLISHED`).
 LAWS = ("jl8", "jl", "adjusted", "four")
 #: Largest dimension the calculator accepts.

@@ -80,7 +80,8 @@ def test_an_export_that_would_shrink_the_bundle_is_refused_unless_replace(ref):
     doc = json.loads((d / "guha-small.json").read_text())
     doc["experiment"] = "gone"
     (d / "gone.json").write_text(json.dumps(doc))
-    m["experiments"].append({**m["experiments"][1], "name": "gone", "file": "gone.json"})
+    small = next(x for x in m["experiments"] if x["name"] == "guha-small")
+    m["experiments"].append({**small, "name": "gone", "file": "gone.json"})
     (d / "bundle.json").write_text(json.dumps(m))
     _resign(d)
     saved = {p.name: p.read_bytes() for p in d.iterdir()}
