@@ -5,7 +5,7 @@ that Jupyter Book's defaults get wrong.
   (every page logged ``Identifier 'THEBE_JS_URL' has already been declared``) and points at a
   script on unpkg.com; the book runs no live kernels (``launch_buttons.thebe: false``) and loads
   nothing from the network, so its scripts are dropped from every page.
-* Numbers are searchable: Sphinx's index skips every number ("76.5", "2,176"); after the build
+* Numbers are searchable: Sphinx's index skips every number ("3.75", "2,176"); after the build
   each page's decimal and grouped numbers are added to ``searchindex.js`` (``book/static/search.js``
   keeps such a number one search term).
 """
@@ -17,7 +17,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-#: A number as the book prints it: 76.5, 2,176, 0.001 (integers Sphinx already indexes).
+#: A number as the book prints it: 3.75, 2,176, 0.001 (integers Sphinx already indexes).
 NUMBER = re.compile(r"(?<![\w.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w,])|(?<![\w.,])\d+\.\d+(?![\w.])")
 
 
