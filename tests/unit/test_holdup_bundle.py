@@ -272,3 +272,16 @@ def test_compute_out_refuses_a_regular_file_before_computing(env, monkeypatch, c
     monkeypatch.setattr(runs, "compute", lambda *a, **k: pytest.fail("computed before checking --out"))
     assert cli.main(["bundle", "compute", "reference", "--scale", "smoke", "--out", str(f), "--no-progress"]) == 2
     assert "exists and is not a folder" in capsys.readouterr().err
+
+
+def test_a_float32_cosine_a_rounding_above_one_is_possible(ref):
+    """A cosine of two nearly parallel unit vectors in float32 can be 1 + 1.2e-7 (a packing's first
+    step at d = 2): within the ranges' rounding slack, while 1.5 is refused above."""
+    d, _ = ref
+    doc = json.loads((d / "yoder.json").read_text())
+    e = doc["entries"][0]
+    e["result"]["eps_curve"] = [1.0000001192092896, *e["result"]["eps_curve"][1:]]
+    e["sha256"] = _sha(canonical(e["result"]))
+    (d / "yoder.json").write_text(json.dumps(doc))
+    _resign(d)
+    assert len(bundle.read(d).entries) == N_REF

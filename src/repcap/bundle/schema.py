@@ -94,6 +94,11 @@ def _alphabet(obj: Any, where: str) -> None:
                 todo += [(k, f"{w} (a key)"), (v, f"{w}.{k if PLAIN.match(str(k)) else '?'}")]
 
 
+#: Slack on the ranges of :data:`RANGES` for float32 rounding: a cosine of two nearly parallel unit
+#: vectors computed in float32 can come out as 1 + 1.2e-7 (seen: a packing's first step at d = 2).
+RANGE_SLACK = 1e-5
+
+
 def _ranges(result: dict, where: str) -> None:
     for k, (lo, hi) in RANGES.items():
         if k not in result or result[k] is None:
@@ -102,7 +107,7 @@ def _ranges(result: dict, where: str) -> None:
         for v in vals:
             if isinstance(v, bool) or not isinstance(v, (int, float)):
                 raise RepcapError(f"{where}.{k} must be a number, not {type(v).__name__}")
-            if not lo <= v <= hi:
+            if not lo - RANGE_SLACK * max(1.0, abs(lo)) <= v <= hi + RANGE_SLACK * max(1.0, abs(hi)):
                 raise RepcapError(f"{where}.{k} = {v!r} is outside its possible range [{lo:g}, {hi:g}]")
 
 
