@@ -285,3 +285,18 @@ def test_a_float32_cosine_a_rounding_above_one_is_possible(ref):
     (d / "yoder.json").write_text(json.dumps(doc))
     _resign(d)
     assert len(bundle.read(d).entries) == N_REF
+
+
+def test_the_provenance_sentence_keeps_a_dirty_commit(tmp_path, monkeypatch):
+    """The shipped liu-main points were computed in a tree with uncommitted edits: the sentence the
+    book shows says so ("-dirty"), instead of a bare commit that did not hold that code."""
+    from repcap import bundle as b
+
+    entries = json.loads((REF / "liu-main.json").read_text())["entries"]
+    dirty = {e["provenance"]["commit"] for e in entries if e["provenance"]["commit"].endswith("-dirty")}
+    assert dirty
+    monkeypatch.setenv("REPCAP_CACHE", str(tmp_path / "cache"))
+    b.import_(REF)
+    lk = b.lookup("reference", "liu-main")
+    assert len(lk.found) == len(entries)
+    assert all(f"commit {c}" in lk.provenance_text("reference") for c in dirty)

@@ -176,7 +176,9 @@ class Lookup:
             devices = sorted(
                 {e(str(p.get("device") or "unknown device").replace("(1 threads)", "(1 thread)")) for p in prov}
             )
-            commits = sorted({e(str(p["commit"])[:12]) for p in prov if p.get("commit")})
+            commits = sorted(
+                {e(str(p["commit"])[:40]) for p in prov if p.get("commit")}
+            )  # "-dirty" kept: it says the tree differed
             dates = sorted(e(str(p["computed"])[:10]) for p in prov if p.get("computed"))
             secs = sum(float(p.get("seconds") or 0.0) for p in prov if isinstance(p.get("seconds"), (int, float)))
             n_c = len(prov) - n_b - n_u
