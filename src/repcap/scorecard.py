@@ -474,7 +474,8 @@ def summary_markdown(rows: Sequence[Row]) -> str:
     undecided = [r for r in meas if r.verdict.kind == "inconclusive"]
     waiting = [r for r in meas if r.verdict.kind == "not checked in this profile"]
     cons_ok = [r for r in cons if r.verdict.ok]
-    cons_bad = [r for r in cons if not r.verdict.ok and r.verdict.kind != "not checked in this profile"]
+    cons_bad = [r for r in cons if r.verdict.kind.startswith("differs")]
+    cons_und = [r for r in cons if r.verdict.kind == "inconclusive"]
     n_ar = sum(r.claim.kind == "arithmetic" for r in main)
     n_re = sum(r.claim.kind == "re-analysis" for r in main)
     lines = [
@@ -495,7 +496,9 @@ def summary_markdown(rows: Sequence[Row]) -> str:
             else "."
         )
         + f" Of the {len(cons)} consistency checks, {len(cons_ok)} agree with the source"
-        + (f" and {len(cons_bad)} do not ({_names(cons_bad)})." if cons_bad else "."),
+        + (f"; {len(cons_bad)} do not ({_names(cons_bad)})" if cons_bad else "")
+        + (f"; {len(cons_und)} are inconclusive ({_names(cons_und)})" if cons_und else "")
+        + ".",
         f"4. **What is undecided.** {_count(len(undecided), 'measurement is', 'measurements are')} inconclusive here, "
         "the evidence too thin to decide"
         + (f" ({_names(undecided)})" if undecided else "")
