@@ -662,7 +662,8 @@ for (ser, g_), d_ in cmp6e.groupby(["series", "gamma"]):
     )
 ax.plot([0.5, 2.0], [1.0, 1.0], ":", color="0.5", lw=0.8)
 ax.set_xlabel("α (feature-frequency exponent)")
-ax.set_ylabel("α_m (loss ∝ m^−α_m)")
+ax.set_ylabel(r"$\alpha_m$ (loss $\propto m^{-\alpha_m}$)")
+ax.set_ylim(-0.4, 2.8)  # a 3-width interval runs far beyond: it is cut at the axes, not drawn to scale
 if not len(wsum):
     ax.text(0.5, 0.9, "no reference width sweep in this build", transform=ax.transAxes, ha="center", color="0.4")
 figures.legend_below(ax, ncol=3)
@@ -675,7 +676,7 @@ _ = figures.save(
         "caption": "Width exponents α_m against α: Liu et al.'s Fig. 6e digitised from their vector figure (open "
         "squares, their error bars) and our reference fits over the widths each series has so far (dots, 95 % t "
         "interval), one colour per γ. Where a colour has both, compare the dot with the square beside it; γ = −1 "
-        "(grey) and the weak series (blue) have no square.",
+        "(grey) and the weak series (blue) have no square. Intervals of fits on three widths run beyond the axes.",
         "source": "reference bundle; Liu et al. 2025 Fig. 6e digitised (repcap.digitise)",
         "provenance": w_prov if w_sections else None,
     },
