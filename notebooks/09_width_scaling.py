@@ -647,7 +647,8 @@ for (ser, g_), d_ in cmp6e.groupby(["series", "gamma"]):
     if not len(d_):
         continue
     mine = ser == "ours"
-    dx = 0.03 if mine else -0.03
+    order = sorted(gcol).index(round(float(g_), 4)) if round(float(g_), 4) in gcol else 0
+    dx = (0.03 + 0.025 * order) if mine else -(0.03 + 0.025 * order)  # one column per series, side by side
     ax.errorbar(
         d_.alpha + dx,
         d_.alpha_m,
