@@ -55,7 +55,7 @@ beta, steps, lr, seed, n_bins = cfg.beta, cfg.steps, cfg.learning_rate, cfg.seed
 yoder_k, yoder_d = int(reference.value("yoder2025.n_vectors")), int(reference.value("yoder2025.dim"))
 yoder_angle = reference.quote("yoder2025.exp_angle_deg")
 full_size = k == yoder_k and d == yoder_d
-ref_lookup = bundle.lookup(reference_set, "yoder", scale=reference_scale) if reference_set else None
+ref_lookup = refdata.lookup(reference_set, "yoder", reference_scale)
 run_record = start(
     f"The sources pack {yoder_k:,} vectors in {yoder_d} dimensions for thousands of steps; "
     + (
@@ -422,9 +422,7 @@ tables.show(ref, digits={"ours": ".2f"}, missing="this profile did not run Yoder
 
 # %%
 ref_section = refdata.section(ref_lookup, reference_set)
-losses_section = refdata.section(
-    bundle.lookup(reference_set, "yoder-losses", scale=reference_scale) if reference_set else None, reference_set
-)
+losses_section = refdata.section(refdata.lookup(reference_set, "yoder-losses", reference_scale), reference_set)
 glue("packing_ref_losses", Markdown(losses_section.provenance))
 ref_found = figdata.longest_exp_run(ref_section.found)
 ref_run = ref_found.result if ref_found else None

@@ -57,7 +57,7 @@ from repcap.figdata import reference as refdata
 from repcap.figdata import reference_runs as rrdata
 from repcap.runs import finding_profile
 
-ref_lookup = bundle.lookup(reference_set, "guha-small", scale=reference_scale) if reference_set else None
+ref_lookup = refdata.lookup(reference_set, "guha-small", reference_scale)
 run_record = start(
     "Guha's grid spans d = 32 to 4096 and k = 2000 to 32000 with 5000 Adam steps per point; "
     "the `quick` profile uses small d and k and a few hundred steps at a higher learning rate, "
@@ -291,7 +291,7 @@ tables.show(grid, digits={"eps_star": ".4f", "eps_random": ".4f", "bound": ".4f"
 # %%
 ref_section = refdata.section(ref_lookup, reference_set)
 ref_cells = figdata.reference_cells(ref_section.found, g_opt)
-m60_lookup = bundle.lookup(reference_set, "guha-m60", scale=reference_scale) if reference_set else None
+m60_lookup = refdata.lookup(reference_set, "guha-m60", reference_scale)
 m60_section = refdata.section(m60_lookup, reference_set)
 m60_cells = figdata.reference_cells(m60_section.found, g_opt)
 by_rule = figdata.reference_cells_by_rule(ref_cells, m60_cells)
@@ -583,7 +583,7 @@ proj_cfg = [
 ]
 proj = sweep.run(packing.sweep_projection, proj_cfg, cache="packing-projection", desc="projections")
 proj_df = pd.DataFrame(proj.results).groupby(["N", "k", "kind"], as_index=False)[["eps", "C"]].mean()
-cc_lookup = bundle.lookup(reference_set, "c-curve", scale=reference_scale) if reference_set else None
+cc_lookup = refdata.lookup(reference_set, "c-curve", reference_scale)
 cc_section = refdata.section(cc_lookup, reference_set)
 cc_curve = rrdata.c_curve(cc_section.found)
 cc_shape = rrdata.c_curve_shape(cc_curve)

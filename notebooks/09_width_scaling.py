@@ -86,7 +86,7 @@ other_shared = given(
 )
 
 
-ref_lookup = bundle.lookup(reference_set, "liu-main", scale=reference_scale) if reference_set else None
+ref_lookup = refdata.lookup(reference_set, "liu-main", reference_scale)
 run_record = start(
     f"The paper's sweep is n = 1000 features, m = 10..100, 20000 steps at batch 2048 (and n = 10240 for "
     f"the non-power-law runs); this profile trains n = {n} features at m = {ms} for {steps} steps at batch "
@@ -444,7 +444,7 @@ w_names = (
     if reference_set
     else []
 )
-w_lookups = [bundle.lookup(reference_set, n_, scale=reference_scale) for n_ in w_names]
+w_lookups = [refdata.lookup(reference_set, n_, reference_scale) for n_ in w_names]
 w_sections = [refdata.section(lk, reference_set) for lk in w_lookups]
 w_found = [f for sec in w_sections for f in sec.found]
 wfits = rrdata.width_exponents(w_found)

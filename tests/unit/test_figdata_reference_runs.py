@@ -99,3 +99,12 @@ def test_fig6e_comparison_keeps_both_series_apart():
     theirs = t.iloc[1]
     assert theirs.low == pytest.approx(1.184 - 0.094) and theirs.high == pytest.approx(1.184 + 0.094)
     assert rr.fig6e_comparison(summ.iloc[:0], dig.iloc[:0]).empty
+
+
+def test_a_chapter_without_a_reference_set_looks_nothing_up():
+    from repcap.figdata import reference as refdata
+
+    assert refdata.lookup("", "guha-m60", "full") is None
+    assert refdata.section(refdata.lookup("", "guha-m60", "full"), "").provenance == refdata.NO_SET
+    lk = refdata.lookup("reference", "guha-m60", "smoke")
+    assert lk is not None and len(lk.found) + len(lk.missing) + len(lk.stale) == 4  # the smoke set's cells

@@ -43,6 +43,16 @@ class ReferenceSection:
         return pd.DataFrame([row(f) for f in self.found], columns=columns)
 
 
+def lookup(set_name: str, experiment: str, scale: str) -> Any:
+    """``repcap.bundle.lookup(set_name, experiment, scale=scale)``, or None when the chapter's
+    ``reference_set`` is empty (a build without reference points)."""
+    if not set_name:
+        return None
+    from .. import bundle
+
+    return bundle.lookup(set_name, experiment, scale=scale)
+
+
 def section(lookup: Any, set_name: str) -> ReferenceSection:
     """The reference section of one experiment: ``lookup`` is ``repcap.bundle.lookup(set, experiment)``
     (or None when the chapter's ``reference_set`` is empty)."""

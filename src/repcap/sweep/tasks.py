@@ -70,7 +70,8 @@ class PointTask:
         # claim each point before computing it: a point another live run is computing is left to
         # it and read when it is done (two runs of one set share the work instead of doubling it)
         todo = [i for i in pending if store.claim(self.keys[i])]
-        held = [i for i in pending if i not in set(todo)]
+        mine = set(todo)
+        held = [i for i in pending if i not in mine]
         errors: list[str | None] = [None] * len(self.keys)
         try:
             self._compute(store, todo, results, errors)
