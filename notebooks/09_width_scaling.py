@@ -638,7 +638,13 @@ digitised = rrdata.digitised_series(
     ]
 )
 cmp6e = rrdata.fig6e_comparison(wsum, digitised)
-w_prov = "; ".join(dict.fromkeys(sec.provenance for sec in w_sections)) if w_sections else refdata.NO_SET
+# where the points that exist were computed; the sweeps still missing are listed once, with their
+# commands, in the summary below
+w_prov = (
+    "; ".join(dict.fromkeys(sec.provenance for sec in w_sections if sec.found) or [w_sections[0].provenance])
+    if w_sections
+    else refdata.NO_SET
+)
 glue("scaling_w_provenance", Markdown(w_prov))
 fig, ax = plt.subplots(figsize=figures.size(3.6))
 gcol = {-0.7778: "C3", -0.5556: "C1", -0.3333: "C2", -1.0: "0.3", 0.3333: "C0"}
