@@ -641,7 +641,7 @@ cmp6e = rrdata.fig6e_comparison(wsum, digitised)
 # where the points that exist were computed; the sweeps still missing are listed once, with their
 # commands, in the summary below
 w_prov = (
-    "; ".join(dict.fromkeys(sec.provenance for sec in w_sections if sec.found) or [w_sections[0].provenance])
+    " ".join(dict.fromkeys(sec.provenance for sec in w_sections if sec.found) or [w_sections[0].provenance])
     if w_sections
     else refdata.NO_SET
 )
