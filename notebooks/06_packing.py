@@ -422,13 +422,31 @@ tables.show(ref, digits={"ours": ".2f"}, missing="this profile did not run Yoder
 
 # %%
 ref_section = refdata.section(ref_lookup, reference_set)
-losses_section = refdata.section(refdata.lookup(reference_set, "yoder-losses", reference_scale), reference_set)
-glue("packing_ref_losses", Markdown(losses_section.provenance))
+losses_lookup = refdata.lookup(reference_set, "yoder-losses", reference_scale)
+losses_section = refdata.section(losses_lookup, reference_set)
 ref_found = figdata.longest_exp_run(ref_section.found)
 ref_run = ref_found.result if ref_found else None
 law_angle_yoder = math.degrees(math.acos(law_eps_yoder))
 # no packing of this many lines in this dimension has a larger worst-pair angle (Welch, Levenshtein)
 bound_angle_yoder = math.degrees(math.acos(bounds.coherence_lower_bound(yoder_k, yoder_d)))
+# the other losses at full size, each run's end and best worst-pair angle next to Yoder's and the bound
+loss_best = figdata.best_angles(losses_section.found)
+glue(
+    "packing_ref_losses",
+    Markdown(
+        " ".join(
+            f"under the {r.loss} loss{f' (p = {r.p:g})' if r.loss == 'power' else ''}, Adam at a fixed rate "
+            f"{r.lr:g} for {r.steps:,} steps, the worst pair ends at {r.final_angle_deg:.2f}° (best "
+            f"{r.best_angle_deg:.2f}°, at step {r.best_step:,}), {abs(r.best_angle_deg - yoder_angle.value):.2f}° "
+            f"{'below' if r.best_angle_deg < yoder_angle.value else 'above'} Yoder's {yoder_angle.value:g}° and "
+            f"{bound_angle_yoder - r.best_angle_deg:.2f}° below the rigorous bound;"
+            for r in loss_best.itertuples()
+        ).rstrip(";")
+        + ("." if len(loss_best) else "")
+        + (" " if len(loss_best) else "")
+        + losses_section.provenance
+    ),
+)
 glue("packing_ref_provenance", Markdown(ref_section.provenance))
 fig, ax = plt.subplots(figsize=figures.size(3.0))
 ax.axhline(yoder_angle.value, color="k", ls=":", lw=0.9, label=f"Yoder: about {yoder_angle.value:g}° (reported)")
@@ -442,14 +460,24 @@ ax.axhline(
     lw=0.7,
     label=f"rigorous bound: no packing exceeds {bound_angle_yoder:.1f}°",
 )
+for pt in losses_section.found:  # the other losses' curves, under the exp run's
+    lc = figdata.reference_curve(pt)
+    loss_ = pt.config["loss"]
+    ax.plot(
+        lc.step,
+        lc.angle_deg,
+        color=colors.get(loss_, "0.5"),
+        lw=1.0,
+        label=f"{loss_}{f' (p = {lc.p.iloc[0]:g})' if loss_ == 'power' else ''}, lr {pt.config['lr']:g}",
+    )
 if ref_found is not None and ref_run is not None:
-    ref_df = figdata.reference_curve(ref_found)
-    rc = ref_df
+    ref_df = figdata.reference_curves([ref_found, *losses_section.found])
+    rc = figdata.reference_curve(ref_found)
     flat = figdata.flattening_step(rc.step, rc.angle_deg)
     ax.plot(rc.step, rc.angle_deg, color=colors["exp"], label=f"exp(β cos²), lr {ref_found.config['lr']:g}")
     if flat is not None:
         ax.axvline(flat, color=colors["exp"], lw=0.6, ls="-.")
-    ax.set_ylim(min(60.0, float(rc.angle_deg.min())), max(80.0, bound_angle_yoder + 2))
+    ax.set_ylim(min(60.0, float(ref_df.angle_deg.min())), max(80.0, bound_angle_yoder + 2))
     gap = ref_run["max_angle_deg"] - yoder_angle.value
     glue(
         "packing_ref_summary",
@@ -478,8 +506,16 @@ if ref_found is not None and ref_run is not None:
             f"our run flattens from step {flat:,.0f} and then only jitters between {late.min():.1f}° and "
             f"{late.max():.1f}° (Adam at a fixed rate {ref_found.config['lr']:g}), {yoder_angle.value - late.max():.1f}° "
             f"short of his angle, which the bound ({bound_angle_yoder:.1f}°) allows; Yoder gives no step count, rate or "
-            "schedule, and the runs that could reach it (a decaying rate, the power loss at this size) are not "
-            "computed here yet"
+            "schedule; "
+            + (
+                "; ".join(
+                    f"the {r.loss} loss at this size reaches {r.best_angle_deg:.2f}°" for r in loss_best.itertuples()
+                )
+                + "; a decaying rate is not computed here yet"
+                if len(loss_best)
+                else "the runs that could reach it (a decaying rate, the power loss at this size) are not computed "
+                "here yet"
+            )
             if flat is not None
             else ""
         ),
@@ -502,13 +538,15 @@ _ = figures.save(
     ref_df,
     {
         "caption": f"The reference run: {ref_df.k.iloc[0] if 'k' in ref_df else yoder_k:,} unit vectors in "
-        f"R^{ref_df.d.iloc[0] if 'd' in ref_df else yoder_d} under exp(β cos²), β = {beta:g}: the "
-        "smallest angle between any two of the lines, step by step (dash-dotted: where it flattens), "
+        f"R^{ref_df.d.iloc[0] if 'd' in ref_df else yoder_d} under exp(β cos²), β = {beta:g}"
+        + (f", and under the {' and '.join(loss_best.loss)} losses" if len(loss_best) else "")
+        + ": the smallest angle between any two of the lines, step by step (dash-dotted: where the exp run "
+        "flattens), "
         "against Yoder's reported angle, the four-constant law at that size and the rigorous bound (solid: no "
         "packing of that many lines can have a larger worst-pair angle).",
         "seed": seed,
         "source": "reference bundle",
         "provenance": ref_section.sidecar_provenance,
     },
-    provenance=figures.bundle_provenance(ref_lookup, reference_set),
+    provenance=figures.bundle_provenance([ref_lookup, losses_lookup], reference_set),
 )

@@ -21,7 +21,7 @@ pytestmark = pytest.mark.notebooks
 BASE_URL = "https://example.org/repcap/"
 #: The figures drawn from the reference set, with the experiments each draws.
 REFERENCE_FIGURES = {
-    "fig-packing-reference": ["yoder"],
+    "fig-packing-reference": ["yoder", "yoder-losses"],
     "fig-laws-reference": ["guha-small", "guha-m60"],
     "fig-scaling-reference": ["liu-main"],
 }

@@ -324,6 +324,27 @@ def test_packing_tables_moved_out_of_the_chapters():
     runs = [P(config={"loss": "exp", "steps": 10}, result={}), P(config={"loss": "exp", "steps": 40}, result={})]
     assert fpack.longest_exp_run(runs + [P(config={"loss": "power", "steps": 99}, result={})]) is runs[1]
     assert fpack.longest_exp_run([]) is None
+    # two reference runs: each curve named by its loss, the power run's exponent kept, the best angle
+    # the largest along the curve (cos 0.5 is 60 degrees, cos 0.25 is 75.52 degrees)
+    curve = {"curve_steps": [0, 10, 20], "loss_curve": [4.0, 2.0, 1.0]}
+    pw = P(
+        config={"loss": "power", "steps": 20, "k": 9, "d": 3, "lr": 0.005},
+        result=curve | {"eps_curve": [0.5, 0.25, 0.3], "p": 8, "max_angle_deg": math.degrees(math.acos(0.3))},
+    )
+    ex = P(
+        config={"loss": "exp", "steps": 20, "k": 9, "d": 3, "lr": 0.001},
+        result=curve | {"eps_curve": [0.5, 0.4, 0.35], "p": None, "max_angle_deg": math.degrees(math.acos(0.35))},
+    )
+    rc = fpack.reference_curves([ex, pw])
+    assert rc.groupby("loss").size().to_dict() == {"exp": 3, "power": 3}
+    assert rc[rc.loss == "power"].p.tolist() == [8, 8, 8] and rc[rc.loss == "exp"].p.isna().all()
+    assert rc[rc.loss == "power"].loss_relative.tolist() == pytest.approx([1.0, 0.5, 0.25])
+    ba = fpack.best_angles([ex, pw]).set_index("loss")
+    assert ba.loc["power", "best_angle_deg"] == pytest.approx(math.degrees(math.acos(0.25)))
+    assert ba.loc["power", "best_step"] == 10
+    assert ba.loc["power", "final_angle_deg"] == pytest.approx(72.542, abs=1e-3)
+    assert ba.loc["exp", "best_angle_deg"] == pytest.approx(math.degrees(math.acos(0.35)))
+    assert fpack.reference_curves([]).empty
 
 
 def test_toy_tables_moved_out_of_the_chapters():

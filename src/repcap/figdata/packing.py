@@ -125,8 +125,37 @@ def longest_exp_run(found: Sequence[Any]) -> Any | None:
 
 
 def reference_curve(point: Any) -> pd.DataFrame:
-    """The worst-pair curve of one reference run (:func:`curves`), with its ``k, d, lr``."""
-    return curves({"exp": point.result}).assign(k=point.config["k"], d=point.config["d"], lr=point.config["lr"])
+    """The worst-pair curve of one reference run (:func:`curves`, named by its loss), with its
+    ``k, d, lr`` and the power-loss exponent ``p`` it used (None for the other losses)."""
+    c = point.config
+    p = point.result.get("p") if c.get("loss") == "power" else None
+    return curves({c.get("loss", "exp"): point.result}).assign(k=c["k"], d=c["d"], lr=c["lr"], p=p)
+
+
+def reference_curves(points: Sequence[Any]) -> pd.DataFrame:
+    """:func:`reference_curve` of each run, one table (empty when there is none)."""
+    return pd.concat([reference_curve(p) for p in points], ignore_index=True) if points else pd.DataFrame()
+
+
+def best_angles(points: Sequence[Any]) -> pd.DataFrame:
+    """Per reference run: its loss, steps, rate and power-loss exponent, the worst-pair angle it ends
+    at and the best one its curve reached (degrees), and the step of that best angle."""
+    rows = []
+    for p in points:
+        cur = reference_curve(p)
+        best = cur.loc[cur.angle_deg.idxmax()]
+        rows.append(
+            {
+                "loss": p.config.get("loss"),
+                "steps": p.config["steps"],
+                "lr": p.config["lr"],
+                "p": cur.p.iloc[0],
+                "final_angle_deg": float(p.result["max_angle_deg"]),
+                "best_angle_deg": max(float(best.angle_deg), float(p.result["max_angle_deg"])),
+                "best_step": int(best.step),
+            }
+        )
+    return pd.DataFrame(rows)
 
 
 # ------------------------------------------------------------------------------ chapter 07 (Guha's laws)
