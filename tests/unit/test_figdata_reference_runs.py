@@ -67,6 +67,12 @@ def test_width_exponents_recover_a_power_law_and_its_interval():
     s = rr.exponent_summary(fits)
     a1 = s[s.alpha == 1.0].iloc[0]
     assert a1.n_seeds == 2 and a1.seed_sd >= 0 and a1.alpha_m == pytest.approx(one.alpha_m)
+    # the seeds' interval: mean ± t(0.975, 1) sd / sqrt(2), with t(0.975, 1) = 12.7062
+    both = fits[fits.alpha == 1.0].alpha_m
+    half = 12.706204736 * both.std(ddof=1) / math.sqrt(2)
+    assert a1.seed_low == pytest.approx(both.mean() - half) and a1.seed_high == pytest.approx(both.mean() + half)
+    lone = rr.exponent_summary(fits[fits.seed == fits.seed.min()])
+    assert lone.n_seeds.max() == 1 and lone.seed_low.isna().all()
     assert rr.width_exponents([]).empty and rr.exponent_summary(rr.width_exponents([])).empty
     assert rr.width_exponents(found, m_min=20).n_widths.max() == 4
 
@@ -98,6 +104,7 @@ def test_fig6e_comparison_keeps_both_series_apart():
     assert t.series.tolist() == ["ours", "Fig. 6e (digitised)"]
     theirs = t.iloc[1]
     assert theirs.low == pytest.approx(1.184 - 0.094) and theirs.high == pytest.approx(1.184 + 0.094)
+    assert t.iloc[0].seed_mean == 1.1 and math.isnan(theirs.seed_mean) and math.isnan(theirs.seed_low)
     assert rr.fig6e_comparison(summ.iloc[:0], dig.iloc[:0]).empty
 
 

@@ -120,14 +120,36 @@ def width_exponents(found: Iterable[Any], *, m_min: float = 0, m_max: float = ma
 
 def exponent_summary(fits: pd.DataFrame) -> pd.DataFrame:
     """Per (gamma, alpha): seed 0's fit and interval, and over the seeds that have a fit their
-    mean, standard deviation and count (``n_seeds``)."""
-    cols = ["gamma", "alpha", "alpha_m", "low", "high", "n_widths", "seed_mean", "seed_sd", "n_seeds"]
+    mean, standard deviation and count (``n_seeds``), with the 95% t interval of that mean
+    (``seed_low``, ``seed_high``: mean ± t(0.975, n − 1) · sd / √n; NaN below two seeds).
+
+    The two intervals answer different questions: seed 0's is the regression's, which counts the
+    curvature of log loss against log m as noise; the seeds' is how far the slope over these widths
+    moves from one training run to the next."""
+    from scipy import stats
+
+    cols = [
+        "gamma",
+        "alpha",
+        "alpha_m",
+        "low",
+        "high",
+        "n_widths",
+        "seed_mean",
+        "seed_sd",
+        "n_seeds",
+        "seed_low",
+        "seed_high",
+    ]
     if fits.empty:
         return pd.DataFrame(columns=cols)
     out = []
     for (g, a), grp in fits.groupby(["gamma", "alpha"]):
         ok = grp[np.isfinite(grp.alpha_m.astype(float))]
         first = grp[grp.seed == grp.seed.min()].iloc[0]
+        mean = float(ok.alpha_m.mean()) if len(ok) else float("nan")
+        sd = float(ok.alpha_m.std(ddof=1)) if len(ok) > 1 else float("nan")
+        half = float(stats.t.ppf(0.975, len(ok) - 1)) * sd / math.sqrt(len(ok)) if len(ok) > 1 else float("nan")
         out.append(
             {
                 "gamma": g,
@@ -136,9 +158,11 @@ def exponent_summary(fits: pd.DataFrame) -> pd.DataFrame:
                 "low": float(first.low),
                 "high": float(first.high),
                 "n_widths": int(first.n_widths),
-                "seed_mean": float(ok.alpha_m.mean()) if len(ok) else float("nan"),
-                "seed_sd": float(ok.alpha_m.std(ddof=1)) if len(ok) > 1 else float("nan"),
+                "seed_mean": mean,
+                "seed_sd": sd,
                 "n_seeds": int(len(ok)),
+                "seed_low": mean - half,
+                "seed_high": mean + half,
             }
         )
     return pd.DataFrame(out, columns=cols)
@@ -159,18 +183,28 @@ WIDTH_SWEEPS = ("liu-strong-a", "liu-weak", "liu-gamma-1", "liu-seeds")
 def fig6e_comparison(summary: pd.DataFrame, digitised: pd.DataFrame) -> pd.DataFrame:
     """Our exponents (:func:`exponent_summary`) and the digitised Fig. 6e points in one tidy frame:
     ``series`` (``ours`` or ``Fig. 6e (digitised)``), ``gamma, alpha, alpha_m, low, high`` (our t
-    interval, or the figure's error bar), ``n_widths``, ``seed_sd``, ``n_seeds``."""
-    ours = summary.assign(series="ours")[
-        ["series", "gamma", "alpha", "alpha_m", "low", "high", "n_widths", "seed_sd", "n_seeds"]
+    interval, or the figure's error bar), ``n_widths``, ``seed_sd``, ``n_seeds`` and the seeds' mean
+    with its interval (``seed_mean``, ``seed_low``, ``seed_high``; NaN for the figure's points)."""
+    cols = [
+        "series",
+        "gamma",
+        "alpha",
+        "alpha_m",
+        "low",
+        "high",
+        "n_widths",
+        "seed_sd",
+        "n_seeds",
+        "seed_mean",
+        "seed_low",
+        "seed_high",
     ]
+    ours = summary.assign(series="ours").reindex(columns=cols)
     theirs = digitised.assign(
         series="Fig. 6e (digitised)",
         low=digitised.alpha_m - digitised.error,
         high=digitised.alpha_m + digitised.error,
-        n_widths=np.nan,
-        seed_sd=np.nan,
-        n_seeds=np.nan,
-    )[["series", "gamma", "alpha", "alpha_m", "low", "high", "n_widths", "seed_sd", "n_seeds"]]
+    ).reindex(columns=cols)
     parts = [p for p in (ours, theirs) if len(p)]
     if not parts:
         return pd.DataFrame(columns=list(ours.columns))

@@ -133,7 +133,27 @@ def _liu_width_sweeps(
         for g in ((*strong, weak, -1.0) if seed_gammas is None else seed_gammas)
         for m in ms
     ]
-    out.append(_toy("liu-seeds", extra, "seeds 1 and 2 for alpha = 1 and 1.5 at every gamma and width", True))
+    # the first alpha's strong series first, as an experiment of their own: they decide the rows of
+    # Fig. 6e's alpha = 1 (a sweep runs width by width, so a run cut short of the rest loses nothing)
+    first = [c for c in extra if c["alpha"] == alphas[0] and c["gamma"] in strong]
+    if first:
+        out.append(
+            _toy(
+                f"liu-seeds-a{alphas[0]:g}".replace(".", ""),
+                first,
+                f"seeds {', '.join(map(str, seeds))} for alpha = {alphas[0]:g} at the three plotted strong gammas",
+                True,
+            )
+        )
+    out.append(
+        _toy(
+            "liu-seeds",
+            [c for c in extra if c not in first],
+            f"seeds {', '.join(map(str, seeds))} for alpha = {' and '.join(f'{a:g}' for a in alphas[:2])} at "
+            "every other gamma and width",
+            True,
+        )
+    )
     contrast = [liu_point(m, 1.0, g, distribution="exp", **toy_kw) for g in (-1.0, weak) for m in ms]
     out.append(
         _toy("liu-contrast", contrast, "Liu et al. 2025 Fig. 1b's idea: exp(-i/tau) frequencies, not a power law", True)
