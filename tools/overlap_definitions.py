@@ -70,7 +70,8 @@ def main(argv: list[str] | None = None) -> int:
         W = res.W[0]
         stored = None
         try:
-            entries = json.load(open(a.bundle))["entries"]
+            with open(a.bundle) as fh:
+                entries = json.load(fh)["entries"]
             stored = next((e["result"] for e in entries if e["config"] == json.loads(json.dumps(c))), None)
         except (OSError, ValueError, KeyError):
             pass
