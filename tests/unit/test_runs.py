@@ -155,14 +155,21 @@ def test_compute_resumes_and_respects_a_time_budget(cache):
     first = runs.compute(s, only=["guha-small"], progress=False, log=log.append)
     assert [(r.name, r.n_computed, r.n_cached) for r in first] == [("guha-small", 4, 0)]
     again = runs.compute(s, progress=False, log=log.append)
+
     # every experiment computes its points but those computed before it (guha-small's, and the
-    # gamma = -1 and weak models that liu-main shares with liu-gamma-1 and liu-weak)
-    seen: set[str] = {sweep.canonical(c) for c in s.experiment("guha-small").configs}
+    # gamma = -1 and weak models that liu-main shares with liu-gamma-1 and liu-weak); a point is its
+    # function and config (liu-overlap retrains liu-strong-a05's configs through another function)
+    def point(e, c):
+        return (sweep.fn_name(e.fn), sweep.canonical(c))
+
+    g = s.experiment("guha-small")
+    seen: set[tuple[str, str]] = {point(g, c) for c in g.configs}
     want = {}
     for e in s.experiments:
-        cached = sum(sweep.canonical(c) in seen for c in e.configs)
+        cached = sum(point(e, c) in seen for c in e.configs)
         want[e.name] = (len(e.configs) - cached, cached)
-        seen |= {sweep.canonical(c) for c in e.configs}
+        seen |= {point(e, c) for c in e.configs}
     assert want["guha-small"] == (0, 4) and want["yoder"] == (1, 0) and want["liu-gamma-1"] == (3, 3)
+    assert want["liu-overlap"] == (3, 0)
     assert {r.name: (r.n_computed, r.n_cached) for r in again} == want
     assert any("wall time" in line for line in log) and any(line.startswith("== yoder") for line in log)

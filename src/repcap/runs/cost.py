@@ -23,16 +23,18 @@ REFERENCE_TOY_BUDGET_S = 1200.0
 
 
 def point_seconds(fn: Callable, c: dict, device: str = "cpu") -> float:
-    """The estimated wall time of one point (packing: :mod:`repcap.packing.cost`; toy:
+    """The estimated wall time of one point (packing: :mod:`repcap.packing.cost`; toy (trained by
+    ``train_points`` or ``overlap_points``):
     :data:`TOY_SECONDS_PER_MODEL_STEP` scaled by ``n x batch``; anything else: 0)."""
     from ..packing import estimate_cost, sweep_packed
     from ..toy import train_points
+    from ..toy.overlaps import overlap_points
 
     kind = "cuda" if str(device).startswith("cuda") else "cpu"
     if fn is sweep_packed:
         steps = c.get("steps", int(reference.value("guha2026.packing_steps")))
         return estimate_cost(c["k"], c["d"], steps, device=kind).seconds
-    if fn is train_points:
+    if fn is train_points or fn is overlap_points:
         return toy_model_seconds(c["steps"], c["n"], c["batch"], toy_step_seconds(c["m"], kind))
     return 0.0
 

@@ -12,6 +12,7 @@ POINT_FUNCTIONS: dict[str, str] = {
     "repcap.packing.points:sweep_random": "repcap.packing.points",
     "repcap.packing.points:sweep_projection": "repcap.packing.points",
     "repcap.toy.points:train_points": "repcap.toy.points",
+    "repcap.toy.overlaps:overlap_points": "repcap.toy.overlaps",
     "repcap.survey:describe_point": "repcap.survey",
 }
 

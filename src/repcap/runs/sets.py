@@ -98,6 +98,9 @@ def _liu_width_sweeps(
     """The reference set's Liu et al. width sweeps (issue: reference runs with power): for each alpha
     the three strong-regime gammas that Fig. 6e plots, then the weak series, gamma = -1, extra seeds
     for alpha = 1 and 1.5, and a frequency law that is not a power law (their Fig. 1b's contrast)."""
+    from ..toy import group_key
+    from ..toy.overlaps import overlap_points
+
     strong, weak = LIU_FIG6E_STRONG_GAMMAS, LIU_FIG6E_WEAK_GAMMA
     out = []
     for a in alphas:
@@ -152,6 +155,18 @@ def _liu_width_sweeps(
             f"seeds {', '.join(map(str, seeds))} for alpha = {' and '.join(f'{a:g}' for a in alphas[:2])} at "
             "every other gamma and width",
             True,
+        )
+    )
+    out.append(
+        Experiment(
+            "liu-overlap",
+            overlap_points,
+            tuple(liu_point(m, alphas[0], strong[0], **toy_kw) for m in ms),
+            "toy-overlaps",
+            f"Liu et al. 2025 Fig. 6d's overlap: the alpha = {alphas[0]:g}, gamma = {strong[0]:+.4f} models retrained, "
+            "their mean square overlap under each candidate definition",
+            batched=True,
+            group_by=group_key,
         )
     )
     contrast = [liu_point(m, 1.0, g, distribution="exp", **toy_kw) for g in (-1.0, weak) for m in ms]

@@ -46,6 +46,7 @@ ENV_PACKAGES = ("torch", "numpy", "scipy", "numba")
 #: (:data:`repcap.runs.point_functions.POINT_FUNCTIONS`) is here.
 CONFIG_FORMS: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "repcap.toy.points:train_points": ("repcap.toy.points:sweep_config", "kwargs", ("device", "cpu_chunk_elems")),
+    "repcap.toy.overlaps:overlap_points": ("repcap.toy.points:sweep_config", "kwargs", ("device", "cpu_chunk_elems")),
     "repcap.packing.points:sweep_packed": ("repcap.packing.points:pack_config", "dict", ("device", "threads", "tile")),
     "repcap.packing.points:sweep_random": ("repcap.sweep.keys:plain_config", "dict", ("device", "threads", "tile")),
     "repcap.packing.points:sweep_projection": ("repcap.sweep.keys:plain_config", "dict", ("device", "threads", "tile")),
