@@ -423,6 +423,7 @@ __all__ = [
     "colourbar_from_cmap",
     "colourbar_from_image",
     "digitise",
+    "liu_fig6c",
     "liu_fig6e",
     "series",
     "shapes",
@@ -442,3 +443,19 @@ def liu_fig6e(pdf: str | Path) -> Panel:
     from -1 to 1), read from the authors' vector PDF."""
     t = LIU_FIG6E_TICKS
     return digitise(pdf, LIU_FIG6E_CLIP, t["x"], t["y"], cbar_ticks=t["cbar"], cbar_clip=LIU_FIG6E_CBAR_CLIP)
+
+
+#: Panel c of the same figure (the strong rep. fraction φ₁ against m on a log axis, colour = α on a
+#: plasma bar from 0 to 2), where it stands on the page and its tick values.
+LIU_FIG6C_CLIP: Rect = (202.0, 0.0, 385.0, 139.0)
+LIU_FIG6C_CBAR_CLIP: Rect = (336.0, 5.0, 385.0, 125.0)
+LIU_FIG6C_TICKS = {"x": (10.0, 100.0), "y": (0.0, 0.5, 1.0), "cbar": (0.0, 0.5, 1.0, 1.5, 2.0)}
+
+
+def liu_fig6c(pdf: str | Path) -> Panel:
+    """Panel c of Liu et al.'s Fig. 6 (φ₁ against m, log x axis; colour = α on the figure's colour
+    bar from 0 to 2), read from the authors' vector PDF."""
+    t = LIU_FIG6C_TICKS
+    return digitise(
+        pdf, LIU_FIG6C_CLIP, t["x"], t["y"], x_log=True, cbar_ticks=t["cbar"], cbar_clip=LIU_FIG6C_CBAR_CLIP
+    )

@@ -24,6 +24,8 @@ REFERENCE_FIGURES = {
     "fig-packing-reference": ["yoder", "yoder-losses"],
     "fig-laws-reference": ["guha-small", "guha-m60"],
     "fig-scaling-reference": ["liu-main"],
+    "fig-scaling-phi1": ["liu-strong-a05", "liu-strong-a15"],
+    "fig-scaling-overlap-defs": ["liu-overlap"],
 }
 
 

@@ -220,7 +220,7 @@ def test_every_figure_takes_its_data_from_a_figdata_function(nb):
 
 def test_every_figure_is_counted():
     ids = [f for nb in NOTEBOOKS for f in figure_data_sources(nb.read_text(encoding="utf-8"))]
-    assert len(ids) == len(set(ids)) == 34  # fig-scaling-fig6e: the reference width sweeps against Fig. 6e
+    assert len(ids) == len(set(ids)) == 36  # fig-scaling-phi1, fig-scaling-overlap-defs: Fig. 6c and 6d on the reference models
 
 
 # --- the tables moved out of the chapters ------------------------------------------------------

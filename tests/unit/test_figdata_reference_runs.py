@@ -115,3 +115,29 @@ def test_a_chapter_without_a_reference_set_looks_nothing_up():
     assert refdata.section(refdata.lookup("", "guha-m60", "full"), "").provenance == refdata.NO_SET
     lk = refdata.lookup("reference", "guha-m60", "smoke")
     assert lk is not None and len(lk.found) + len(lk.missing) + len(lk.stale) == 4  # the smoke set's cells
+
+
+def test_phi_one_from_the_stored_norms_against_the_digitised_points():
+    norms10 = [0.5, 1.2, 1.3, 0.9]  # two of four rows above norm 1
+    norms25 = [1.1, 1.2, 1.3, 0.9]
+    found = [
+        _f({"m": 10, "alpha": 1.0, "gamma": -0.7778}, {"norms": norms10, "loss": 1.0}),
+        _f({"m": 25, "alpha": 1.0, "gamma": -0.7778}, {"norms": norms25, "loss": 1.0}),
+        _f({"m": 25, "alpha": 1.0, "gamma": -0.7778, "seed": 1}, {"norms": [2.0] * 4, "loss": 1.0}),
+        _f({"m": 10, "alpha": 1.0, "gamma": -0.5556}, {"loss": 1.0}),  # no norms stored: left out
+    ]
+    t = rr.phi_one_comparison(found, [(1.0, 10, 0.45), (1.0, 25, 0.80), (1.0, 100, 0.9)])
+    ours = t[t.series == "ours"]
+    assert sorted(zip(ours.m, ours.seed, ours.phi_one)) == [(10, 0, 0.5), (25, 0, 0.75), (25, 1, 1.0)]
+    gap, n = rr.phi_one_gap(t, 1.0, -0.7778)  # seed 0 only: |0.5 - 0.45|, |0.75 - 0.80|
+    assert gap == pytest.approx(0.05) and n == 2
+    assert math.isnan(rr.phi_one_gap(t, 1.5, -0.7778)[0])
+
+
+def test_overlap_definitions_in_units_of_one_over_m():
+    res = {"overlap_all": 0.25, "overlap_represented": 0.25, "overlap_strong": 0.1, "phi_one": 0.13}
+    res |= {"overlap_unnormalised": 0.16, "overlap_weighted": None}
+    t = rr.overlap_definitions([_f({"m": 10, "alpha": 1.0, "gamma": -0.7778}, res)])
+    by = t.set_index("definition")
+    assert by.loc["all", "times_m"] == pytest.approx(2.5) and by.loc["strong", "times_m"] == pytest.approx(1.0)
+    assert math.isnan(by.loc["weighted", "times_m"]) and len(t) == 5

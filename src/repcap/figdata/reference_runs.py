@@ -17,6 +17,7 @@ import pandas as pd
 
 from .. import RepcapError
 from ..fits import fit_exponent
+from ..runs.points import LIU_MS
 
 
 def _rows(found: Iterable[Any]) -> list[tuple[dict, dict]]:
@@ -178,6 +179,8 @@ def digitised_series(quotes: Sequence[tuple[float, float, float, float]]) -> pd.
 
 #: The reference set's width sweeps (their names start so), which :func:`width_exponents` fits.
 WIDTH_SWEEPS = ("liu-strong-a", "liu-weak", "liu-gamma-1", "liu-seeds")
+#: The widths of Fig. 6c's digitised series (quotes ``liu2025.fig6c_<alpha>_m<m>``): the paper's.
+FIG6C_WIDTHS = LIU_MS
 
 
 def fig6e_comparison(summary: pd.DataFrame, digitised: pd.DataFrame) -> pd.DataFrame:
@@ -209,3 +212,67 @@ def fig6e_comparison(summary: pd.DataFrame, digitised: pd.DataFrame) -> pd.DataF
     if not parts:
         return pd.DataFrame(columns=list(ours.columns))
     return pd.concat(parts, ignore_index=True)
+
+
+# ------------------------------------------------------------------------- Fig. 6c and 6d (Liu et al.)
+
+
+def phi_one_comparison(found: Iterable[Any], digitised: Sequence[tuple[float, float, float]]) -> pd.DataFrame:
+    """Fig. 6c's strong fraction φ₁ (the share of rows with norm > :data:`repcap.toy.overlaps.STRONG_NORM`)
+    of our models, from the norms each point stores, one row per (gamma, alpha, seed, m), with the
+    digitised points ``(alpha, m, value)`` as ``series = "Fig. 6c (digitised)"`` (gamma and seed NaN)."""
+    from ..toy.overlaps import STRONG_NORM
+
+    rows = [
+        {
+            "series": "ours",
+            "gamma": float(c["gamma"]),
+            "alpha": float(c["alpha"]),
+            "seed": int(c.get("seed", 0)),
+            "m": int(c["m"]),
+            "phi_one": float(np.mean(np.asarray(r["norms"], dtype=float) > STRONG_NORM)),
+        }
+        for c, r in _rows(found)
+        if r.get("norms")
+    ]
+    rows += [
+        {"series": "Fig. 6c (digitised)", "gamma": np.nan, "alpha": float(a), "seed": np.nan, "m": int(m), "phi_one": v}
+        for a, m, v in digitised
+    ]
+    cols = ["series", "gamma", "alpha", "seed", "m", "phi_one"]
+    return pd.DataFrame(rows, columns=cols).sort_values(["series", "alpha", "gamma", "m"]).reset_index(drop=True)
+
+
+def phi_one_gap(comparison: pd.DataFrame, alpha: float, gamma: float) -> tuple[float, int]:
+    """The largest |ours − Fig. 6c's| over the widths both have, at ``alpha`` (seed 0 of ``gamma``),
+    and how many widths that is (NaN and 0 where none is shared)."""
+    c = comparison[np.isclose(comparison.alpha.astype(float), alpha)]
+    ours = c[(c.series == "ours") & np.isclose(c.gamma.astype(float), gamma) & (c.seed == 0)].set_index("m").phi_one
+    theirs = c[c.series != "ours"].set_index("m").phi_one
+    both = ours.index.intersection(theirs.index)
+    if not len(both):
+        return float("nan"), 0
+    return float((ours[both] - theirs[both]).abs().max()), int(len(both))
+
+
+def overlap_definitions(found: Iterable[Any]) -> pd.DataFrame:
+    """The retrained models' mean square overlap under each candidate definition
+    (:data:`repcap.toy.overlaps.DEFINITIONS`), one row per (alpha, gamma, m, definition), with the
+    overlap in units of 1/m (``times_m``) and the model's ``phi_one``."""
+    from ..toy.overlaps import DEFINITIONS
+
+    rows = [
+        {
+            "alpha": float(c["alpha"]),
+            "gamma": float(c["gamma"]),
+            "m": int(c["m"]),
+            "definition": name,
+            "overlap": r.get(f"overlap_{name}"),
+            "times_m": (r[f"overlap_{name}"] * int(c["m"])) if r.get(f"overlap_{name}") is not None else np.nan,
+            "phi_one": r.get("phi_one"),
+        }
+        for c, r in _rows(found)
+        for name in DEFINITIONS
+    ]
+    cols = ["alpha", "gamma", "m", "definition", "overlap", "times_m", "phi_one"]
+    return pd.DataFrame(rows, columns=cols).sort_values(["alpha", "gamma", "definition", "m"]).reset_index(drop=True)
