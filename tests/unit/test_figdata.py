@@ -220,7 +220,8 @@ def test_every_figure_takes_its_data_from_a_figdata_function(nb):
 
 def test_every_figure_is_counted():
     ids = [f for nb in NOTEBOOKS for f in figure_data_sources(nb.read_text(encoding="utf-8"))]
-    assert len(ids) == len(set(ids)) == 36  # fig-scaling-phi1, fig-scaling-overlap-defs: Fig. 6c and 6d on the reference models
+    # fig-scaling-phi1 and fig-scaling-overlap-defs: Fig. 6c and 6d on the reference models
+    assert len(ids) == len(set(ids)) == 36
 
 
 # --- the tables moved out of the chapters ------------------------------------------------------
