@@ -863,6 +863,9 @@ glue(
 ov_lookup = refdata.lookup(reference_set, "liu-overlap", reference_scale)
 ov_section = refdata.section(ov_lookup, reference_set)
 ovd = rrdata.overlap_definitions(ov_section.found)
+ov_data = rrdata.overlap_definitions(ov_section.found)  # what the figure saves: the table, or its placeholder
+if not len(ov_data):
+    ov_data = refdata.placeholder()
 fig, ax = plt.subplots(figsize=figures.size(3.2))
 names_ = list(dict.fromkeys(ovd.definition))
 dcol = dict(zip(names_, figures.palette(max(1, len(names_)))))
@@ -881,7 +884,7 @@ fig.tight_layout()
 _ = figures.save(
     "fig-scaling-overlap-defs",
     fig,
-    ovd if len(ovd) else refdata.placeholder(),
+    ov_data,
     {
         "caption": "The retrained α = 1, γ = −0.778 models' mean square overlap in units of 1/m under five "
         "definitions: every row (what every toy point records), the represented rows (norm > 1/2), the strongly "
