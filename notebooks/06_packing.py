@@ -539,7 +539,11 @@ _ = figures.save(
     {
         "caption": f"The reference run: {ref_df.k.iloc[0] if 'k' in ref_df else yoder_k:,} unit vectors in "
         f"R^{ref_df.d.iloc[0] if 'd' in ref_df else yoder_d} under exp(β cos²), β = {beta:g}"
-        + (f", and under the {' and '.join(loss_best.loss)} losses" if len(loss_best) else "")
+        + (
+            f", and under the {' and '.join(loss_best.loss)} loss{'es' if len(loss_best) > 1 else ''}"
+            if len(loss_best)
+            else ""
+        )
         + ": the smallest angle between any two of the lines, step by step (dash-dotted: where the exp run "
         "flattens), "
         "against Yoder's reported angle, the four-constant law at that size and the rigorous bound (solid: no "
