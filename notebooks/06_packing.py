@@ -431,21 +431,17 @@ law_angle_yoder = math.degrees(math.acos(law_eps_yoder))
 bound_angle_yoder = math.degrees(math.acos(bounds.coherence_lower_bound(yoder_k, yoder_d)))
 # the other losses at full size, each run's end and best worst-pair angle next to Yoder's and the bound
 loss_best = figdata.best_angles(losses_section.found)
+loss_sentences = "; ".join(
+    f"under the {r.loss} loss{f' (p = {r.p:g})' if r.loss == 'power' else ''}, Adam at a fixed rate "
+    f"{r.lr:g} for {r.steps:,} steps, the worst pair ends at {r.final_angle_deg:.2f}° (best "
+    f"{r.best_angle_deg:.2f}°, at step {r.best_step:,}), {abs(r.best_angle_deg - yoder_angle.value):.2f}° "
+    f"{'below' if r.best_angle_deg < yoder_angle.value else 'above'} Yoder's {yoder_angle.value:g}° and "
+    f"{bound_angle_yoder - r.best_angle_deg:.2f}° below the rigorous bound"
+    for r in loss_best.itertuples()
+)
 glue(
     "packing_ref_losses",
-    Markdown(
-        " ".join(
-            f"under the {r.loss} loss{f' (p = {r.p:g})' if r.loss == 'power' else ''}, Adam at a fixed rate "
-            f"{r.lr:g} for {r.steps:,} steps, the worst pair ends at {r.final_angle_deg:.2f}° (best "
-            f"{r.best_angle_deg:.2f}°, at step {r.best_step:,}), {abs(r.best_angle_deg - yoder_angle.value):.2f}° "
-            f"{'below' if r.best_angle_deg < yoder_angle.value else 'above'} Yoder's {yoder_angle.value:g}° and "
-            f"{bound_angle_yoder - r.best_angle_deg:.2f}° below the rigorous bound;"
-            for r in loss_best.itertuples()
-        ).rstrip(";")
-        + ("." if len(loss_best) else "")
-        + (" " if len(loss_best) else "")
-        + losses_section.provenance
-    ),
+    Markdown((loss_sentences + ". " if loss_sentences else "") + losses_section.provenance),
 )
 glue("packing_ref_provenance", Markdown(ref_section.provenance))
 fig, ax = plt.subplots(figsize=figures.size(3.0))

@@ -661,15 +661,22 @@ w_prov = (
 glue("scaling_w_provenance", Markdown(w_prov))
 fig, ax = plt.subplots(figsize=figures.size(3.6))
 gcol = {-0.7778: "C3", -0.5556: "C1", -0.3333: "C2", -1.0: "0.3", 0.3333: "C0"}
+
+
+def offset(gamma):
+    """How far right of its alpha our series of ``gamma`` is drawn (the figure's, as far left): one
+    column per series, side by side."""
+    g4 = round(float(gamma), 4)
+    return 0.03 + 0.025 * (sorted(gcol).index(g4) if g4 in gcol else 0)
+
+
 for (ser, g_), d_ in cmp6e.groupby(["series", "gamma"]):
     d_ = d_.dropna(subset=["alpha_m"])
     if not len(d_):
         continue
     mine = ser == "ours"
-    order = sorted(gcol).index(round(float(g_), 4)) if round(float(g_), 4) in gcol else 0
-    dx = (0.03 + 0.025 * order) if mine else -(0.03 + 0.025 * order)  # one column per series, side by side
     ax.errorbar(
-        d_.alpha + dx,
+        d_.alpha + (offset(g_) if mine else -offset(g_)),
         d_.alpha_m,
         yerr=[d_.alpha_m - d_.low, d_.high - d_.alpha_m],
         fmt="o" if mine else "s",
@@ -682,8 +689,7 @@ for (ser, g_), d_ in cmp6e.groupby(["series", "gamma"]):
     )
 seeded = cmp6e[(cmp6e.series == "ours") & (cmp6e.n_seeds.fillna(0) >= SEEDS_TO_DECIDE)]
 for r_ in seeded.itertuples():  # the seeds' mean and its 95 % interval, a thick bar beside seed 0's dot
-    order = sorted(gcol).index(round(float(r_.gamma), 4)) if round(float(r_.gamma), 4) in gcol else 0
-    x_ = r_.alpha + 0.03 + 0.025 * order
+    x_ = r_.alpha + offset(r_.gamma)
     ax.plot([x_, x_], [r_.seed_low, r_.seed_high], color=gcol.get(round(float(r_.gamma), 4), "0.5"), lw=3.5, alpha=0.45)
 ax.plot([0.5, 2.0], [1.0, 1.0], ":", color="0.5", lw=0.8)
 ax.set_xlabel("α (feature-frequency exponent)")
@@ -791,14 +797,15 @@ phi1_digitised = [
     (a_, m_, reference.value(f"liu2025.fig6c_{key}_m{m_}")) for a_, key in fig6e.items() for m_ in rrdata.FIG6C_WIDTHS
 ]
 phi1 = rrdata.phi_one_comparison([f for lk in phi1_lookups for f in lk.found], phi1_digitised)
+phi1_gamma = -0.7778  # the strongest gamma Fig. 6e plots (the figure does not name Fig. 6c's)
+phi1_gamma_text = f"{phi1_gamma:.4f}".replace("-", "−")
+phi1_ours = phi1[(phi1.series == "ours") & np.isclose(phi1.gamma.astype(float), phi1_gamma) & (phi1.seed == 0)]
 fig, ax = plt.subplots(figsize=figures.size(3.2))
 acol = dict(zip(sorted(fig6e), figures.palette(len(fig6e))))
-for (ser, a_), d_ in phi1.groupby(["series", "alpha"]):
-    if ser == "ours":
-        d_ = d_[np.isclose(d_.gamma.astype(float), -0.7778) & (d_.seed == 0)]
-    if not len(d_) or a_ not in acol:
-        continue
+for (ser, a_), d_ in pd.concat([phi1_ours, phi1[phi1.series != "ours"]]).groupby(["series", "alpha"]):
     mine = ser == "ours"
+    if a_ not in acol:
+        continue
     ax.plot(
         d_.m,
         d_.phi_one,
@@ -807,7 +814,7 @@ for (ser, a_), d_ in phi1.groupby(["series", "alpha"]):
         color=acol[a_],
         ms=5,
         lw=1,
-        label=f"{'ours, γ = −0.778' if mine else 'Fig. 6c'}, α = {a_:g}",
+        label=f"{'ours, γ = ' + f'{phi1_gamma:.3f}'.replace('-', '−') if mine else 'Fig. 6c'}, α = {a_:g}",
     )
 ax.set_xscale("log")
 ax.set_xlabel("width m")
@@ -830,7 +837,7 @@ _ = figures.save(
     },
     provenance=figures.bundle_provenance(phi1_lookups, reference_set),
 )
-gap1, n1 = rrdata.phi_one_gap(phi1, 1.0, -0.7778)
+gap1, n1 = rrdata.phi_one_gap(phi1, 1.0, phi1_gamma)
 if n1:
     findings.record(
         "liu-phi1-width",
@@ -840,15 +847,8 @@ if n1:
         figure="fig-scaling-phi1",
         profile=ref_profile_w,
         provenance=w_prov,
-        note="φ₁ at α = 1, γ = −0.7778 over m = "
-        + ", ".join(
-            f"{int(r.m)}: {r.phi_one:.3f}"
-            for r in phi1[
-                (phi1.series == "ours") & np.isclose(phi1.alpha, 1.0) & np.isclose(phi1.gamma.astype(float), -0.7778)
-            ]
-            .query("seed == 0")
-            .itertuples()
-        ),
+        note=f"φ₁ at α = 1, γ = {phi1_gamma_text} over m = "
+        + ", ".join(f"{int(r.m)}: {r.phi_one:.3f}" for r in phi1_ours[np.isclose(phi1_ours.alpha, 1.0)].itertuples()),
     )
 glue(
     "scaling_phi1_summary",
@@ -863,9 +863,6 @@ glue(
 ov_lookup = refdata.lookup(reference_set, "liu-overlap", reference_scale)
 ov_section = refdata.section(ov_lookup, reference_set)
 ovd = rrdata.overlap_definitions(ov_section.found)
-ov_data = rrdata.overlap_definitions(ov_section.found)  # what the figure saves: the table, or its placeholder
-if not len(ov_data):
-    ov_data = refdata.placeholder()
 fig, ax = plt.subplots(figsize=figures.size(3.2))
 names_ = list(dict.fromkeys(ovd.definition))
 dcol = dict(zip(names_, figures.palette(max(1, len(names_)))))
@@ -884,7 +881,7 @@ fig.tight_layout()
 _ = figures.save(
     "fig-scaling-overlap-defs",
     fig,
-    ov_data,
+    refdata.placeholder_if_empty(ovd),
     {
         "caption": "The retrained α = 1, γ = −0.778 models' mean square overlap in units of 1/m under five "
         "definitions: every row (what every toy point records), the represented rows (norm > 1/2), the strongly "

@@ -141,3 +141,11 @@ def test_overlap_definitions_in_units_of_one_over_m():
     by = t.set_index("definition")
     assert by.loc["all", "times_m"] == pytest.approx(2.5) and by.loc["strong", "times_m"] == pytest.approx(1.0)
     assert math.isnan(by.loc["weighted", "times_m"]) and len(t) == 5
+
+
+def test_an_empty_table_is_saved_as_its_placeholder():
+    from repcap.figdata import reference as refdata
+
+    full = pd.DataFrame({"m": [10]})
+    assert refdata.placeholder_if_empty(full) is full
+    assert refdata.placeholder_if_empty(full.iloc[:0]).note.tolist() == [refdata.PLACEHOLDER]

@@ -62,3 +62,9 @@ def section(lookup: Any, set_name: str) -> ReferenceSection:
 def placeholder(note: str = PLACEHOLDER, **columns: list) -> pd.DataFrame:
     """The data an empty reference figure saves: its note, or the lines it still draws (``columns``)."""
     return pd.DataFrame(columns) if columns else pd.DataFrame({"note": [note]})
+
+
+def placeholder_if_empty(table: pd.DataFrame, note: str = PLACEHOLDER) -> pd.DataFrame:
+    """``table``, or :func:`placeholder` with ``note`` where it has no rows (a figure's data cannot be
+    empty)."""
+    return table if len(table) else placeholder(note)
