@@ -66,6 +66,7 @@ import pandas as pd
 from IPython.display import Markdown
 
 from repcap import bundle, figures, findings, reference, runs, tables, toy
+from repcap import fits as fits_mod
 from repcap.chapter import glue, start
 from repcap.config import given
 from repcap.figdata import reference as refdata
@@ -531,7 +532,8 @@ if len(rfits):
     ov_text = (
         f" In the strong regime their mean square overlap is {rsm.iloc[0]:.2f} × 1/m at m = {rsm.index[0]} "
         f"and {rsm.iloc[-1]:.2f} × 1/m at m = {rsm.index[-1]} (mean over α), where the paper's Fig. 6d has "
-        f"about 1 × 1/m ({ov_q[0].value:g} at m = 10): a gap this book leaves open."
+        f"about 1 × 1/m ({ov_q[0].value:g} at m = 10); the section on Fig. 6c and 6d below finds the "
+        "definition that does."
         if len(rsm)
         else ""
     )
@@ -914,6 +916,119 @@ glue(
         + ov_section.provenance
         if len(ovd)
         else ov_section.provenance
+    ),
+)
+
+# %% [markdown]
+# ## Power law in, power law out
+#
+# Fig. 1b of {cite}`liu2025` draws the idea behind the weak regime: the loss there is the loss of the
+# features a model leaves out, so it inherits the shape of the frequency law, and a law that is not a
+# power law gives a loss that is not a power law of $m$. The reference set trains the paper's six
+# widths on exponential frequencies $p_i \propto e^{-i/\tau}$ (`liu-contrast`, at the $n$ and $\tau$ of
+# the paper's exp-17), in the weak regime and, for contrast, the strong one.
+# {numref}`fig-scaling-contrast` fits each series with a parabola in
+# $\log m$: its coefficient $c_2$ is 0 for a power law and negative where the loss falls ever faster.
+# {glue:md}`scaling_contrast_summary`
+
+# %%
+ct_lookup = refdata.lookup(reference_set, "liu-contrast", reference_scale)
+ct_section = refdata.section(ct_lookup, reference_set)
+ctp = rrdata.contrast_points(ct_section.found)
+ctf = rrdata.contrast_fits(ctp)
+ct_setting = f"τ = {ctp.tau.iloc[0]:g}, n = {ctp.n.iloc[0]}" if len(ctp) else "the set's τ and n"
+fig, ax = plt.subplots(figsize=figures.size(3.2))
+rcol = {"weak": "C0", "strong": "C3"}
+for (g_, reg), d_ in ctp[ctp.seed == 0].groupby(["gamma", "regime"]):
+    ax.plot(d_.m, d_.loss, "o", color=rcol[reg], ms=5, label=f"{reg}, γ = {g_:+.3f}".replace("-", "−"))
+    if d_.m.nunique() >= 4:
+        mm_ = np.geomspace(d_.m.min(), d_.m.max(), 40)
+        ax.plot(mm_, fits_mod.fit_curvature(d_.m, d_.loss).predict(mm_), "-", color=rcol[reg], lw=1)
+        ax.plot(mm_, fits_mod.fit_exponent(d_.m, d_.loss).predict(mm_), ":", color=rcol[reg], lw=1)
+ideal = ctp[ctp.seed == 0].drop_duplicates("m")
+if len(ideal):
+    ax.plot(ideal.m, ideal.ideal_loss, "--", color="0.45", lw=1, label="left-out features' loss (weak ideal)")
+else:
+    ax.text(0.5, 0.5, refdata.PLACEHOLDER, transform=ax.transAxes, ha="center", color="0.4")
+ax.set_xscale("log")
+ax.set_yscale("log")
+ax.set_xlabel("width m")
+ax.set_ylabel("final loss (summed over features)")
+figures.legend_below(ax, ncol=2)
+fig.tight_layout()
+_ = figures.save(
+    "fig-scaling-contrast",
+    fig,
+    refdata.placeholder_if_empty(ctp),
+    {
+        "caption": f"Loss against width for exponential frequencies ({ct_setting}) on log-log axes, weak "
+        "and strong regime: dots the models, solid lines a parabola in log m, dotted lines the best "
+        "power law, dashed the loss of leaving out all but the m most frequent features. Where solid and dotted "
+        "part, the loss is not a power law of m.",
+        "source": "reference bundle (liu-contrast)",
+        "provenance": ct_section.sidecar_provenance,
+    },
+    provenance=figures.bundle_provenance(ct_lookup, reference_set),
+)
+
+
+def contrast_fit(series, regime):
+    """The seed-0 curvature fit of one series of the contrast (a row of ``ctf``), or None."""
+    r = ctf[(ctf.series == series) & ((ctf.gamma < 0) == (regime == "strong")) & (ctf.seed == 0)]
+    return r.iloc[0] if len(r) and np.isfinite(float(r.iloc[0].curvature)) else None
+
+
+def signed(v):
+    """``v`` to 3 decimals with its sign, the minus a true minus."""
+    return f"{v:+.3f}".replace("-", "−")
+
+
+cw, cs, ci = contrast_fit("model", "weak"), contrast_fit("model", "strong"), contrast_fit("ideal", "weak")
+if cw is not None:
+    findings.record(
+        "liu-power-in-out",
+        float(cw.curvature),
+        low=float(cw.low),
+        high=float(cw.high),
+        n=int(cw.n_widths),
+        n_of="widths",
+        figure="fig-scaling-contrast",
+        profile=ref_profile_w,
+        provenance=ct_section.provenance,
+        note=f"γ = {cw.gamma:+.4f}".replace("-", "−")
+        + f", {ct_setting}"
+        + (f"; the left-out features' loss bends by {signed(ci.curvature)}" if ci is not None else "")
+        + (
+            f", and the strong series (γ = {cs.gamma:+.0f}) by {signed(cs.curvature)}".replace("-", "−")
+            if cs is not None
+            else ""
+        ),
+    )
+
+
+def contrast_text(name, r):
+    return (
+        f"{name}: c₂ = {signed(r.curvature)} [{signed(r.low)}, {signed(r.high)}] over {int(r.n_widths)} widths "
+        f"(power-law slope {r.alpha_m:.2f})"
+    )
+
+
+glue(
+    "scaling_contrast_summary",
+    Markdown(
+        "; ".join(
+            contrast_text(name, r)
+            for name, r in (
+                ("weak regime", cw),
+                ("the weak ideal (left-out features)", ci),
+                ("strong regime", cs),
+            )
+            if r is not None
+        )
+        + ". "
+        + ct_section.provenance
+        if cw is not None
+        else ct_section.provenance
     ),
 )
 

@@ -169,3 +169,61 @@ def fit_exponent(m: Sequence[float], loss: Sequence[float], level: float = 0.95)
         n_points=int(ms.size),
         level=level,
     )
+
+
+@dataclass
+class CurvatureFit:
+    """``log loss ≈ c0 + c1 x + c2 x²`` with ``x = log m - mean(log m)``, by least squares: ``c2`` is
+    how far loss against width bends away from a power law on log-log axes (0 for a power law,
+    negative where the loss falls ever faster), with its ``level`` interval (Student t, ``n_points
+    - 3`` degrees of freedom)."""
+
+    curvature: float
+    stderr: float
+    ci_low: float
+    ci_high: float
+    coef: tuple[float, float, float]  # (c0, c1, c2) in centred log m
+    centre: float  # mean log m, the centre of x
+    n_points: int
+    level: float = 0.95
+
+    def predict(self, m) -> np.ndarray:
+        x = np.log(np.asarray(m, dtype=np.float64)) - self.centre
+        c0, c1, c2 = self.coef
+        return np.exp(c0 + c1 * x + c2 * x**2)
+
+
+def fit_curvature(m: Sequence[float], loss: Sequence[float], level: float = 0.95) -> CurvatureFit:
+    """Fit a parabola to ``log loss`` against ``log m`` (:class:`CurvatureFit`); needs 4 positive
+    points over 3 distinct widths (one degree of freedom for the interval)."""
+    from scipy import stats
+
+    ms = np.asarray(m, dtype=np.float64).ravel()
+    losses = np.asarray(loss, dtype=np.float64).ravel()
+    if ms.shape != losses.shape:
+        raise RepcapError(f"fit_curvature: m has {ms.size} values but loss has {losses.size}")
+    ok = np.isfinite(ms) & np.isfinite(losses) & (ms > 0) & (losses > 0)
+    ms, losses = ms[ok], losses[ok]
+    if ms.size < 4 or np.unique(ms).size < 3:
+        raise RepcapError("fit_curvature needs at least 4 positive points over at least 3 distinct widths")
+    centre = float(np.log(ms).mean())
+    x = np.log(ms) - centre
+    X = np.stack([np.ones_like(x), x, x**2], axis=1)
+    y = np.log(losses)
+    coef, *_ = np.linalg.lstsq(X, y, rcond=None)
+    dof = ms.size - 3
+    resid = y - X @ coef
+    s2 = float(resid @ resid) / dof
+    se = float(np.sqrt(s2 * np.linalg.inv(X.T @ X)[2, 2]))
+    t = float(stats.t.ppf(0.5 + level / 2, dof))
+    c2 = float(coef[2])
+    return CurvatureFit(
+        curvature=c2,
+        stderr=se,
+        ci_low=c2 - t * se,
+        ci_high=c2 + t * se,
+        coef=(float(coef[0]), float(coef[1]), c2),
+        centre=centre,
+        n_points=int(ms.size),
+        level=level,
+    )

@@ -220,8 +220,8 @@ def test_every_figure_takes_its_data_from_a_figdata_function(nb):
 
 def test_every_figure_is_counted():
     ids = [f for nb in NOTEBOOKS for f in figure_data_sources(nb.read_text(encoding="utf-8"))]
-    # fig-scaling-phi1 and fig-scaling-overlap-defs: Fig. 6c and 6d on the reference models
-    assert len(ids) == len(set(ids)) == 36
+    # fig-scaling-contrast: Fig. 1b's idea on the reference models (liu-contrast)
+    assert len(ids) == len(set(ids)) == 37
 
 
 # --- the tables moved out of the chapters ------------------------------------------------------

@@ -149,3 +149,35 @@ def test_an_empty_table_is_saved_as_its_placeholder():
     full = pd.DataFrame({"m": [10]})
     assert refdata.placeholder_if_empty(full) is full
     assert refdata.placeholder_if_empty(full.iloc[:0]).note.tolist() == [refdata.PLACEHOLDER]
+
+
+def test_contrast_points_carry_the_left_out_features_loss_and_fits_their_bend():
+    from repcap import toy
+
+    n, tau = 200, 50.0
+    found = []
+    for m in (10, 15, 25, 39, 63, 100):
+        p = toy.frequencies(n, "exp", 1.0, tau)
+        ideal = toy.unlearned_loss(p, m)
+        found.append(
+            _f({"n": n, "m": m, "distribution": "exp", "alpha": 1.0, "tau": tau, "gamma": 0.333}, {"loss": ideal})
+        )
+        found.append(
+            _f(
+                {"n": n, "m": m, "distribution": "exp", "alpha": 1.0, "tau": tau, "gamma": -1.0},
+                {"loss": 0.5 * m**-1.0},
+            )
+        )
+    pts = rr.contrast_points(found)
+    weak = pts[pts.regime == "weak"]
+    # the weak model here loses exactly the left-out features: loss and ideal agree, and by hand
+    p = toy.frequencies(n, "exp", 1.0, tau).numpy()
+    assert weak.ideal_loss.tolist() == pytest.approx(weak.loss.tolist(), rel=1e-12)
+    assert weak[weak.m == 10].iloc[0].ideal_loss == pytest.approx(sum(4 / 3 * q - q * q for q in p[10:]), rel=1e-9)
+    fits = rr.contrast_fits(pts)
+    strong = fits[(fits.series == "model") & (fits.gamma < 0)].iloc[0]
+    assert strong.curvature == pytest.approx(0.0, abs=1e-9) and strong.alpha_m == pytest.approx(1.0, abs=1e-9)
+    bent = fits[(fits.series == "model") & (fits.gamma > 0)].iloc[0]
+    assert bent.curvature < 0 and bent.high < 0 and bent.n_widths == 6  # exponential tails fall ever faster
+    few = rr.contrast_fits(pts[pts.m <= 25])
+    assert few.curvature.isna().all() and (few.n_widths == 3).all()

@@ -261,6 +261,33 @@ def test_fit_exponent_recovers_known_slope_and_ci():
         fits.fit_exponent([10, 10, 10], [1, 2, 3])
 
 
+def test_fit_curvature_recovers_a_parabola_and_sees_none_in_a_power_law():
+    m = np.array([10, 15, 25, 39, 63, 100], dtype=float)
+    x = np.log(m) - np.log(m).mean()
+    bent = np.exp(0.5 - 1.1 * x - 0.3 * x**2)
+    fit = fits.fit_curvature(m, bent)
+    assert fit.curvature == pytest.approx(-0.3, abs=1e-12) and fit.coef[1] == pytest.approx(-1.1, abs=1e-12)
+    assert fit.predict([20.0])[0] == pytest.approx(
+        np.exp(0.5 - 1.1 * (np.log(20) - fit.centre) - 0.3 * (np.log(20) - fit.centre) ** 2)
+    )
+    rng = np.random.default_rng(1)
+    noisy = 3.0 * m**-0.8 * np.exp(rng.normal(0, 0.02, m.size))
+    fit = fits.fit_curvature(m, noisy)
+    ref = np.polyfit(np.log(m) - np.log(m).mean(), np.log(noisy), 2)  # highest power first
+    assert fit.curvature == pytest.approx(ref[0], rel=1e-9)
+    assert fit.ci_low < 0.0 < fit.ci_high  # a power law has no curvature, within its interval
+    # the interval: c2 +- t(0.975, n - 3) * se, against the covariance numpy returns (scaled by the residuals)
+    _, cov = np.polyfit(np.log(m) - np.log(m).mean(), np.log(noisy), 2, cov=True)
+    from scipy import stats
+
+    half = stats.t.ppf(0.975, m.size - 3) * math.sqrt(cov[0, 0])
+    assert fit.ci_high - fit.ci_low == pytest.approx(2 * half, rel=1e-9)
+    with pytest.raises(RepcapError, match="at least 4"):
+        fits.fit_curvature([10, 25, 63], [1.0, 0.5, 0.2])
+    with pytest.raises(RepcapError, match="3 distinct"):
+        fits.fit_curvature([10, 10, 25, 25], [1.0, 0.9, 0.5, 0.4])
+
+
 def test_unlearned_loss_closed_form_and_exponent():
     p = toy.frequencies(5, "power", alpha=1.0).numpy()
     expected = sum(4 / 3 * q - q * q for q in p[2:])

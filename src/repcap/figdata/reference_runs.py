@@ -276,3 +276,58 @@ def overlap_definitions(found: Iterable[Any]) -> pd.DataFrame:
     ]
     cols = ["alpha", "gamma", "m", "definition", "overlap", "times_m", "phi_one"]
     return pd.DataFrame(rows, columns=cols).sort_values(["alpha", "gamma", "definition", "m"]).reset_index(drop=True)
+
+
+# ----------------------------------------------------------- Fig. 1b's contrast (Liu et al.)
+
+
+def contrast_points(found: Iterable[Any]) -> pd.DataFrame:
+    """The models trained on a frequency law that is not a power law (``liu-contrast``), one row per
+    (distribution, gamma, seed, m), with ``n``, ``tau``, the loss and, per model, the weak-regime ideal: the loss of
+    leaving out all but the ``m`` most frequent features of the same frequencies
+    (:func:`repcap.toy.unlearned_loss`)."""
+    from .. import toy
+
+    rows = []
+    for c, r in _rows(found):
+        p = toy.frequencies(int(c["n"]), c["distribution"], float(c["alpha"]), float(c["tau"]))
+        rows.append(
+            {
+                "distribution": c["distribution"],
+                "n": int(c["n"]),
+                "tau": float(c["tau"]),
+                "gamma": float(c["gamma"]),
+                "regime": "strong" if float(c["gamma"]) < 0 else "weak",
+                "seed": int(c.get("seed", 0)),
+                "m": int(c["m"]),
+                "loss": float(r["loss"]),
+                "ideal_loss": toy.unlearned_loss(p, int(c["m"])),
+            }
+        )
+    cols = ["distribution", "n", "tau", "gamma", "regime", "seed", "m", "loss", "ideal_loss"]
+    return pd.DataFrame(rows, columns=cols).sort_values(["gamma", "seed", "m"]).reset_index(drop=True)
+
+
+def contrast_fits(points: pd.DataFrame) -> pd.DataFrame:
+    """Per (gamma, seed) of :func:`contrast_points`, and for the weak-regime ideal (``series =
+    "ideal"``): the power-law slope ``alpha_m`` and the curvature of log loss against log m
+    (:func:`repcap.fits.fit_curvature`) with its 95% t interval; NaN below 4 widths."""
+    from ..fits import fit_curvature
+
+    cols = ["series", "gamma", "seed", "n_widths", "alpha_m", "curvature", "low", "high"]
+    out = []
+    for (g, s), grp in points.groupby(["gamma", "seed"]):
+        for series, col in (("model", "loss"), ("ideal", "ideal_loss")):
+            rec = {"series": series, "gamma": g, "seed": s, "n_widths": int(grp.m.nunique())}
+            if grp.m.nunique() >= 4:
+                cf = fit_curvature(grp.m, grp[col])
+                rec |= {
+                    "alpha_m": fit_exponent(grp.m, grp[col]).alpha_m,
+                    "curvature": cf.curvature,
+                    "low": cf.ci_low,
+                    "high": cf.ci_high,
+                }
+            else:
+                rec |= {"alpha_m": np.nan, "curvature": np.nan, "low": np.nan, "high": np.nan}
+            out.append(rec)
+    return pd.DataFrame(out, columns=cols)
