@@ -13,6 +13,11 @@ from .. import reference
 YODER_CPU_SECONDS_PER_STEP = 0.45
 YODER_REFERENCE_STEPS = 4000
 
+#: Steps of the decaying-rate exp run (``yoder-annealed``): the rate falls from chapter 06's 0.005
+#: to 0 along a cosine; at 1.4 s a step on one of this machine's cores (the fixed-rate run took
+#: 0.83 s on two) it costs about 70 minutes.
+YODER_ANNEALED_STEPS = 3000
+
 #: Seconds per model and step of the toy trainer at n = 1000, batch 2048, as ``(a, b)`` of
 #: ``a + b m``: on a CPU the sparse path (benchmarks/toy_trainer.py on the 2-core development
 #: machine, one thread: 2.6 ms at m = 10, 4.4-4.7 ms at m = 25, 11.6-12.1 ms at m = 100); on a GPU,
@@ -23,15 +28,17 @@ REFERENCE_TOY_BUDGET_S = 1200.0
 
 
 def point_seconds(fn: Callable, c: dict, device: str = "cpu") -> float:
-    """The estimated wall time of one point (packing: :mod:`repcap.packing.cost`; toy (trained by
+    """The estimated wall time of one point (packing, at a fixed or a decaying rate:
+    :mod:`repcap.packing.cost`; toy (trained by
     ``train_points`` or ``overlap_points``):
     :data:`TOY_SECONDS_PER_MODEL_STEP` scaled by ``n x batch``; anything else: 0)."""
     from ..packing import estimate_cost, sweep_packed
+    from ..packing.annealed import sweep_annealed
     from ..toy import train_points
     from ..toy.overlaps import overlap_points
 
     kind = "cuda" if str(device).startswith("cuda") else "cpu"
-    if fn is sweep_packed:
+    if fn is sweep_packed or fn is sweep_annealed:
         steps = c.get("steps", int(reference.value("guha2026.packing_steps")))
         return estimate_cost(c["k"], c["d"], steps, device=kind).seconds
     if fn is train_points or fn is overlap_points:

@@ -9,6 +9,7 @@ from .. import RepcapError
 #: The point functions a bundle may name (``module:qualname``); nothing else is ever imported.
 POINT_FUNCTIONS: dict[str, str] = {
     "repcap.packing.points:sweep_packed": "repcap.packing.points",
+    "repcap.packing.annealed:sweep_annealed": "repcap.packing.annealed",
     "repcap.packing.points:sweep_random": "repcap.packing.points",
     "repcap.packing.points:sweep_projection": "repcap.packing.points",
     "repcap.toy.points:train_points": "repcap.toy.points",

@@ -32,7 +32,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .. import RepcapError, reference
-from .cost import REFERENCE_TOY_BUDGET_S, YODER_REFERENCE_STEPS
+from .cost import REFERENCE_TOY_BUDGET_S, YODER_ANNEALED_STEPS, YODER_REFERENCE_STEPS
 from .experiment import Experiment, PointSet
 from .points import (
     C_CURVE_DIMS,
@@ -177,10 +177,13 @@ def _liu_width_sweeps(
 
 
 def _reference(scale: str, toy_budget_s: float | None, toy_seconds_per_model_step: float | None) -> PointSet:
+    from ..packing.annealed import sweep_annealed
+
     smoke = scale == "smoke"
     if smoke:
         yoder = [yoder_point("exp", steps=_SMOKE_STEPS, lr=YODER_LONG_LR, **_SMOKE_YODER)]
         yoder_losses = [yoder_point(loss, steps=_SMOKE_STEPS, **_SMOKE_YODER) for loss in ("power", "abs-relu")]
+        annealed = [yoder_point("exp", steps=_SMOKE_STEPS, **_SMOKE_YODER) | {"lr_floor": 0.0}]
         guha = [guha_point(k, d, steps=_SMOKE_STEPS) for d in _SMOKE_GUHA_DIMS for k in _SMOKE_GUHA_KS]
         m60 = [guha_point(k, d, steps=_SMOKE_STEPS, M=GUHA_M60) for d in _SMOKE_GUHA_DIMS for k in _SMOKE_GUHA_KS]
         c_curve = c_curve_points((2, 4), (4, 16), 64, steps=_SMOKE_STEPS)
@@ -194,6 +197,7 @@ def _reference(scale: str, toy_budget_s: float | None, toy_seconds_per_model_ste
     else:
         yoder = [yoder_point("exp", steps=YODER_REFERENCE_STEPS, lr=YODER_LONG_LR)]
         yoder_losses = [yoder_point(loss, steps=YODER_REFERENCE_STEPS) for loss in ("power", "abs-relu")]
+        annealed = [yoder_point("exp", steps=YODER_ANNEALED_STEPS) | {"lr_floor": 0.0}]
         # cheapest first (a step costs about k^2 d), so a run stopped early has the most cells
         guha = sorted(
             (guha_point(k, d) for d in GUHA_SMALL_DIMS for k in GUHA_SMALL_KS), key=lambda c: c["k"] ** 2 * c["d"]
@@ -219,6 +223,14 @@ def _reference(scale: str, toy_budget_s: float | None, toy_seconds_per_model_ste
             yoder_losses,
             "packing-losses",
             "Yoder 2025's problem at full size under the power and abs-relu losses (his 99% solution, the trap)",
+        ),
+        Experiment(
+            "yoder-annealed",
+            sweep_annealed,
+            tuple(annealed),
+            "packing-losses",
+            "Yoder 2025's exp(20 cos^2) run at full size with the rate decaying along a cosine to 0 "
+            "(the fixed-rate run's noise floor taken away)",
         ),
         _packing(
             "guha-small",

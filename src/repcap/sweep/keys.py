@@ -48,6 +48,11 @@ CONFIG_FORMS: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "repcap.toy.points:train_points": ("repcap.toy.points:sweep_config", "kwargs", ("device", "cpu_chunk_elems")),
     "repcap.toy.overlaps:overlap_points": ("repcap.toy.points:sweep_config", "kwargs", ("device", "cpu_chunk_elems")),
     "repcap.packing.points:sweep_packed": ("repcap.packing.points:pack_config", "dict", ("device", "threads", "tile")),
+    "repcap.packing.annealed:sweep_annealed": (
+        "repcap.packing.annealed:annealed_config",
+        "dict",
+        ("device", "threads", "tile"),
+    ),
     "repcap.packing.points:sweep_random": ("repcap.sweep.keys:plain_config", "dict", ("device", "threads", "tile")),
     "repcap.packing.points:sweep_projection": ("repcap.sweep.keys:plain_config", "dict", ("device", "threads", "tile")),
     "repcap.survey:describe_point": ("repcap.sweep.keys:plain_config", "dict", ("device", "threads", "tile", "label")),
