@@ -346,6 +346,11 @@ def test_packing_tables_moved_out_of_the_chapters():
     assert ba.loc["power", "final_angle_deg"] == pytest.approx(72.542, abs=1e-3)
     assert ba.loc["exp", "best_angle_deg"] == pytest.approx(math.degrees(math.acos(0.35)))
     assert fpack.reference_curves([]).empty
+    assert ba.schedule.tolist() == ["fixed", "fixed"]
+    decayed = P(config=ex.config | {"lr_floor": 0.0, "lr": 0.005}, result=ex.result)
+    assert fpack.best_angles([decayed]).schedule.tolist() == ["cosine to 0"]
+    assert fpack.best_angles([]).final_angle_deg.tolist() == []
+    assert fpack.rate_schedule({"lr_floor": 0.1}) == "cosine to 0.1×"
 
 
 def test_toy_tables_moved_out_of_the_chapters():

@@ -100,7 +100,7 @@ def test_the_profile_that_checks_a_claim_decides():
     row = scorecard.evaluate(c, [quick, ref])
     assert row.verdict.text == "reproduced within 0.3" and row.finding is ref
     far = dict(ref, value=72.0)
-    assert scorecard.evaluate(c, [far]).verdict.text.startswith("differs: at a fixed rate our exp run flattens")
+    assert scorecard.evaluate(c, [far]).verdict.text.startswith("differs: neither a fixed nor a decaying rate brings")
     # a finding's own note replaces the row's reason
     assert scorecard.evaluate(c, [dict(far, note="stopped early")]).verdict.text == "differs: stopped early"
 

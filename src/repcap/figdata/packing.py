@@ -124,12 +124,22 @@ def longest_exp_run(found: Sequence[Any]) -> Any | None:
     return max(runs, key=lambda f: f.config["steps"]) if runs else None
 
 
+def rate_schedule(config: Mapping[str, Any]) -> str:
+    """How a reference run's rate moved: ``"fixed"``, or ``"cosine to 0"`` (``yoder-annealed``: the
+    rate decays along a cosine to ``lr_floor`` times its start)."""
+    floor = config.get("lr_floor")
+    return "fixed" if floor is None else f"cosine to {float(floor):g}" + ("" if float(floor) == 0 else "×")
+
+
 def reference_curve(point: Any) -> pd.DataFrame:
     """The worst-pair curve of one reference run (:func:`curves`, named by its loss), with its
-    ``k, d, lr`` and the power-loss exponent ``p`` it used (None for the other losses)."""
+    ``k, d, lr``, its rate ``schedule`` (:func:`rate_schedule`) and the power-loss exponent ``p`` it
+    used (None for the other losses)."""
     c = point.config
     p = point.result.get("p") if c.get("loss") == "power" else None
-    return curves({c.get("loss", "exp"): point.result}).assign(k=c["k"], d=c["d"], lr=c["lr"], p=p)
+    return curves({c.get("loss", "exp"): point.result}).assign(
+        k=c["k"], d=c["d"], lr=c["lr"], schedule=rate_schedule(c), p=p
+    )
 
 
 def reference_curves(points: Sequence[Any]) -> pd.DataFrame:
@@ -138,7 +148,7 @@ def reference_curves(points: Sequence[Any]) -> pd.DataFrame:
 
 
 def best_angles(points: Sequence[Any]) -> pd.DataFrame:
-    """Per reference run: its loss, steps, rate and power-loss exponent, the worst-pair angle it ends
+    """Per reference run: its loss, steps, rate, rate schedule and power-loss exponent, the worst-pair angle it ends
     at and the best one its curve reached (degrees), and the step of that best angle."""
     rows = []
     for p in points:
@@ -149,13 +159,15 @@ def best_angles(points: Sequence[Any]) -> pd.DataFrame:
                 "loss": p.config.get("loss"),
                 "steps": p.config["steps"],
                 "lr": p.config["lr"],
+                "schedule": cur.schedule.iloc[0],
                 "p": cur.p.iloc[0],
                 "final_angle_deg": float(p.result["max_angle_deg"]),
                 "best_angle_deg": max(float(best.angle_deg), float(p.result["max_angle_deg"])),
                 "best_step": int(best.step),
             }
         )
-    return pd.DataFrame(rows)
+    cols = ["loss", "steps", "lr", "schedule", "p", "final_angle_deg", "best_angle_deg", "best_step"]
+    return pd.DataFrame(rows, columns=cols)
 
 
 # ------------------------------------------------------------------------------ chapter 07 (Guha's laws)
