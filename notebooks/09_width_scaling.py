@@ -1207,5 +1207,6 @@ for name, cid in zip(other, ("liu-exp17-exp", "liu-exp17-linear", "liu-exp17-pow
 # points; fewer steps leave rare features under-trained; and in the weak regime the tail sum
 # $\sum_{i>m} p_i$ is cut off at $n$, which steepens the finite-size law above $\alpha - 1$ (the open
 # markers). The strong-regime overlap sits above $1/m$, the value of random directions; the Welch bound
-# lies below $1/m$, so it cannot be the reason, and what is (finite training, or the small $n/m$ of this
-# profile) is open here. The `paper` profile runs the paper's sweep.
+# lies below $1/m$, so it cannot be the reason. The section on Fig. 6c and 6d above measures, on the
+# reference models, which definition of the overlap gives the paper's level. The `paper` profile runs
+# the paper's sweep.
