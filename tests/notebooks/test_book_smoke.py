@@ -21,11 +21,12 @@ pytestmark = pytest.mark.notebooks
 BASE_URL = "https://example.org/repcap/"
 #: The figures drawn from the reference set, with the experiments each draws.
 REFERENCE_FIGURES = {
-    "fig-packing-reference": ["yoder", "yoder-losses"],
+    "fig-packing-reference": ["yoder", "yoder-annealed", "yoder-losses"],
     "fig-laws-reference": ["guha-small", "guha-m60"],
     "fig-scaling-reference": ["liu-main"],
     "fig-scaling-phi1": ["liu-strong-a05", "liu-strong-a15"],
     "fig-scaling-overlap-defs": ["liu-overlap"],
+    "fig-scaling-contrast": ["liu-contrast"],
 }
 
 
