@@ -945,6 +945,8 @@ for (g_, reg), d_ in ctp[ctp.seed == 0].groupby(["gamma", "regime"]):
         mm_ = np.geomspace(d_.m.min(), d_.m.max(), 40)
         ax.plot(mm_, fits_mod.fit_curvature(d_.m, d_.loss).predict(mm_), "-", color=rcol[reg], lw=1)
         ax.plot(mm_, fits_mod.fit_exponent(d_.m, d_.loss).predict(mm_), ":", color=rcol[reg], lw=1)
+ax.plot([], [], "-", color="0.35", lw=1, label="parabola in log m")
+ax.plot([], [], ":", color="0.35", lw=1, label="best power law")
 ideal = ctp[ctp.seed == 0].drop_duplicates("m")
 if len(ideal):
     ax.plot(ideal.m, ideal.ideal_loss, "--", color="0.45", lw=1, label="left-out features' loss (weak ideal)")
