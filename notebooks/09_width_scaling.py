@@ -961,8 +961,8 @@ glue(
 # Fig. 1b of {cite}`liu2025` draws the idea behind the weak regime: the loss there is the loss of the
 # features a model leaves out, so it inherits the shape of the frequency law, and a law that is not a
 # power law gives a loss that is not a power law of $m$. The reference set trains the paper's six
-# widths on exponential frequencies $p_i \propto e^{-i/\tau}$ (`liu-contrast`, at the $n$ and $\tau$ of
-# the paper's exp-17), in the weak regime and, for contrast, the strong one.
+# widths on exponential frequencies $p_i \propto e^{-i/\tau}$ (`liu-contrast`, at the main sweep's $n$
+# and the $\tau$ of the paper's exp-17), in the weak regime and, for contrast, the strong one.
 # {numref}`fig-scaling-contrast` fits each series with a parabola in
 # $\log m$: its coefficient $c_2$ is 0 for a power law and negative where the loss falls ever faster.
 # {glue:md}`scaling_contrast_summary`
@@ -1057,9 +1057,9 @@ glue(
         "; ".join(
             contrast_text(name, r)
             for name, r in (
-                ("weak regime", cw),
-                ("the weak ideal (left-out features)", ci),
-                ("strong regime", cs),
+                ("In the weak regime", cw),
+                ("the weak ideal (the left-out features)", ci),
+                ("the strong regime", cs),
             )
             if r is not None
         )
