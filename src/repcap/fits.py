@@ -144,18 +144,29 @@ class ExponentFit:
         return np.exp(self.log_A) * np.asarray(m, dtype=np.float64) ** (-self.alpha_m)
 
 
+def _positive_points(
+    what: str, m: Sequence[float], loss: Sequence[float], min_points: int, min_widths: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The finite positive ``(m, loss)`` pairs of a width fit, refused (one line naming ``what``)
+    below ``min_points`` points or ``min_widths`` distinct widths."""
+    ms = np.asarray(m, dtype=np.float64).ravel()
+    losses = np.asarray(loss, dtype=np.float64).ravel()
+    if ms.shape != losses.shape:
+        raise RepcapError(f"{what}: m has {ms.size} values but loss has {losses.size}")
+    ok = np.isfinite(ms) & np.isfinite(losses) & (ms > 0) & (losses > 0)
+    ms, losses = ms[ok], losses[ok]
+    if ms.size < min_points or np.unique(ms).size < min_widths:
+        raise RepcapError(
+            f"{what} needs at least {min_points} positive points over at least {min_widths} distinct widths"
+        )
+    return ms, losses
+
+
 def fit_exponent(m: Sequence[float], loss: Sequence[float], level: float = 0.95) -> ExponentFit:
     """Fit ``loss = A m^-alpha_m`` (points with several seeds per ``m`` are pooled)."""
     from scipy import stats
 
-    ms = np.asarray(m, dtype=np.float64).ravel()
-    losses = np.asarray(loss, dtype=np.float64).ravel()
-    if ms.shape != losses.shape:
-        raise RepcapError(f"fit_exponent: m has {ms.size} values but loss has {losses.size}")
-    ok = np.isfinite(ms) & np.isfinite(losses) & (ms > 0) & (losses > 0)
-    ms, losses = ms[ok], losses[ok]
-    if ms.size < 3 or np.unique(ms).size < 2:
-        raise RepcapError("fit_exponent needs at least 3 positive points over at least 2 distinct widths")
+    ms, losses = _positive_points("fit_exponent", m, loss, 3, 2)
     res = stats.linregress(np.log(ms), np.log(losses))
     t = stats.t.ppf(0.5 + level / 2, ms.size - 2)
     a = -res.slope
@@ -198,14 +209,7 @@ def fit_curvature(m: Sequence[float], loss: Sequence[float], level: float = 0.95
     points over 3 distinct widths (one degree of freedom for the interval)."""
     from scipy import stats
 
-    ms = np.asarray(m, dtype=np.float64).ravel()
-    losses = np.asarray(loss, dtype=np.float64).ravel()
-    if ms.shape != losses.shape:
-        raise RepcapError(f"fit_curvature: m has {ms.size} values but loss has {losses.size}")
-    ok = np.isfinite(ms) & np.isfinite(losses) & (ms > 0) & (losses > 0)
-    ms, losses = ms[ok], losses[ok]
-    if ms.size < 4 or np.unique(ms).size < 3:
-        raise RepcapError("fit_curvature needs at least 4 positive points over at least 3 distinct widths")
+    ms, losses = _positive_points("fit_curvature", m, loss, 4, 3)
     centre = float(np.log(ms).mean())
     x = np.log(ms) - centre
     X = np.stack([np.ones_like(x), x, x**2], axis=1)
