@@ -67,6 +67,23 @@ def _data_digest() -> str:
     return h.hexdigest()
 
 
+def _reference_digest(params: dict[str, Any]) -> str | None:
+    """What a chapter with a ``reference_set`` parameter reads of that set: per experiment, the keys
+    of the points the cache holds and where each came from (a point computed or imported since the
+    last run re-runs the chapter); None for a chapter without one."""
+    set_name = params.get("reference_set")
+    if not set_name:
+        return None
+    from . import bundle, runs
+
+    scale = str(params.get("reference_scale") or "full")
+    parts = []
+    for e in runs.point_set(str(set_name), scale).experiments:
+        lk = bundle.lookup(str(set_name), e.name, scale=scale)
+        parts.append([e.name, sorted([f.key, str((f.provenance or {}).get("source"))] for f in lk.found)])
+    return hashlib.sha256(json.dumps(parts).encode()).hexdigest()
+
+
 def _packages_digest() -> str:
     pairs = sorted({(d.metadata["Name"] or "").lower(): d.version for d in metadata.distributions()}.items())
     return hashlib.sha256(json.dumps(pairs).encode()).hexdigest()
@@ -75,7 +92,8 @@ def _packages_digest() -> str:
 def cache_key(path: Path, profile: str, params: dict[str, Any]) -> str:
     """The chapter's run key: its source, parameters and profile, the code of the ``repcap`` modules
     it imports (their import closure, :mod:`repcap.codehash`: an edit elsewhere in the library does
-    not re-run it), the reference data, and the installed package versions."""
+    not re-run it), the reference data, the points of its ``reference_set`` that the cache holds
+    (:func:`_reference_digest`), and the installed package versions."""
     from .codehash import digest, source_imports
 
     source = path.read_bytes()
@@ -87,6 +105,9 @@ def cache_key(path: Path, profile: str, params: dict[str, Any]) -> str:
         "data": _data_digest(),
         "packages": _packages_digest(),
     }
+    ref = _reference_digest(params)
+    if ref is not None:  # chapters without a reference set keep the keys they had
+        parts["reference_points"] = ref
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
 
 

@@ -162,3 +162,27 @@ def test_cli_refuses_bad_parameter_with_one_line(project, capsys):
     assert len(err) == 1 and err[0].startswith("repcap run: error: command line: unknown parameter 'nope'")
     assert main(["run", "10_test", "--list-params"]) == 0
     assert "scale = 0.5" in capsys.readouterr().out
+
+
+def test_a_chapter_reading_a_reference_set_reruns_when_its_points_arrive(make_project, monkeypatch, tmp_path):
+    """The chapter key sees the points of its ``reference_set`` in the cache: computing one more
+    (as `repcap bundle compute` or `repcap bundle import` does) changes it; a chapter without a
+    reference set keeps its key."""
+    from repcap import bundle, runs
+
+    src = NB.replace(
+        "fail = False  # make a cell raise",
+        'fail = False  # make a cell raise\nreference_set = "reference"  # a set\nreference_scale = "smoke"  # its scale',
+    )
+    root = make_project("10_test", src)
+    monkeypatch.setenv("REPCAP_CACHE", str(tmp_path / "cache"))
+    nb = root / "notebooks" / "10_test.py"
+    params = runner.resolve_parameters(nb, "smoke", {})
+    before = runner.cache_key(nb, "smoke", params)
+    assert runner.cache_key(nb, "smoke", params) == before  # stable while nothing arrives
+    ps = runs.point_set("reference", "smoke")
+    runs.compute(ps, only=["yoder-annealed"], progress=False, log=lambda s: None)
+    assert bundle.lookup("reference", "yoder-annealed", scale="smoke").found
+    assert runner.cache_key(nb, "smoke", params) != before
+    no_set = dict(params, reference_set="")
+    assert runner._reference_digest(no_set) is None
