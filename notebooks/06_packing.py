@@ -525,7 +525,7 @@ if ref_found is not None and ref_run is not None:
         profile=finding_profile(reference_set, reference_scale),
         provenance=ref_lookup.provenance_text(reference_set),
         note=(
-            f"our run flattens from step {flat:,.0f} and then only jitters between {late.min():.1f}° and "
+            f"our fixed-rate run flattens from step {flat:,.0f} and then only jitters between {late.min():.1f}° and "
             f"{late.max():.1f}° (Adam at a fixed rate {ref_found.config['lr']:g}), {yoder_angle.value - late.max():.1f}° "
             f"short of his angle, which the bound ({bound_angle_yoder:.1f}°) allows; Yoder gives no step count, rate or "
             "schedule; "
