@@ -482,8 +482,9 @@ for pt in [*annealed_section.found, *losses_section.found]:  # the other runs' c
         color=colors.get(loss_, "0.5"),
         lw=1.0,
         ls="-" if fixed_rate else "--",
-        label=f"{loss_}{f' (p = {lc.p.iloc[0]:g})' if loss_ == 'power' else ''}, lr {pt.config['lr']:g}"
-        + ("" if fixed_rate else f" {lc.schedule.iloc[0]}"),
+        label=f"{'exp(β cos²)' if loss_ == 'exp' else loss_}{f' (p = {lc.p.iloc[0]:g})' if loss_ == 'power' else ''}, "
+        f"lr {pt.config['lr']:g}"
+        + ("" if fixed_rate else f", {lc.schedule.iloc[0]} (cosine)".replace("cosine to", "to")),
     )
 if ref_found is not None and ref_run is not None:
     ref_df = figdata.reference_curves([ref_found, *annealed_section.found, *losses_section.found])
