@@ -9,6 +9,7 @@ import pytest
 
 from repcap import RepcapError, reference, runs, sweep
 from repcap.packing import PackConfig, estimate_cost, guha_exponent, sweep_packed
+from repcap.packing.annealed import annealed_config, sweep_annealed
 from repcap.packing.points import pack_config
 from repcap.runs import cost, points
 from repcap.toy import TrainConfig, sweep_config, train_points
@@ -86,6 +87,8 @@ def test_every_config_of_every_set_is_valid_at_both_scales():
                 for c in e.configs:
                     if e.fn is sweep_packed:
                         pack_config(c)
+                    elif e.fn is sweep_annealed:
+                        annealed_config(c)  # PackConfig's settings and lr_floor, checked
                     else:
                         assert sweep_config(**c) == c
                     sweep.point_key(e.fn, c, code)  # plain JSON
