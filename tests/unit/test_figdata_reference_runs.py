@@ -75,6 +75,14 @@ def test_width_exponents_recover_a_power_law_and_its_interval():
     assert lone.n_seeds.max() == 1 and lone.seed_low.isna().all()
     assert rr.width_exponents([]).empty and rr.exponent_summary(rr.width_exponents([])).empty
     assert rr.width_exponents(found, m_min=20).n_widths.max() == 4
+    # a seed still missing widths stays out of the spread until it has seed 0's widths
+    partial = found + [
+        _f({"m": m, "alpha": 1.0, "gamma": -0.7778, "seed": 2}, {"loss": 9.0 * m**-0.2}) for m in (10, 15, 25)
+    ]
+    p1 = rr.exponent_summary(rr.width_exponents(partial))
+    assert p1[p1.alpha == 1.0].iloc[0].n_seeds == 2 and p1[p1.alpha == 1.0].iloc[0].seed_mean == pytest.approx(
+        both.mean()
+    )
 
 
 def test_digitised_series_refuses_a_malformed_point():

@@ -120,9 +120,10 @@ def width_exponents(found: Iterable[Any], *, m_min: float = 0, m_max: float = ma
 
 
 def exponent_summary(fits: pd.DataFrame) -> pd.DataFrame:
-    """Per (gamma, alpha): seed 0's fit and interval, and over the seeds that have a fit their
-    mean, standard deviation and count (``n_seeds``), with the 95% t interval of that mean
-    (``seed_low``, ``seed_high``: mean ± t(0.975, n − 1) · sd / √n; NaN below two seeds).
+    """Per (gamma, alpha): seed 0's fit and interval, and over the seeds that have a fit over the
+    same widths as seed 0 (a seed still missing widths waits) their mean, standard deviation and
+    count (``n_seeds``), with the 95% t interval of that mean (``seed_low``, ``seed_high``: mean ±
+    t(0.975, n − 1) · sd / √n; NaN below two seeds).
 
     The two intervals answer different questions: seed 0's is the regression's, which counts the
     curvature of log loss against log m as noise; the seeds' is how far the slope over these widths
@@ -146,8 +147,11 @@ def exponent_summary(fits: pd.DataFrame) -> pd.DataFrame:
         return pd.DataFrame(columns=cols)
     out = []
     for (g, a), grp in fits.groupby(["gamma", "alpha"]):
-        ok = grp[np.isfinite(grp.alpha_m.astype(float))]
         first = grp[grp.seed == grp.seed.min()].iloc[0]
+        # the spread compares like with like: only seeds fitted over the first seed's widths count
+        first_widths = list(first.widths)
+        same = np.array([list(w) == first_widths for w in grp.widths], dtype=bool)
+        ok = grp[np.isfinite(grp.alpha_m.astype(float)) & same]
         mean = float(ok.alpha_m.mean()) if len(ok) else float("nan")
         sd = float(ok.alpha_m.std(ddof=1)) if len(ok) > 1 else float("nan")
         half = float(stats.t.ppf(0.975, len(ok) - 1)) * sd / math.sqrt(len(ok)) if len(ok) > 1 else float("nan")
