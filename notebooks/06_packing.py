@@ -567,7 +567,7 @@ _ = figures.save(
             if len(loss_best)
             else ""
         )
-        + (", dashed: the exp run with its rate decaying to 0" if len(annealed_best) else "")
+        + (" (dashed: the exp run with its rate decaying to 0)" if len(annealed_best) else "")
         + ": the smallest angle between any two of the lines, step by step (dash-dotted: where the exp run "
         "flattens), "
         "against Yoder's reported angle, the four-constant law at that size and the rigorous bound (solid: no "
