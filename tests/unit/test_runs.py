@@ -44,6 +44,20 @@ def test_reference_set_is_yoder_full_size_and_guha_small_cells_at_his_settings()
     assert g.cache == "packing-grid" and s.experiment("yoder").cache == "packing-losses"
 
 
+def test_reference_seeds_are_split_by_the_rows_they_decide_and_cover_each_seed_once():
+    s = runs.point_set("reference")
+    names = ("liu-seeds-a1", "liu-seeds-a15", "liu-seeds-weak", "liu-seeds")
+    got = {n: [(c["seed"], c["alpha"], c["gamma"], c["m"]) for c in s.experiment(n).configs] for n in names}
+    strong, weak = points.LIU_FIG6E_STRONG_GAMMAS, points.LIU_FIG6E_WEAK_GAMMA
+    assert {(a, g) for _, a, g, _ in got["liu-seeds-a1"]} == {(1.0, g) for g in strong}
+    assert {(a, g) for _, a, g, _ in got["liu-seeds-a15"]} == {(1.5, g) for g in strong}
+    assert {(a, g) for _, a, g, _ in got["liu-seeds-weak"]} == {(1.0, weak), (1.5, weak)}
+    assert {(a, g) for _, a, g, _ in got["liu-seeds"]} == {(1.0, -1.0), (1.5, -1.0)}
+    every = [p for n in names for p in got[n]]
+    want = {(sd, a, g, m) for sd in (1, 2) for a in (1.0, 1.5) for g in (*strong, weak, -1.0) for m in points.LIU_MS}
+    assert len(every) == len(want) == 2 * 2 * 5 * 6 and set(every) == want
+
+
 def test_paper_gpu_holds_the_main_sweep_fig3_yoder_and_guha_grid():
     s = runs.point_set("paper-gpu")
     assert s.names == ["yoder", "liu-fig3", "liu-main", "guha-grid"]

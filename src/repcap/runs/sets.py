@@ -136,24 +136,37 @@ def _liu_width_sweeps(
         for g in ((*strong, weak, -1.0) if seed_gammas is None else seed_gammas)
         for m in ms
     ]
-    # the first alpha's strong series first, as an experiment of their own: they decide the rows of
-    # Fig. 6e's alpha = 1 (a sweep runs width by width, so a run cut short of the rest loses nothing)
-    first = [c for c in extra if c["alpha"] == alphas[0] and c["gamma"] in strong]
-    if first:
+    # experiments ordered by what their points decide (a sweep runs width by width, so a run cut
+    # short of the rest loses nothing): each seeded alpha's strong series (Fig. 6e's rows, judged on
+    # the seeds' mean), then the weak series (liu-weak-exponent), then gamma = -1 (no row of its own)
+    seeded = ", ".join(map(str, seeds))
+    for a in alphas[:2]:
+        pts = [c for c in extra if c["alpha"] == a and c["gamma"] in strong]
+        if pts:
+            out.append(
+                _toy(
+                    f"liu-seeds-a{a:g}".replace(".", ""),
+                    pts,
+                    f"seeds {seeded} for alpha = {a:g} at the three plotted strong gammas",
+                    True,
+                )
+            )
+    weak_seeds = [c for c in extra if c["gamma"] == weak]
+    if weak_seeds:
         out.append(
             _toy(
-                f"liu-seeds-a{alphas[0]:g}".replace(".", ""),
-                first,
-                f"seeds {', '.join(map(str, seeds))} for alpha = {alphas[0]:g} at the three plotted strong gammas",
+                "liu-seeds-weak",
+                weak_seeds,
+                f"seeds {seeded} for alpha = {' and '.join(f'{a:g}' for a in alphas[:2])} at the weak gamma",
                 True,
             )
         )
+    taken = [c for c in extra if c["gamma"] in strong or c["gamma"] == weak]
     out.append(
         _toy(
             "liu-seeds",
-            [c for c in extra if c not in first],
-            f"seeds {', '.join(map(str, seeds))} for alpha = {' and '.join(f'{a:g}' for a in alphas[:2])} at "
-            "every other gamma and width",
+            [c for c in extra if c not in taken],
+            f"seeds {seeded} for alpha = {' and '.join(f'{a:g}' for a in alphas[:2])} at every other gamma and width",
             True,
         )
     )
