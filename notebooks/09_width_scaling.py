@@ -651,6 +651,12 @@ digitised = rrdata.digitised_series(
         for g_, gkey in ((0.7778, "g0778"), (0.5556, "g0556"), (0.3333, "g0333"))
         for q_ in [reference.quote(f"liu2025.fig6e_{key}_{gkey}")]
     ]
+    + [  # the weak series, at the alphas > 1 where the reference set trains it
+        (a_, 0.3333, q_.value, (q_.high - q_.low) / 2)
+        for a_, key in fig6e.items()
+        if f"liu2025.fig6e_weak_{key}" in reference.quotes()
+        for q_ in [reference.quote(f"liu2025.fig6e_weak_{key}")]
+    ]
 )
 cmp6e = rrdata.fig6e_comparison(wsum, digitised)
 # where the points that exist were computed; the sweeps still missing are listed once, with their
@@ -665,11 +671,16 @@ fig, ax = plt.subplots(figsize=figures.size(3.6))
 gcol = {-0.7778: "C3", -0.5556: "C1", -0.3333: "C2", -1.0: "0.3", 0.3333: "C0"}
 
 
+# the column of each series beside its alpha: the weak series nearest (its values sit apart from
+# the strong ones), then gamma = -1 and the three strong series
+gorder = (0.3333, -1.0, -0.7778, -0.5556, -0.3333)
+
+
 def offset(gamma):
     """How far right of its alpha our series of ``gamma`` is drawn (the figure's, as far left): one
     column per series, side by side."""
     g4 = round(float(gamma), 4)
-    return 0.03 + 0.025 * (sorted(gcol).index(g4) if g4 in gcol else 0)
+    return 0.03 + 0.025 * (gorder.index(g4) if g4 in gorder else 0)
 
 
 for (ser, g_), d_ in cmp6e.groupby(["series", "gamma"]):
@@ -687,7 +698,7 @@ for (ser, g_), d_ in cmp6e.groupby(["series", "gamma"]):
         ms=5,
         capsize=2,
         lw=1,
-        label=f"{'ours' if mine else 'Fig. 6e'}, γ = {g_:+.3f}",
+        label=f"{'ours' if mine else 'Fig. 6e'}, γ = {g_:+.3f}".replace("-", "−"),
     )
 seeded = cmp6e[(cmp6e.series == "ours") & (cmp6e.n_seeds.fillna(0) >= SEEDS_TO_DECIDE)]
 for r_ in seeded.itertuples():  # the seeds' mean and its 95 % interval, a thick bar beside seed 0's dot
@@ -710,8 +721,9 @@ _ = figures.save(
         "squares, their error bars) and our reference fits over the widths each series has so far (dots, 95 % t "
         "interval), one colour per γ; where a series has at least "
         f"{SEEDS_TO_DECIDE} seeds, a thick pale bar shows the seeds' mean with its 95 % t interval. Where a colour "
-        "has both, compare the dot with the square beside it; γ = −1 (grey) and the weak series (blue) have no "
-        "square. Intervals of fits on three widths run beyond the axes.",
+        "has both, compare the dot with the square beside it; γ = −1 (grey) has no square, and the weak series "
+        "(blue) has its squares at α = 1.5 and 2 only, where Fig. 6e plots it and we train it. Intervals of fits on "
+        "three widths run beyond the axes.",
         "source": "reference bundle; Liu et al. 2025 Fig. 6e digitised (repcap.digitise)",
         "provenance": w_prov if w_sections else None,
     },
@@ -720,8 +732,12 @@ _ = figures.save(
 ref_profile_w = finding_profile(reference_set, reference_scale)
 recorded = []
 for a_, key in fig6e.items():
-    for g_, gkey in ((-0.7778, ""), (-0.5556, "-g0556"), (-0.3333, "-g0333")):
-        cid = f"liu-strong-{key}{gkey}"
+    for g_, cid in (
+        (-0.7778, f"liu-strong-{key}"),
+        (-0.5556, f"liu-strong-{key}-g0556"),
+        (-0.3333, f"liu-strong-{key}-g0333"),
+        (0.3333, f"liu-weak-{key}"),
+    ):
         r = w_fit(a_, g_)
         if r is None or cid not in reference.claims():
             continue
@@ -745,10 +761,12 @@ for a_, key in fig6e.items():
                 f"[{r.low:.3f}, {r.high:.3f}]"
                 if by_seeds
                 else f"seed 0's fit over {int(r.n_widths)} widths, γ = {g_:+.4f}{spread}"
-            ),
+            ).replace("-", "−"),
         )
         recorded.append(
-            f"α = {a_:g}, γ = {g_:+.3f}: α_m = {r.alpha_m:.2f} [{r.low:.2f}, {r.high:.2f}] ({int(r.n_widths)} widths)"
+            f"α = {a_:g}, γ = {g_:+.3f}: α_m = {r.alpha_m:.2f} [{r.low:.2f}, {r.high:.2f}] ({int(r.n_widths)} widths)".replace(
+                "-", "−"
+            )
         )
 steep_w = [a_ for a_ in fig6e if a_ > 1 and w_fit(a_, 0.3333) is not None]
 if steep_w:

@@ -253,6 +253,12 @@ def test_fig6e_quotes_per_gamma():
             x = q(f"liu2025.fig6e_{key}_{g}")
             assert x.status == "ours" and x.low < x.value < x.high and "digitised" in x.where
     assert not any("g1000" in k for k in reference.quotes())  # no gamma = -1 series is plotted
+    # the weak series (gamma = +0.333) at the two alphas > 1 the reference set trains
+    assert q("liu2025.fig6e_weak_a15").value == pytest.approx(0.701)
+    assert q("liu2025.fig6e_weak_a20").value == pytest.approx(0.954)
+    for key in ("a15", "a20"):
+        x = q(f"liu2025.fig6e_weak_{key}")
+        assert x.status == "ours" and x.low < x.value < x.high and "+0.333" in x.quantity
 
 
 #: Library files that may spell a published number, each with its reason.  Everything else under
