@@ -374,3 +374,29 @@ def test_make_paper_gpu_runs_the_bundle_command():
     assert 'repcap bundle compute paper-gpu --out "/tmp/x" --scale "smoke"' in out.stdout  # quoted: OUT may hold spaces
     book = subprocess.run([make, "-n", "book"], cwd=root, capture_output=True, text=True, timeout=60).stdout
     assert "bundle import" in book and book.index("bundle import") < book.index("repcap book")
+
+
+def test_a_point_the_set_moved_to_another_experiment_is_re_homed_not_dropped(made, env):
+    """A set re-split (c0b1e00 moved extra seeds from liu-seeds to liu-seeds-a15; the smoke set has
+    liu-gamma-1 and liu-seeds): an entry the old bundle holds under the experiment it left is written
+    under the one that has it now, even when this machine's cache is empty, and provenance names the
+    new experiment."""
+    d, _ = made
+    moved_to, seeds = (json.loads((d / f"{x}.json").read_text()) for x in ("liu-gamma-1", "liu-seeds"))
+    moved = moved_to["entries"].pop(0)
+    moved["provenance"]["experiment"] = "liu-seeds"  # as the old definition's export wrote it
+    seeds["entries"].append(moved)
+    moved_to["missing"].append(moved["config"])
+    for x, doc in (("liu-gamma-1", moved_to), ("liu-seeds", seeds)):
+        (d / f"{x}.json").write_text(json.dumps(doc))
+    _resign(d)
+    before = _n_points(d)
+    env("empty")
+    rep: list = []
+    bundle.export("reference", d, scale="smoke", report=rep)
+    assert _n_points(d) == before and (rep[0].kept, rep[0].dropped) == (rep[0].after, 0)
+    moved_to, seeds = (json.loads((d / f"{x}.json").read_text()) for x in ("liu-gamma-1", "liu-seeds"))
+    back = [e for e in moved_to["entries"] if e["key"] == moved["key"]]
+    assert len(back) == 1 and back[0]["provenance"]["experiment"] == "liu-gamma-1"
+    assert moved["key"] not in {e["key"] for e in seeds["entries"]}
+    assert moved["config"] not in moved_to["missing"]

@@ -6,7 +6,8 @@ An export never loses points and never leaves a bundle half-written:
 - *Merge.*  Where the folder already holds a bundle of the same set, its entries are kept wherever
   this machine's cache lacks the point: a fresh entry (its key is the current code's key of a
   config of the set) as it is, a stale one (the code changed since) until the point is computed
-  again.  Only entries of configs or experiments the set no longer has can be dropped, and then
+  again; an entry whose point the set now has under another of its experiments (a re-split) is
+  written under that one.  Only entries of configs the set no longer has can be dropped, and then
   only with ``replace=True``: an export that would leave fewer points than before is refused, with
   both counts.
 - *Atomic.*  The new bundle is written to a folder beside the old one (``.<name>.new-<pid>-*``),
@@ -261,7 +262,7 @@ class ExportReport:
     after: int  # entries of the new bundle
     from_cache: int  # entries read from this machine's cache
     kept: int  # entries kept from the old bundle (the cache lacked them)
-    dropped: int  # old entries of configs or experiments the set no longer has
+    dropped: int  # old entries of configs the set no longer has, in any experiment
     notes: list[str] = field(default_factory=list)
 
     def describe(self, out: str | Path) -> str:
@@ -295,13 +296,17 @@ def export(
         "commit": plain_text(git_revision()),
         "versions": {k: plain_text(v) for k, v in _versions().items()},
     }
-    old_by_key: dict[tuple[str, str], dict] = {}  # (experiment, key) -> old entry, fresh ones
-    old_by_id: dict[tuple[str, str], dict] = {}  # (experiment, point id) -> old entry, stale ones
+    # old entries by (experiment, key) for fresh ones and (experiment, point id) for stale ones; an
+    # experiment "" holds each under any experiment, so that a point the set has moved to another
+    # of its experiments (a re-split) is re-homed there, not dropped
+    old_by_key: dict[tuple[str, str], dict] = {}
+    old_by_id: dict[tuple[str, str], dict] = {}
     for be in plan.old.entries if plan.old else []:
-        if be.fresh:
-            old_by_key[(be.experiment, be.data["key"])] = be.data
-        else:
-            old_by_id[(be.experiment, point_id(be.data["fn"], be.data["config"]))] = be.data
+        index, ref = (
+            (old_by_key, be.data["key"]) if be.fresh else (old_by_id, point_id(be.data["fn"], be.data["config"]))
+        )
+        index[(be.experiment, ref)] = be.data
+        index.setdefault(("", ref), be.data)
     files: dict[str, str] = {}
     lines, devices, total = [], set(), 0.0
     n_cache = n_kept = 0
@@ -313,10 +318,20 @@ def export(
             key = point_key(e.fn, c, code)
             got = _stored(cache, key)
             if got is None:
-                old = old_by_key.get((e.name, key)) or old_by_id.get((e.name, point_id(name, c)))
+                pid = point_id(name, c)
+                old = next(
+                    (
+                        o
+                        for o in (old_by_key.get((x, key)) or old_by_id.get((x, pid)) for x in (e.name, ""))
+                        if o is not None
+                    ),
+                    None,
+                )
                 if old is None:
                     missing.append(c)
                     continue
+                if old["provenance"].get("experiment") != e.name:  # re-homed from another experiment
+                    old = old | {"provenance": old["provenance"] | {"experiment": e.name}}
                 entries.append(old)
                 n_kept += 1
                 devices.add(old["provenance"]["device"])
@@ -357,7 +372,7 @@ def export(
         )
         total += wall
     after = n_cache + n_kept
-    dropped = sum(not _in_new(be, pset) for be in (plan.old.entries if plan.old else []))
+    dropped = _n_dropped(plan.old.entries if plan.old else [], pset)
     rep = ExportReport({}, plan.before, after, n_cache, n_kept, dropped, plan.notes)
     if after < plan.before and not replace:
         raise RepcapError(
@@ -387,14 +402,25 @@ def export(
     return manifest
 
 
-def _in_new(be, pset) -> bool:
-    """Whether an old entry's config is still one of the set's (so it is kept or replaced)."""
-    try:
-        e = pset.experiment(be.experiment)
-    except RepcapError:
-        return False
-    pid = point_id(be.data["fn"], be.data["config"])
-    return any(point_id(be.data["fn"], c) == pid for c in e.configs)
+def _n_dropped(old_entries, pset) -> int:
+    """Old entries the new bundle does not hold: those of configs no experiment of the set has, and
+    those of experiments the set no longer has whose point is already held under an experiment it
+    has (a duplicate).  An entry whose point moved to another experiment is re-homed, not dropped."""
+    pid = {id(be): point_id(be.data["fn"], be.data["config"]) for be in old_entries}
+    held = {(be.experiment, pid[id(be)]) for be in old_entries}
+    homes: dict[str, list[str]] = {}  # point id -> the experiments of the set that have it
+    for e in pset.experiments:
+        name = fn_name(e.fn)
+        for c in e.configs:
+            homes.setdefault(point_id(name, c), []).append(e.name)
+    n = 0
+    for be in old_entries:
+        where = homes.get(pid[id(be)], [])
+        if be.experiment in where:
+            continue
+        if not where or all((x, pid[id(be)]) in held for x in where):
+            n += 1
+    return n
 
 
 def _check_written(entry: dict, where: str) -> None:
