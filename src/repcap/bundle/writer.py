@@ -7,9 +7,9 @@ An export never loses points and never leaves a bundle half-written:
   this machine's cache lacks the point: a fresh entry (its key is the current code's key of a
   config of the set) as it is, a stale one (the code changed since) until the point is computed
   again; an entry whose point the set now has under another of its experiments (a re-split) is
-  written under that one.  Only entries of configs the set no longer has can be dropped, and then
-  only with ``replace=True``: an export that would leave fewer points than before is refused, with
-  both counts.
+  written under that one.  Only entries of configs the set no longer has (or copies of a point it
+  holds under another experiment) can be dropped, and then only with ``replace=True``: an export
+  that would leave fewer points than before is refused, with both counts.
 - *Atomic.*  The new bundle is written to a folder beside the old one (``.<name>.new-<pid>-*``),
   each file fsynced, and the two folders are then swapped in one ``renameat2(RENAME_EXCHANGE)``
   (or, where the system lacks it, two renames, undone on failure).  A full disk, Ctrl-C or a kill
@@ -262,7 +262,7 @@ class ExportReport:
     after: int  # entries of the new bundle
     from_cache: int  # entries read from this machine's cache
     kept: int  # entries kept from the old bundle (the cache lacked them)
-    dropped: int  # old entries of configs the set no longer has, in any experiment
+    dropped: int  # old entries of configs the set no longer has, or copies of a point held elsewhere
     notes: list[str] = field(default_factory=list)
 
     def describe(self, out: str | Path) -> str:
@@ -319,13 +319,11 @@ def export(
             got = _stored(cache, key)
             if got is None:
                 pid = point_id(name, c)
-                old = next(
-                    (
-                        o
-                        for o in (old_by_key.get((x, key)) or old_by_id.get((x, pid)) for x in (e.name, ""))
-                        if o is not None
-                    ),
-                    None,
+                old = (
+                    old_by_key.get((e.name, key))
+                    or old_by_id.get((e.name, pid))
+                    or old_by_key.get(("", key))
+                    or old_by_id.get(("", pid))
                 )
                 if old is None:
                     missing.append(c)
