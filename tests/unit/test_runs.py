@@ -56,6 +56,12 @@ def test_reference_seeds_are_split_by_the_rows_they_decide_and_cover_each_seed_o
     every = [p for n in names for p in got[n]]
     want = {(sd, a, g, m) for sd in (1, 2) for a in (1.0, 1.5) for g in (*strong, weak, -1.0) for m in points.LIU_MS}
     assert len(every) == len(want) == 2 * 2 * 5 * 6 and set(every) == want
+    # the weak exponent row's other alpha (2) gets the same seeds at the weak gamma, every width
+    steep = [(c["seed"], c["alpha"], c["gamma"], c["m"]) for c in s.experiment("liu-seeds-weak-a2").configs]
+    assert sorted(steep) == sorted((sd, 2.0, weak, m) for sd in (1, 2) for m in points.LIU_MS)
+    assert {(c["n"], c["steps"], c["batch"]) for c in s.experiment("liu-seeds-weak-a2").configs} == {
+        (1000, 20000, 2048)
+    }
 
 
 def test_paper_gpu_holds_the_main_sweep_fig3_yoder_and_guha_grid():

@@ -161,6 +161,20 @@ def _liu_width_sweeps(
                 True,
             )
         )
+    # the weak exponent row (liu-weak-exponent) averages alpha > 1: the steeper alphas' weak series
+    # get the same seeds, so that every alpha it averages is judged on a seed mean
+    steep = [a for a in alphas[2:] if a > 1]
+    steep_weak = [liu_point(m, a, weak, seed=s, **toy_kw) for s in seeds for a in steep for m in ms]
+    if steep_weak:
+        out.append(
+            _toy(
+                "liu-seeds-weak-" + "-".join(f"a{a:g}".replace(".", "") for a in steep),
+                steep_weak,
+                f"seeds {seeded} for alpha = {' and '.join(f'{a:g}' for a in steep)} at the weak gamma "
+                "(the other alpha that the weak exponent row averages)",
+                True,
+            )
+        )
     taken = [c for c in extra if c["gamma"] in strong or c["gamma"] == weak]
     out.append(
         _toy(
