@@ -732,6 +732,28 @@ _ = figures.save(
     },
     provenance=figures.bundle_provenance(w_lookups, reference_set),
 )
+
+
+def judged(r):
+    """How a series' row is judged: on the seeds' mean and the 95 % t interval of that mean where it
+    has ``SEEDS_TO_DECIDE`` seeds, else on seed 0's regression interval. Returns the value, the
+    interval's ends and the words that say which."""
+    n_s, n_w = int(r.n_seeds), int(r.n_widths)
+    if n_s >= SEEDS_TO_DECIDE:
+        how = (
+            f"the mean of {n_s} seeds' fits over {n_w} widths, with the 95% t interval of that mean "
+            f"(sd {r.seed_sd:.3f}); seed 0's own regression interval is [{r.low:.3f}, {r.high:.3f}]"
+        )
+        return float(r.seed_mean), float(r.seed_low), float(r.seed_high), how
+    spread = f"; over {n_s} seeds α_m = {r.seed_mean:.3f} ± {r.seed_sd:.3f}" if n_s > 1 else ""
+    return (
+        float(r.alpha_m),
+        float(r.low),
+        float(r.high),
+        f"seed 0's fit over {n_w} widths, with its regression interval{spread}",
+    )
+
+
 ref_profile_w = finding_profile(reference_set, reference_scale)
 recorded = []
 for a_, key in fig6e.items():
@@ -744,27 +766,18 @@ for a_, key in fig6e.items():
         r = w_fit(a_, g_)
         if r is None or cid not in reference.claims():
             continue
-        by_seeds = int(r.n_seeds) >= SEEDS_TO_DECIDE
-        spread = (
-            f"; over {int(r.n_seeds)} seeds α_m = {r.seed_mean:.3f} ± {r.seed_sd:.3f}" if int(r.n_seeds) > 1 else ""
-        )
+        value, low, high, how = judged(r)
         findings.record(
             cid,
-            float(r.seed_mean if by_seeds else r.alpha_m),
-            low=float(r.seed_low if by_seeds else r.low),
-            high=float(r.seed_high if by_seeds else r.high),
+            value,
+            low=low,
+            high=high,
             n=int(r.n_widths),
             n_of="widths",
             figure="fig-scaling-fig6e",
             profile=ref_profile_w,
             provenance=w_prov,
-            note=(
-                f"the mean of {int(r.n_seeds)} seeds' fits over {int(r.n_widths)} widths, γ = {g_:+.4f}, with the 95% t "
-                f"interval of that mean (sd {r.seed_sd:.3f}); seed 0's own regression interval is "
-                f"[{r.low:.3f}, {r.high:.3f}]"
-                if by_seeds
-                else f"seed 0's fit over {int(r.n_widths)} widths, γ = {g_:+.4f}{spread}"
-            ).replace("-", "−"),
+            note=f"γ = {g_:+.4f}: {how}".replace("-", "−"),
         )
         recorded.append(
             f"α = {a_:g}, γ = {g_:+.3f}: α_m = {r.alpha_m:.2f} [{r.low:.2f}, {r.high:.2f}] ({int(r.n_widths)} widths)".replace(
@@ -773,34 +786,20 @@ for a_, key in fig6e.items():
         )
 steep_w = [a_ for a_ in fig6e if a_ > 1 and w_fit(a_, 0.3333) is not None]
 if steep_w:
-    # each alpha as its own row is judged: on the seeds' mean and its t interval where it has
-    # SEEDS_TO_DECIDE seeds, else on seed 0's regression interval; the row averages the gaps to alpha - 1
-    weak_rows = {a_: w_fit(a_, 0.3333) for a_ in steep_w}
-    weak_by_seeds = {a_: int(r.n_seeds) >= SEEDS_TO_DECIDE for a_, r in weak_rows.items()}
-
-    def weak_part(a_, col):
-        cols_ = {"value": ("seed_mean", "alpha_m"), "low": ("seed_low", "low"), "high": ("seed_high", "high")}
-        return float(weak_rows[a_][cols_[col][0 if weak_by_seeds[a_] else 1]]) - (a_ - 1)
-
+    # each alpha is judged as its own row would be (judged); the row averages the gaps to alpha - 1
+    weak_judged = {a_: judged(w_fit(a_, 0.3333)) for a_ in steep_w}
+    value_w, low_w, high_w = (float(np.mean([j_[i_] - (a_ - 1) for a_, j_ in weak_judged.items()])) for i_ in range(3))
     findings.record(
         "liu-weak-exponent",
-        float(np.mean([weak_part(a_, "value") for a_ in steep_w])),
-        low=float(np.mean([weak_part(a_, "low") for a_ in steep_w])),
-        high=float(np.mean([weak_part(a_, "high") for a_ in steep_w])),
-        n=int(min(int(r.n_widths) for r in weak_rows.values())),
+        value_w,
+        low=low_w,
+        high=high_w,
+        n=int(min(int(w_fit(a_, 0.3333).n_widths) for a_ in steep_w)),
         n_of="widths",
         figure="fig-scaling-fig6e",
         profile=ref_profile_w,
         provenance=w_prov,
-        note="; ".join(
-            (
-                f"α = {a_:g}: the mean of {int(weak_rows[a_].n_seeds)} seeds' fits over "
-                f"{int(weak_rows[a_].n_widths)} widths, with its 95% t interval"
-                if weak_by_seeds[a_]
-                else f"α = {a_:g}: seed 0's fit over {int(weak_rows[a_].n_widths)} widths, with its regression interval"
-            )
-            for a_ in steep_w
-        )
+        note="; ".join(f"α = {a_:g}: {j_[3]}" for a_, j_ in weak_judged.items())
         + "; the value and interval ends are the means over α of α_m − (α − 1)",
     )
 glue(
