@@ -376,24 +376,44 @@ glue(
         else "an unknown number of degrees from"
     ),
 )
-if "abs-relu" in runs:
-    ar = runs["abs-relu"]
-    collapse_pairs = d * math.comb(k // d, 2)  # pairs if the k vectors collapse onto d directions
+
+
+def record_trap(ar, k_, d_, **where):
+    """Record the gradient-trap and 99%-solution rows from one abs-relu packing ``ar`` of ``k_``
+    vectors in R^``d_`` (``where``: the profile and provenance of a shipped run)."""
+    collapse_pairs = d_ * math.comb(k_ // d_, 2)  # pairs if the k vectors collapse onto d directions
+    eps_ = np.asarray(ar.get("eps_curve") or [], dtype=float)
+    steps_ = np.asarray(ar.get("curve_steps") or [], dtype=float)
+    # the trap persists if the worst pair, once nearly parallel, stays so to the end of the run
+    held = np.flatnonzero(eps_ <= 0.9)
+    persist = (
+        f"; the worst pair's |cos| stays above 0.9 from step {steps_[held[-1] + 1 if len(held) else 0]:,.0f} to "
+        f"the end (step {steps_[-1]:,.0f})"
+        if len(eps_) and len(steps_) == len(eps_) and eps_[-1] > 0.9
+        else ""
+    )
     findings.record(
         "yoder-gradient-trap",
         ar["n_above"]["0.9"] / collapse_pairs if collapse_pairs else None,
         figure="fig-packing-parallel",
         exact=True,
-        note=f"{ar['n_above']['0.9']:,} pairs with |cos| > 0.9 against d·C(k/d, 2) = {collapse_pairs:,} at {k:,} × {d}",
+        note=f"{ar['n_above']['0.9']:,.0f} pairs with |cos| > 0.9 against d·C(k/d, 2) = {collapse_pairs:,} at "
+        f"{k_:,} × {d_}{persist}",
+        **where,
     )
     findings.record(
         "yoder-99-solution",
-        (1 - ar["n_orthogonal"] / ar["n_pairs"]) * d,
+        (1 - ar["n_orthogonal"] / ar["n_pairs"]) * d_,
         figure="fig-packing-angles",
         exact=True,
         note=f"{ar['n_orthogonal'] / ar['n_pairs']:.2%} of the pairs orthogonal against "
-        f"1 − 1/d = {1 - 1 / d:.2%} at {k:,} × {d}",
+        f"1 − 1/d = {1 - 1 / d_:.2%} at {k_:,} × {d_}",
+        **where,
     )
+
+
+if "abs-relu" in runs:
+    record_trap(runs["abs-relu"], k, d)
 findings.record(
     "yoder-76-degrees",
     runs["exp"]["max_angle_deg"] if "exp" in runs and full_size else None,
@@ -434,6 +454,16 @@ law_angle_yoder = math.degrees(math.acos(law_eps_yoder))
 bound_angle_yoder = math.degrees(math.acos(bounds.coherence_lower_bound(yoder_k, yoder_d)))
 # the other losses at full size, each run's end and best worst-pair angle next to Yoder's and the bound
 loss_best = figdata.best_angles(losses_section.found)
+# Yoder's 99% solution and its trap at his size, from the shipped abs-relu run where it exists
+for pt in losses_section.found:
+    if pt.config.get("loss") == "abs-relu":
+        record_trap(
+            pt.result,
+            int(pt.config["k"]),
+            int(pt.config["d"]),
+            profile=finding_profile(reference_set, reference_scale),
+            provenance=losses_lookup.provenance_text(reference_set),
+        )
 annealed_best = figdata.best_angles(annealed_section.found)
 
 
