@@ -439,7 +439,7 @@ tables.show(ref, digits={"ours": ".2f"}, missing="this profile did not run Yoder
 #
 # The same problem under the `exp` loss with the rate decaying along a cosine to 0 (Adam's noise at a
 # fixed rate taken away), and under the power and abs-relu losses at full size (Yoder's "99% solution"
-# and its trap at his size): {glue:md}`packing_ref_losses`
+# and its trap at his size): {glue:md}`packing_ref_losses` At his size, {glue:md}`packing_ref_trap`.
 
 # %%
 ref_section = refdata.section(ref_lookup, reference_set)
@@ -455,8 +455,18 @@ bound_angle_yoder = math.degrees(math.acos(bounds.coherence_lower_bound(yoder_k,
 # the other losses at full size, each run's end and best worst-pair angle next to Yoder's and the bound
 loss_best = figdata.best_angles(losses_section.found)
 # Yoder's 99% solution and its trap at his size, from the shipped abs-relu run where it exists
+trap_words = (
+    "the abs-relu run at this size is not in this build's bundle yet "
+    f"(`repcap bundle compute {reference_set} --only yoder-losses`)"
+)
 for pt in losses_section.found:
     if pt.config.get("loss") == "abs-relu":
+        ar_, kk_, dd_ = pt.result, int(pt.config["k"]), int(pt.config["d"])
+        trap_words = (
+            f"under the abs-relu loss {ar_['n_orthogonal'] / ar_['n_pairs']:.2%} of the pairs end orthogonal "
+            f"(|cos| < 0.01) against Yoder's 1 − 1/d = {1 - 1 / dd_:.2%}, and {ar_['n_above']['0.9']:,.0f} pairs "
+            f"end with |cos| > 0.9 against the {dd_ * math.comb(kk_ // dd_, 2):,} of a collapse onto d directions"
+        )
         record_trap(
             pt.result,
             int(pt.config["k"]),
@@ -489,6 +499,7 @@ glue(
         + " ".join(dict.fromkeys([annealed_section.provenance, losses_section.provenance]))
     ),
 )
+glue("packing_ref_trap", Markdown(trap_words))
 glue("packing_ref_provenance", Markdown(ref_section.provenance))
 fig, ax = plt.subplots(figsize=figures.size(3.0))
 ax.axhline(yoder_angle.value, color="k", ls=":", lw=0.9, label=f"Yoder: about {yoder_angle.value:g}° (reported)")
