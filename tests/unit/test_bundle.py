@@ -150,6 +150,26 @@ def test_round_trip_seeds_the_cache_and_lookup_shows_provenance(made, env):
     assert m2["provenance"]["devices"]
 
 
+def test_a_later_export_keeps_where_a_point_was_computed(made, monkeypatch):
+    """Re-exported from the same cache at a later commit, a point the bundle already holds keeps
+    its first export's commit and date; only a point that is new to the bundle gets the new commit."""
+    d, _ = made
+    first = {e["key"]: e["provenance"] for e in json.loads((d / "yoder.json").read_text())["entries"]}
+    assert first and all(p["commit"] == "abc123" for p in first.values())
+    monkeypatch.setenv("REPCAP_GIT_REV", "def456")
+    m2 = bundle.export("reference", d, scale="smoke")
+    again = {e["key"]: e["provenance"] for e in json.loads((d / "yoder.json").read_text())["entries"]}
+    assert again == first
+    assert m2["provenance"]["commit"] == "def456"  # the manifest says when the bundle was exported
+    # a point that the old bundle does not hold is stamped with the commit that exports it
+    doc = json.loads((d / "yoder.json").read_text())
+    key0 = doc["entries"][0]["key"]
+    _edit_entry(d, "yoder", lambda e: e.update(key="0" * 64))
+    bundle.export("reference", d, scale="smoke", replace=True)
+    now = {e["key"]: e["provenance"] for e in json.loads((d / "yoder.json").read_text())["entries"]}
+    assert now[key0]["commit"] == "def456"
+
+
 def test_summaries_without_large_fields_are_not_cache_entries(env, tmp_path):
     s = runs.point_set("paper-gpu", "smoke")
     runs.compute(s, only=["liu-main"], progress=False, log=lambda x: None)

@@ -339,13 +339,22 @@ def export(
             prov = _provenance(cache, name, c, key, result, mtime, here) | {"set": set_name, "experiment": e.name}
             omitted = [] if keep else [f for f in LARGE_FIELDS if f in result]
             result = {k: v for k, v in result.items() if k not in omitted}
+            sha = _sha(canonical(result))
+            before = old_by_key.get((e.name, key)) or old_by_key.get(("", key))
+            if before is not None and before["sha256"] == sha:
+                # the point this bundle already holds, computed here: its first export said where and
+                # at which commit it was computed, which a later export (at a later commit) must keep
+                prov = {k: v for k, v in before["provenance"].items() if k in _PROV_TYPES} | {
+                    "set": set_name,
+                    "experiment": e.name,
+                }
             entry = {
                 "fn": name,
                 "config": c,
                 "key": key,
                 "code": code,
                 "result": result,
-                "sha256": _sha(canonical(result)),
+                "sha256": sha,
                 "omitted": omitted,
                 "provenance": prov,
             }
