@@ -12,7 +12,9 @@ An entry is one point: ``{"fn", "config", "key", "code", "result", "sha256", "om
 the code digest ``code``; ``sha256`` checksums the canonical JSON of ``result`` as in a cache entry;
 ``omitted`` names the large fields left out (the toy models' ``norms``, unless the experiment keeps
 them).  ``provenance``: the device the point ran on, its wall time, when it was computed, the
-commit and the package versions.
+commit and the package versions.  A point computed here gets them when it is first exported (the
+commit then checked out); a later export keeps the provenance of every point the bundle already
+holds with the same key and result.
 
 :func:`import_` seeds each experiment's sweep cache with every complete entry whose key is still
 the key the current code gives (recomputed now).  An entry whose key changed is *stale*: its code
