@@ -541,7 +541,7 @@ if ref_found is not None and ref_run is not None:
     if (ref_df.loss == "abs-relu").any():
         ax.text(
             0.06,
-            0.04,
+            0.03,
             "abs-relu: off the bottom\n(worst pair at 0°)",
             transform=ax.transAxes,
             ha="left",
