@@ -24,7 +24,8 @@ def test_gradient_on_cuda_matches_float64_cpu():
 
 
 def test_batched_equals_single_on_cuda_and_regimes():
-    cfg = toy.TrainConfig(n=64, m=8, steps=800, batch=256, device="cuda")
+    n, m = 64, 8
+    cfg = toy.TrainConfig(n=n, m=m, steps=800, batch=256, device="cuda")
     specs = [toy.ModelSpec(alpha=1.0, gamma=-1.0, seed=1), toy.ModelSpec(alpha=1.0, gamma=0.5, seed=2)]
     res = toy.train(specs, cfg)
     for k, s in enumerate(specs):
@@ -32,8 +33,12 @@ def test_batched_equals_single_on_cuda_and_regimes():
         torch.testing.assert_close(one.W[0], res.W[k], rtol=1e-4, atol=1e-5)
     strong, weak = res.measurements()
     assert strong["phi_half"] == 1.0
-    assert strong["mean_sq_overlap"] < 1.5 / 8
-    assert 4 <= weak["n_represented"] <= 16
+    assert strong["mean_sq_overlap"] < 1.5 / m
+    # weak: about m features represented, the most frequent ones; the upper bound is where the two
+    # regimes part, sqrt(n m) (all n features vs about m, on a log scale).  After 800 steps the
+    # count is 1.3-2.4 m over seeds 0-11 on an H200 (11-18) and on the CPU (10-19), so the former
+    # bound 2m held for some seeds only (seed 2 gave 18 on the H200, 2026-12-04)
+    assert m / 2 <= weak["n_represented"] < (n * m) ** 0.5
 
 
 def test_sparse_path_on_cuda_matches_float64_cpu():

@@ -316,8 +316,9 @@ def test_strong_and_weak_regimes_on_small_runs():
     # (the Welch bound for n unit vectors in R^m is (n - m) / (m (n - 1)) = 0.111 here)
     assert strong["phi_half"] == 1.0
     assert (n - m) / (m * (n - 1)) <= strong["mean_sq_overlap"] < 1.5 / m
-    # weak superposition: about m features represented (the most frequent ones)
-    assert 0.5 * m <= weak["n_represented"] <= 2 * m
+    # weak superposition: about m features represented (the most frequent ones); the upper bound is
+    # where the regimes part, sqrt(n m) (tests/gpu/test_toy_gpu.py says why not 2m)
+    assert 0.5 * m <= weak["n_represented"] < (n * m) ** 0.5
     norms = toy.row_norms(res.W)[1]
     assert (norms[: m // 2] > 0.5).all()
     assert strong["loss"] > 0 and weak["loss"] > 0
