@@ -61,7 +61,7 @@ class ImportReport:
     def describe(self) -> str:
         return (
             f"{self.path}: {self.imported} points imported, {self.already} already in the cache, "
-            f"{self.summaries} summaries (no cache entry), {len(self.stale)} stale (code changed; not imported)"
+            f"{self.summaries} summaries (no cache entry), {len(self.stale)} stale (computed by other code or other torch, numpy, scipy or numba versions; not imported)"
         )
 
 
@@ -211,7 +211,9 @@ class Lookup:
             parts.append(f"no point of the `{set_name}` set{scale} ({self.experiment}) is available here")
         todo = len(self.missing) + len(self.stale)
         if self.stale:
-            parts.append(f"{len(self.stale)} stale (computed by code that has changed since; not used)")
+            parts.append(
+                f"{len(self.stale)} stale (computed by code or package versions other than this checkout's; not used)"
+            )
         if self.missing:
             parts.append(f"{len(self.missing)} not computed yet")
         if todo:

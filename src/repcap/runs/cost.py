@@ -21,8 +21,11 @@ YODER_ANNEALED_STEPS = 3000
 #: Seconds per model and step of the toy trainer at n = 1000, batch 2048, as ``(a, b)`` of
 #: ``a + b m``: on a CPU the sparse path (benchmarks/toy_trainer.py on the 2-core development
 #: machine, one thread: 2.6 ms at m = 10, 4.4-4.7 ms at m = 25, 11.6-12.1 ms at m = 100); on a GPU,
-#: the estimate of issue 14 (the 1020-model main sweep in about 5 minutes on one H200).
-TOY_SECONDS_PER_MODEL_STEP = {"cpu": (1.6e-3, 1.0e-4), "cuda": (1.5e-5, 0.0)}
+#: the dense path (what ``sampler="auto"`` takes there) measured on one H200 on 2026-12-04 (torch
+#: 2.11, batches of 12: 0.11 ms at m = 10 and 25, 0.15 ms at m = 100; a batch of 170 models at
+#: m = 25: 85 us), for the large batches the paper-gpu set forms.  The estimate before (15 us) was
+#: 5.7 times too low: Liu's 1020-model main sweep takes about half an hour there, not 5 minutes.
+TOY_SECONDS_PER_MODEL_STEP = {"cpu": (1.6e-3, 1.0e-4), "cuda": (7.5e-5, 4.0e-7)}
 #: The reference set's time for toy models, seconds (the rest of the set is fixed by the sources).
 REFERENCE_TOY_BUDGET_S = 1200.0
 

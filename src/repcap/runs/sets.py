@@ -16,9 +16,12 @@ Sets (sources' settings: ``../shared/reference/README.md``; published numbers ar
 * ``paper-gpu`` -- one H200: Yoder's run (chapter 06's three losses at full size, and the long exp
   run), the alpha x gamma grid of Liu's Fig. 3 at m = 25, their n = 1000 main sweep (m in
   {10..100}, gamma in linspace(-1, 1, 10), alpha in 0..2 step 0.125), and Guha's grid for d <= 512
-  (k in 2000..32000 step 2000), cheapest cells first.  The first three take minutes; the grid is
-  hours even on an H200 by :mod:`repcap.packing.cost` (``6 k^2 d`` flops per step, k up to 32000),
-  so ``make paper-gpu`` runs under a time budget and a re-run resumes.
+  (k in 2000..32000 step 2000), cheapest cells first.  Measured on one H200 (2026-12-04,
+  ``tools/gpu_session.sh``): Yoder's four runs took 132 s; the Fig. 3 map is about 5 minutes and
+  the main sweep about half an hour (the toy trainer's dense path at about 85 us per model step,
+  :data:`repcap.runs.cost.TOY_SECONDS_PER_MODEL_STEP`); the grid's nine cheapest cells took 8-10 s
+  each, and the whole grid is hours (:mod:`repcap.packing.cost`, ``6 k^2 d`` flops per step, k up to
+  32000), so ``make paper-gpu`` runs under a time budget and a re-run resumes.
 
 Every set has a ``scale="smoke"`` variant that shrinks every size so it runs in seconds on a CPU.
 
@@ -338,7 +341,7 @@ def finding_profile(set_name: str, scale: str = "full") -> str:
 
 SETS: dict[str, str] = {
     "reference": "what 2 CPU cores afford (Yoder full size, Guha's small cells, Liu toy points in a budget)",
-    "paper-gpu": "the GPU-feasible parts of the paper profile in minutes on one H200",
+    "paper-gpu": "the GPU-feasible parts of the paper profile, hours on one H200, under a time budget",
 }
 
 
