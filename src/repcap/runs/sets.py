@@ -9,10 +9,10 @@ Sets (sources' settings: ``../shared/reference/README.md``; published numbers ar
   on the 2-core development machine, with other work on it); Guha 2026's small cells (d in
   {32, 64, 128} x k in {2000, 4000, 8000}, 5000 Adam steps, his exponent and learning-rate rules),
   cheapest first: the seven up to k = 8000, d = 32 took 46 min there, and the last two (k = 8000
-  at d = 64 and 128) take about 45 and 90 min more by that cell's 23 min; and the Liu, Liu & Gore
-  2025 toy models at the main-sweep settings that fit a time budget (:func:`liu_reference_points`:
-  12 models, 28 min).  About 4 hours in all: Guha's 5000 steps are his, so the set cannot be cut
-  to one hour without leaving his settings.
+  at d = 64 and 128) took 37 and 35 min on 2 threads; and the Liu, Liu & Gore 2025 toy models at the
+  main-sweep settings, in width sweeps and extra seeds (about 16 core-hours of the set's 22, by the
+  bundle's provenance).  Guha's 5000 steps are his, so the set cannot be cut short without leaving
+  his settings.
 * ``paper-gpu`` -- one H200: Yoder's run (chapter 06's three losses at full size, and the long exp
   run), the alpha x gamma grid of Liu's Fig. 3 at m = 25, their n = 1000 main sweep (m in
   {10..100}, gamma in linspace(-1, 1, 10), alpha in 0..2 step 0.125), and Guha's grid for d <= 512
