@@ -10,7 +10,7 @@ Sets (sources' settings: ``../shared/reference/README.md``; published numbers ar
   {32, 64, 128} x k in {2000, 4000, 8000}, 5000 Adam steps, his exponent and learning-rate rules),
   cheapest first: the seven up to k = 8000, d = 32 took 46 min there, and the last two (k = 8000
   at d = 64 and 128) took 37 and 35 min on 2 threads; and the Liu, Liu & Gore 2025 toy models at the
-  main-sweep settings, in width sweeps and extra seeds (about 16 core-hours of the set's 22, by the
+  main-sweep settings, in width sweeps and extra seeds (about 16 of the set's 22.5 hours of computing, by the
   bundle's provenance).  Guha's 5000 steps are his, so the set cannot be cut short without leaving
   his settings.
 * ``paper-gpu`` -- one H200: Yoder's run (chapter 06's three losses at full size, and the long exp
