@@ -296,6 +296,11 @@ def _line(c: dict[str, int]) -> str:
 # pages
 
 
+def _sentence(text: str) -> str:
+    """``text`` ending in one full stop (a provenance or a note may end in its own)."""
+    return text.rstrip().rstrip(".") + "."
+
+
 def _plain(text: Any) -> str:
     """A string from a finding (a chapter's note, a bundle's provenance) with no roles or code:
     backticks become quotes (HTML is escaped where it is written, :func:`_esc`)."""
@@ -447,8 +452,8 @@ def scorecard_markdown(rows: Sequence[Row], figures: set[str]) -> str:
             f"({_anchor(c.id)})=",
             f"**{_cell(c.id)}** ({c.kind}{', context note' if c.context else ''}): {c.ours}. "
             f"Tolerance {pretty(c.tolerance, 'g')}: {c.tolerance_why}."
-            + (f" Computed: {_esc(prov)}." if prov else "")
-            + (f" Note of this run: {_esc(note)}." if note else ""),
+            + (f" Computed: {_esc(_sentence(prov))}" if prov else "")
+            + (f" Note of this run: {_esc(_sentence(note))}" if note else ""),
             "",
         ]
     return "\n".join(lines) + "\n"

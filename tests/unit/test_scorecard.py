@@ -241,3 +241,13 @@ def test_strings_from_findings_reach_the_page_as_text():
     page = scorecard.scorecard_markdown([scorecard.evaluate(c, [f])], set())
     assert "<img" not in page and "<script" not in page and "&lt;img" in page and "&lt;script" in page
     assert "{ref}`x`" not in page and "{doc}`06_packingraw`" in page and "`referencex`" in page
+
+
+def test_a_provenance_or_note_that_ends_a_sentence_gets_one_full_stop():
+    c = reference.claim("yoder-76-degrees")
+    f = {"claim": c.id, "value": 60.0, "profile": "reference", "chapter": "06_packing"}
+    page = scorecard.scorecard_markdown(
+        [scorecard.evaluate(c, [{**f, "provenance": "1 point, in 56 min of computing.", "note": "it flattens"}])], set()
+    )
+    assert "Computed: 1 point, in 56 min of computing. Note of this run: it flattens." in page
+    assert ".." not in page.split("## What each row measures")[1]
