@@ -170,6 +170,30 @@ def test_point_functions_are_only_repcaps_sweep_functions():
             runs.point_function(bad)
 
 
+def test_a_budget_skips_a_batch_expected_to_overrun_and_runs_cheaper_ones(cache, monkeypatch):
+    """A batch starts only if its uncached points are expected to end within the budget: an
+    expensive batch is left while the cheaper ones after it run, and cached points cost nothing."""
+    s = runs.point_set("reference", "smoke")
+    yoder = s.experiment("yoder").configs[0]
+    # the cost model says Yoder's (smoke) packing takes 1000 s and Guha's cells a millisecond
+    monkeypatch.setattr(cost, "point_seconds", lambda fn, c, device="cpu": 1e3 if c == yoder else 1e-3)
+    log: list[str] = []
+    first = runs.compute(s, only=["yoder", "guha-small"], budget_s=100.0, progress=False, log=log.append)
+    assert [(r.name, r.n_computed, r.n_cached, r.n_left) for r in first] == [
+        ("yoder", 0, 0, 1),
+        ("guha-small", 4, 0, 0),
+    ]
+    assert any("1 left (not expected to end within the time budget)" in line for line in log)
+    # a budget smaller than the elapsed time still serves the cached cells, and leaves Yoder's run
+    again = runs.compute(s, only=["yoder", "guha-small"], budget_s=0.0, progress=False, log=log.append)
+    assert [(r.name, r.n_computed, r.n_cached, r.n_left) for r in again] == [
+        ("yoder", 0, 0, 1),
+        ("guha-small", 0, 4, 0),
+    ]
+    done = runs.compute(s, only=["yoder"], progress=False, log=log.append)
+    assert [(r.n_computed, r.n_left) for r in done] == [(1, 0)]
+
+
 def test_compute_resumes_and_respects_a_time_budget(cache):
     s = runs.point_set("reference", "smoke")
     log: list[str] = []

@@ -50,7 +50,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--budget",
         type=float,
         metavar="SECONDS",
-        help="start no new batch after this many seconds (the rest is left for the next run)",
+        help="start only the batches that the cost model expects to end within this many seconds of the start (the "
+        "rest is left for the next run)",
     )
     c.add_argument("--no-progress", action="store_true", help="hide the progress bars")
     add_arguments(c)

@@ -50,12 +50,15 @@ def compute(
 ) -> list[ExperimentRun]:
     """Run the experiments of ``pset`` (those named in ``only``; all by default) through
     :func:`repcap.sweep.run`: finished points are read from the cache, so an interrupted run
-    resumes.  With ``budget_s`` no new batch starts once that many seconds have passed (what is left
-    is reported, and computed by the next call).  Logs one line before and after each experiment."""
+    resumes.  With ``budget_s`` a batch starts only if the cost model (:mod:`.cost`) expects its
+    points not yet in the cache to end within that many seconds of the start; a batch that would
+    not is left, and later, cheaper batches may still run (what is left is reported, and computed
+    by the next call).  Logs one line before and after each experiment."""
     import time
 
     from .. import sweep
     from ..devices import resolve_device
+    from .cost import point_seconds
 
     kind = resolve_device("auto").type
     t0, out = time.perf_counter(), []
@@ -65,10 +68,15 @@ def compute(
             f"== {e.name} ({len(e.configs)} points, estimated {_duration(e.estimate_seconds(kind))} on {kind}): {e.what}"
         )
         mb = e.max_batch()
+        store, code = sweep.Cache.named(e.cache), sweep.code_digest(e.fn)
         for chunk in _chunks(e, mb) if budget_s is not None else [list(e.configs)]:
-            if budget_s is not None and time.perf_counter() - t0 > budget_s:
-                run.n_left += len(chunk)
-                continue
+            if budget_s is not None:
+                todo = [c for c in chunk if not store.path(sweep.point_key(e.fn, c, code)).exists()]
+                expected = sum(point_seconds(e.fn, c, kind) for c in todo)
+                if todo and time.perf_counter() - t0 + expected > budget_s:
+                    run.n_left += len(todo)
+                    run.n_cached += len(chunk) - len(todo)
+                    continue
             t1 = time.perf_counter()
             rep = sweep.run(
                 e.fn,
@@ -85,7 +93,7 @@ def compute(
             run.seconds += time.perf_counter() - t1
         log(
             f"   {e.name}: {run.n_computed} computed, {run.n_cached} cached"
-            + (f", {run.n_left} left (time budget spent)" if run.n_left else "")
+            + (f", {run.n_left} left (not expected to end within the time budget)" if run.n_left else "")
             + f"; wall time {run.seconds:.1f} s"
         )
         out.append(run)
