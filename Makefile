@@ -29,10 +29,11 @@ book: $(STAMP)
 	$(BIN)/repcap book --profile $(PROFILE)
 
 ## paper-gpu: the GPU-feasible parts of the paper profile as a bundle in OUT, hours on one H200 (Yoder's
-## runs about 2 min, Liu's Fig. 3 map 5, the main sweep 30, Guha's grid the rest): only batches that the
-## cost model expects to end within BUDGET seconds start (default 420; BUDGET= for no limit); a re-run resumes where it stopped
-## (finished points are cached); SCALE=smoke runs it in seconds on a CPU.  On a bare GPU image with
-## no .venv, tools/gpu_session.sh runs it with the CUDA tests and the benchmarks
+## runs about 2 min, Liu's Fig. 3 map 5, the main sweep 30, Guha's grid the rest): only batches that
+## the cost model expects to end within BUDGET seconds start (default 420; BUDGET= for no limit); a
+## re-run resumes where it stopped (finished points are cached); SCALE=smoke runs it in seconds on a
+## CPU.  On a bare GPU image with no .venv, tools/gpu_session.sh runs it with the CUDA tests and the
+## benchmarks
 paper-gpu: BUDGET ?= 420
 paper-gpu: $(STAMP)
 	@test -n "$(OUT)" || { echo "make paper-gpu: give OUT=<bundle folder>, e.g. OUT=data/runs/paper-gpu" >&2; exit 2; }

@@ -68,7 +68,8 @@ def compute(
             f"== {e.name} ({len(e.configs)} points, estimated {_duration(e.estimate_seconds(kind))} on {kind}): {e.what}"
         )
         mb = e.max_batch()
-        store, code = sweep.Cache.named(e.cache), sweep.code_digest(e.fn)
+        if budget_s is not None:  # which points the cache lacks (the cost of a batch is theirs alone)
+            store, code = sweep.Cache.named(e.cache), sweep.code_digest(e.fn)
         for chunk in _chunks(e, mb) if budget_s is not None else [list(e.configs)]:
             if budget_s is not None:
                 todo = [c for c in chunk if not store.path(sweep.point_key(e.fn, c, code)).exists()]
