@@ -24,6 +24,13 @@ from . import RepcapError
 from .cosine import batched_max_abs
 from .devices import generator, resolve_device
 
+#: The random-geometry engine's numerics version: random unit vectors, the exact law of their
+#: cosines, their largest coherence and random projections.  No point function belongs to it (the
+#: layer baselines draw through it, under the survey engine's version); its fingerprints
+#: (``tests/fingerprints/geometry.json``) pin it, and a change that moves them bumps it
+#: (``tools/fingerprints.py --update geometry``).  ``geometry/1``: the engine at commit 12d7158.
+NUMERICS = "geometry/1"
+
 
 def _check_dim(d: int, what: str = "d") -> None:
     if not isinstance(d, (int, np.integer)) or d < 2:

@@ -23,6 +23,15 @@ import torch
 from . import catalog, laws, sweep
 from .cosine import CosineMoments, TiledConfig, TiledStats, moments, tiled_stats
 from .embeddings import load
+from .sweep.registry import point_function
+
+#: The survey engine's numerics version (this module, :mod:`repcap.layers`, and what they take from
+#: :mod:`repcap.laws` and :mod:`repcap.random_geometry`): the one declaration that a survey or layer
+#: point's identity carries (:mod:`repcap.sweep.keys`).  Bump it (``survey/N`` to ``survey/N+1``)
+#: in the same commit as a change that moves ``tests/fingerprints/survey.json`` (a cosine change
+#: that moves a record moves them too), and rewrite that table (``tools/fingerprints.py --update
+#: survey``).  ``survey/1``: the engine at commit 12d7158 (identity keys introduced).
+NUMERICS = "survey/1"
 
 #: The keys every record has (functional form: ``"class"`` is a Python keyword).
 _Always = TypedDict(
@@ -242,6 +251,13 @@ def describe(
     return rec  # type: ignore[return-value]
 
 
+@point_function(
+    "survey.describe",
+    numerics=NUMERICS,
+    execution=("device", "threads", "tile", "label", "progress"),
+    metrics=("eps", "mean", "std"),
+    legacy=("repcap.survey:describe_point",),
+)
 def describe_point(config: dict) -> SurveyRecord:
     """:func:`describe` for one sweep config: ``source``, :func:`describe`'s keyword options and any
     :class:`~repcap.cosine.TiledConfig` fields (``bins``, ``top_k``, ...), which build its ``cfg``."""

@@ -31,9 +31,11 @@ bundle as you trust whoever made it.)
 
 Modules, in the direction data flows: :mod:`.schema` (the format and its checks, :func:`read`),
 :mod:`.index` (the import records beside the caches), :mod:`.writer` (:func:`export`),
-:mod:`.store` (:func:`import_`, :func:`lookup`, :func:`status`).
+:mod:`.store` (:func:`import_`, :func:`lookup`, :func:`status`), :mod:`.compare` (:func:`compare`: one
+identity computed twice, against the seed scatter).
 """
 
+from .compare import Comparison, compare
 from .index import point_id
 from .schema import LARGE_FIELDS, Bundle, BundleEntry, read
 from .store import Found, ImportReport, Lookup, Status, import_, lookup, lookup_configs, markdown_escape, status
@@ -50,6 +52,7 @@ __all__ = [
     "LARGE_FIELDS",
     "Bundle",
     "BundleEntry",
+    "Comparison",
     "ExportPlan",
     "ExportReport",
     "Found",
@@ -57,6 +60,7 @@ __all__ = [
     "Lookup",
     "Status",
     "check_out",
+    "compare",
     "export",
     "import_",
     "lookup",

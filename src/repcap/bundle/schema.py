@@ -1,7 +1,13 @@
-"""The bundle format and its checks: the manifest ``bundle.json`` and one ``<experiment>.json`` per
-experiment (see :mod:`repcap.bundle`).  Every field is type-checked, configs and results must be
-plain finite JSON, a function outside :data:`repcap.runs.POINT_FUNCTIONS` is refused, and any damage
-refuses the whole bundle: :func:`read` checks everything and writes nothing."""
+"""The bundle format (version 2) and its checks: the manifest ``bundle.json`` and one
+``<experiment>.json`` per experiment (see :mod:`repcap.bundle`).  Every field is type-checked,
+configs and results must be plain finite JSON, a function that is not a registered point function
+is refused, every entry's key must follow from its identity, and any damage refuses the whole
+bundle: :func:`read` checks everything and writes nothing.
+
+Each entry's freshness is decided here, against this checkout (:class:`Freshness`): *stale* means
+that the point's identity differs, i.e. its engine's numerics version, its data or the spelling of
+its config; what only annotates a fresh point (its engine's source edited since, other package
+versions, another device) is reported, not held against it."""
 
 from __future__ import annotations
 
@@ -16,21 +22,26 @@ from typing import Any
 
 from .. import RepcapError
 from .. import runs as _runs
-from ..sweep import Cache, canonical, code_digest, point_key
+from ..sweep import Cache, canonical
+from ..sweep.keys import computation_digest, config_part, data_part
+from ..sweep.provenance import PLAIN, UNPLAIN, other_versions, source_digest
+from ..sweep.registry import registered
 
-FORMAT, VERSION, MANIFEST = "repcap-bundle", 1, "bundle.json"
+FORMAT, VERSION, MANIFEST = "repcap-bundle", 2, "bundle.json"
 #: Result fields a bundle leaves out unless the experiment keeps them (:attr:`Experiment.keep_large`).
 LARGE_FIELDS = ("norms",)
 MAX_FILE_BYTES = 128 << 20
 MAX_DEPTH = 64
 _NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
 _HEX = re.compile(r"^[0-9a-f]{64}$")
+_NUMERICS = re.compile(r"^[a-z][a-z0-9_-]*/[1-9][0-9]*$")
 _PROV_TYPES: dict[str, tuple] = {
     "device": (str,),
     "seconds": (int, float, type(None)),
     "computed": (str,),
     "commit": (str,),
     "versions": (dict,),
+    "code": (str,),
     "set": (str,),
     "experiment": (str,),
 }
@@ -41,12 +52,20 @@ _MANIFEST_PROV: dict[str, Any] = {
     "devices": list,
     "wall_s": (int, float),
 }
-_ENTRY_KEYS = {"fn", "config", "key", "code", "result", "sha256", "omitted", "provenance"}
-#: The alphabet of every string a bundle carries (provenance, configs, results): what repcap writes
-#: (device names, hex commits, ISO dates, versions, loss names, paths), nothing Markdown or HTML
-#: would read as markup.
-PLAIN = re.compile(r"^[A-Za-z0-9 ._:+\-/()@,=]*$")
-_UNPLAIN = re.compile(r"[^A-Za-z0-9 ._:+\-/()@,=]")
+_ENTRY_KEYS = {
+    "fn",
+    "config",
+    "identity",
+    "numerics",
+    "data",
+    "key",
+    "result",
+    "sha256",
+    "omitted",
+    "primary",
+    "provenance",
+}
+_UNPLAIN = UNPLAIN
 #: Result fields with a physical range, checked on import and export: a forged bundle cannot carry
 #: an impossible number (a packing's eps* is a cosine, its largest angle at most 180 degrees).
 RANGES: dict[str, tuple[float, float]] = {
@@ -60,12 +79,6 @@ RANGES: dict[str, tuple[float, float]] = {
     "n_orthogonal": (0.0, float("inf")),
     "n_represented": (0.0, float("inf")),
 }
-
-
-def plain_text(s: str) -> str:
-    """``s`` with every character outside :data:`PLAIN` replaced by ``?`` (what an export writes
-    for a device name this machine reports with other characters)."""
-    return _UNPLAIN.sub("?", s)[:400]
 
 
 def _shown(s: str, limit: int = 60) -> str:
@@ -233,51 +246,109 @@ def _check_provenance(p: Any, where: str) -> dict:
 
 
 @dataclass
+class Freshness:
+    """How an entry stands against this checkout.  ``stale`` lists why its identity is not today's
+    (``"numerics toy/1 -> toy/2"``, ``"data"``, ``"config"``): a stale point is not used.  The rest
+    annotates a point without making it stale: ``edited`` (its engine's source differs from the one
+    that computed it, numerics unchanged) and ``versions`` (the packages it ran with that differ from
+    this environment's, ``"torch 2.11.0 -> 2.13.0"``)."""
+
+    stale: list[str]
+    edited: bool
+    versions: list[str]
+
+    @property
+    def fresh(self) -> bool:
+        return not self.stale
+
+
+@dataclass
 class BundleEntry:
-    """One checked entry: its function, whether its key is the current code's, and where it goes."""
+    """One checked entry: its function, how it stands against this checkout, and where it goes."""
 
     experiment: str
     cache: str
     fn: Callable
     data: dict
-    fresh: bool
+    freshness: Freshness
+
+    @property
+    def fresh(self) -> bool:
+        return self.freshness.fresh
 
     @property
     def complete(self) -> bool:
         return not self.data["omitted"]
 
+    @property
+    def primary(self) -> bool:
+        return bool(self.data["primary"])
 
-def _check_entry(e: Any, where: str, fn_expected: str, digests: dict[str, str]) -> tuple[Callable, bool]:
+    @property
+    def key(self) -> str:
+        return str(self.data["key"])
+
+
+def entry_key(name: str, identity: dict, numerics: str, data: str) -> str:
+    """The key an entry's identity gives: what :func:`repcap.sweep.point_key` computes for the
+    function registered as ``name`` at a config whose :func:`~repcap.sweep.keys.config_part` is
+    ``identity``, with that numerics version and data digest."""
+    parts = {"fn": name, "config": canonical(identity), "computation": computation_digest(numerics, data)}
+    return _sha(canonical(parts))
+
+
+def freshness(fn: Callable, e: dict, now: dict[str, Any]) -> Freshness:
+    """How entry ``e`` of point function ``fn`` stands against this checkout (``now``: a cache of
+    what this checkout gives per function, filled on first use)."""
+    pf = registered(fn)
+    assert pf is not None
+    if pf.name not in now:
+        now[pf.name] = {"numerics": pf.numerics, "data": data_part(fn), "code": source_digest(fn)}
+    here = now[pf.name]
+    stale = []
+    if e["numerics"] != here["numerics"]:
+        stale.append(f"numerics {e['numerics']} -> {here['numerics']}")
+    if e["data"] != here["data"]:
+        stale.append("data")
+    try:
+        same_config = canonical(config_part(fn, e["config"])) == canonical(e["identity"])
+    except RepcapError:
+        same_config = False
+    if not same_config:
+        stale.append("config")
+    code = e["provenance"].get("code", "")
+    return Freshness(stale, bool(code) and code != here["code"], other_versions(e["provenance"]["versions"]))
+
+
+def _check_entry(e: Any, where: str, fn_expected: str, now: dict[str, Any]) -> tuple[Callable, Freshness]:
     _want(e, dict, where)
     _keys(e, _ENTRY_KEYS, where)
     if e["fn"] != fn_expected:
         raise RepcapError(f"{where}: function {str(e['fn'])[:80]!r} differs from its experiment's {fn_expected}")
     fn = _runs.point_function(e["fn"])
-    _want(e["config"], dict, f"{where}.config")
-    _plain(e["config"], f"{where}.config")
-    _want(e["result"], dict, f"{where}.result")
-    _plain(e["result"], f"{where}.result")
-    for k in ("key", "sha256"):
+    for k in ("config", "identity", "result"):
+        _want(e[k], dict, f"{where}.{k}")
+        _plain(e[k], f"{where}.{k}")
+    for k in ("key", "sha256", "data"):
         if not (isinstance(e[k], str) and _HEX.match(e[k])):
             raise RepcapError(f"{where}.{k} must be 64 lower-case hex digits")
-    if not (isinstance(e["code"], str) and (e["code"] == "" or _HEX.match(e["code"]))):
-        raise RepcapError(f"{where}.code must be a code digest (64 hex digits)")
+    if not (isinstance(e["numerics"], str) and _NUMERICS.match(e["numerics"])):
+        raise RepcapError(f"{where}.numerics must read 'engine/N'")
+    _want(e["primary"], bool, f"{where}.primary")
     _want(e["omitted"], list, f"{where}.omitted")
     if any(f not in LARGE_FIELDS for f in e["omitted"]):
         raise RepcapError(f"{where}.omitted may only name {list(LARGE_FIELDS)}")
     _check_provenance(e["provenance"], f"{where}.provenance")
     if _sha(canonical(e["result"])) != e["sha256"]:
         raise RepcapError(f"{where}: the result does not match its checksum (the bundle is damaged)")
-    _alphabet(e["config"], f"{where}.config")
-    _alphabet(e["result"], f"{where}.result")
+    for k in ("config", "identity", "result"):
+        _alphabet(e[k], f"{where}.{k}")
     _ranges(e["result"], f"{where}.result")
-    if point_key(fn, e["config"], code=e["code"]) != e["key"]:
+    if entry_key(e["fn"], e["identity"], e["numerics"], e["data"]) != e["key"]:
         raise RepcapError(
-            f"{where}: its key does not match its function, config and code digest (the bundle is damaged)"
+            f"{where}: its key does not match its function, identity, numerics and data (the bundle is damaged)"
         )
-    if e["fn"] not in digests:
-        digests[e["fn"]] = code_digest(fn)
-    return fn, point_key(fn, e["config"], code=digests[e["fn"]]) == e["key"]
+    return fn, freshness(fn, e, now)
 
 
 @dataclass
@@ -293,6 +364,11 @@ class Bundle:
 def _check_manifest(m: Any, where: str) -> dict:
     _want(m, dict, where)
     _keys(m, {"format", "version", "set", "scale", "provenance", "experiments", "sha256"}, where)
+    if m["format"] == FORMAT and m["version"] == 1:
+        raise RepcapError(
+            f"{where}: a {FORMAT} of version 1 (points keyed by their code's source text); rekey it to version "
+            f"{VERSION} with tools/rekey_bundle.py"
+        )
     if m["format"] != FORMAT or m["version"] != VERSION:
         raise RepcapError(f"{where}: not a {FORMAT} version {VERSION} manifest")
     body = {k: v for k, v in m.items() if k != "sha256"}
@@ -351,7 +427,7 @@ def read(path: str | Path) -> Bundle:
     _check_manifest(m, f"{root / MANIFEST}")
     entries: list[BundleEntry] = []
     missing: dict[str, list[dict]] = {}
-    digests: dict[str, str] = {}
+    now: dict[str, Any] = {}
     for x in m["experiments"]:
         f = root / x["file"]
         _, doc = _load(f, x["sha256"])
@@ -364,7 +440,34 @@ def read(path: str | Path) -> Bundle:
             _plain(c, f"{f}.missing[{i}]")
             _alphabet(c, f"{f}.missing[{i}]")
         missing[x["name"]] = doc["missing"]
+        mine: list[BundleEntry] = []
         for i, e in enumerate(_want(doc["entries"], list, f"{f}.entries")):
-            fn, fresh = _check_entry(e, f"{f} entry {i}", x["fn"], digests)
-            entries.append(BundleEntry(x["name"], x["cache"], fn, e, fresh))
+            fn, fresh = _check_entry(e, f"{f} entry {i}", x["fn"], now)
+            mine.append(BundleEntry(x["name"], x["cache"], fn, e, fresh))
+        _check_replicas(mine, str(f))
+        entries += mine
     return Bundle(root, m, entries, missing)
+
+
+def _check_replicas(entries: list[BundleEntry], where: str) -> None:
+    """Several entries of one experiment may hold one identity (replicas: another device, other
+    versions), exactly one of them primary; the same result twice from the same run is refused."""
+    by_key: dict[str, list[BundleEntry]] = {}
+    for be in entries:
+        by_key.setdefault(be.key, []).append(be)
+    for key, group in by_key.items():
+        n_primary = sum(be.primary for be in group)
+        if n_primary != 1:
+            raise RepcapError(
+                f"{where}: the point {key[:12]} has {len(group)} entries and {n_primary} primaries; exactly one "
+                "entry of a point is its primary (the bundle is damaged)"
+            )
+        seen = set()
+        for be in group:
+            p = be.data["provenance"]
+            run = (be.data["sha256"], p["computed"], p["device"])
+            if run in seen:
+                raise RepcapError(
+                    f"{where}: the point {key[:12]} holds the same result of the same run twice (the bundle is damaged)"
+                )
+            seen.add(run)

@@ -13,8 +13,9 @@ from typing import Any
 from .. import RepcapError
 from .. import runs as _runs
 from ..sweep import Cache, canonical, code_digest, fn_name, point_key
+from ..sweep.provenance import plain_text
 from .index import DAMAGED, _read_record, _record_state, _stored, _write_record, point_id
-from .schema import _sha, plain_text, read
+from .schema import _sha, read
 
 
 def _clean(obj: Any) -> Any:
@@ -54,20 +55,56 @@ def markdown_escape(text: str) -> str:
 class ImportReport:
     path: Path
     imported: int = 0
-    already: int = 0  # the cache held the same key already (its own result is kept)
+    already: int = 0  # the cache held the same result already, or keeps its own (computed here, or first)
     summaries: int = 0  # fresh entries without their large fields: index records only
+    replicas: int = 0  # other results for points the cache holds: recorded beside them, not used
     stale: list[tuple[str, dict]] = field(default_factory=list)  # (experiment, config)
 
     def describe(self) -> str:
         return (
             f"{self.path}: {self.imported} points imported, {self.already} already in the cache, "
-            f"{self.summaries} summaries (no cache entry), {len(self.stale)} stale (computed by other code or other torch, numpy, scipy or numba versions; not imported)"
+            f"{self.summaries} summaries (no cache entry), {self.replicas} replicas (recorded beside their point), "
+            f"{len(self.stale)} stale (another numerics version, other data or another config spelling; not imported)"
         )
+
+
+#: The result fields a replica's index record keeps (besides each function's own metrics).
+_REPLICA_FIELDS = ("seconds",)
+
+
+def _replica(e: dict, where: dict) -> dict:
+    """What an index record keeps of a result that is not its point's primary."""
+    from ..sweep.registry import get
+
+    metrics = get(e["fn"]).metrics
+    res, prov = e["result"], e.get("provenance") or {}
+    return {
+        "sha256": e["sha256"],
+        "device": str(prov.get("device") or "unknown device"),
+        "computed": str(prov.get("computed") or ""),
+        "commit": str(prov.get("commit") or ""),
+        "versions": prov.get("versions") if isinstance(prov.get("versions"), dict) else {},
+        "bundle": where.get("path", ""),
+        "set": where.get("set", ""),
+        "metrics": {m: res[m] for m in (*metrics, *_REPLICA_FIELDS) if isinstance(res.get(m), (int, float))},
+    }
+
+
+def _add_replica(rec: dict, replica: dict) -> dict:
+    """``rec`` with ``replica`` among its replicas (once: the same result of the same run is one)."""
+    have = rec.get("replicas") or []
+    same = [r for r in have if (r.get("sha256"), r.get("computed")) == (replica["sha256"], replica["computed"])]
+    return rec if same or replica["sha256"] == rec.get("result_sha256") else {**rec, "replicas": [*have, replica]}
 
 
 def import_(path: str | Path) -> ImportReport:
     """Seed the sweep caches with the fresh entries of the bundle at ``path`` (see the module
-    docstring); the whole bundle is checked before anything is written."""
+    docstring); the whole bundle is checked before anything is written.
+
+    A point's primary goes into the cache.  Where the cache already holds another result for the
+    same identity, the first computed stays: a result computed on this machine is kept, and of two
+    results from bundles the one computed earlier is the primary (the first shipped); the other is
+    recorded as a replica beside it.  Replicas of the bundle are recorded the same way."""
     b = read(path)
     rep = ImportReport(b.path)
     where = {
@@ -76,26 +113,38 @@ def import_(path: str | Path) -> ImportReport:
         "scale": b.manifest["scale"],
         "exported": b.manifest["provenance"]["exported"],
     }
-    for be in sorted(b.entries, key=lambda x: not x.complete):  # complete entries first
+    # complete primaries first, then summaries, then replicas (which need their point's record)
+    for be in sorted(b.entries, key=lambda x: (not x.primary, not x.complete)):
         e, cache = be.data, Cache.named(be.cache)
         pid = point_id(e["fn"], e["config"])
         rec = {
             "fn": e["fn"],
             "config": e["config"],
             "key": e["key"],
-            "code": e["code"],
             "result_sha256": e["sha256"],
             "omitted": e["omitted"],
             "provenance": e["provenance"],
             "bundle": where,
             "status": "fresh" if be.fresh else "stale",
+            "stale": be.freshness.stale,
             "summary": None,
+            "replicas": [],
         }
+        old = _read_record(cache, pid)
         if not be.fresh:
             rep.stale.append((be.experiment, e["config"]))
-            old = _read_record(cache, pid)
             if not (old and old.get("status") == "fresh"):
                 _write_record(cache, pid, rec)
+            continue
+        if old and old.get("key") == e["key"]:
+            rec["replicas"] = old.get("replicas") or []
+        if not be.primary:
+            base = old if old and old.get("key") == e["key"] else None
+            if base is not None:
+                new = _add_replica(base, _replica(e, where))
+                if new is not base:
+                    _write_record(cache, pid, new)
+            rep.replicas += 1
             continue
         have = cache.get(e["key"])
         if not be.complete:
@@ -104,15 +153,44 @@ def import_(path: str | Path) -> ImportReport:
                 rep.summaries += 1
             continue
         if have is None:
-            cache.put(e["key"], e["config"], e["result"])
+            cache.put(e["key"], e["config"], e["result"], e["provenance"])
             rep.imported += 1
         elif _sha(canonical(have)) == e["sha256"]:
             rep.already += 1
+        elif _earlier_bundle_result(cache, pid, e, have):
+            # the cache holds a later result from another bundle: this one, computed first, is primary
+            held = {
+                "fn": e["fn"],
+                "sha256": _sha(canonical(have)),
+                "provenance": (old or {}).get("provenance", {}),
+                "result": have,
+            }
+            cache.put(e["key"], e["config"], e["result"], e["provenance"])
+            if old:
+                rec = _add_replica(rec, _replica(held, {"path": _shown_path(old.get("bundle")), **_bundle_of(old)}))
+            rep.imported += 1
         else:
-            rep.already += 1
-            continue  # a result computed here is kept, with its own provenance
+            # a result computed here, or one computed before this bundle's: kept, this one a replica
+            if old and old.get("key") == e["key"]:
+                _write_record(cache, pid, _add_replica(old, _replica(e, where)))
+            rep.replicas += 1
+            continue
         _write_record(cache, pid, rec)
     return rep
+
+
+def _bundle_of(rec: dict) -> dict:
+    b = rec.get("bundle")
+    return {"set": str(b.get("set", "")) if isinstance(b, dict) else ""}
+
+
+def _earlier_bundle_result(cache: Cache, pid: str, e: dict, have: dict) -> bool:
+    """Whether the cache's result for ``e``'s point came from a bundle (its index record says so)
+    and was computed after ``e``'s: then ``e`` is the first computed, and becomes the primary."""
+    old = _read_record(cache, pid)
+    if not (old and old.get("key") == e["key"] and old.get("result_sha256") == _sha(canonical(have))):
+        return False
+    return str(e["provenance"].get("computed", "")) < str(old.get("provenance", {}).get("computed", ""))
 
 
 @dataclass
@@ -122,6 +200,9 @@ class Found:
     result: dict
     provenance: dict  # "source": "bundle" (with "bundle": where it came from) or "cache" (computed here)
     complete: bool = True  # False: a bundle summary without its large fields
+    #: other results of the same identity (another device, other versions): device, computed, commit,
+    #: versions, bundle, set and the function's metrics; the book shows the primary and says so
+    replicas: list[dict] = field(default_factory=list)
 
 
 def _shown_path(where: Any) -> str:
@@ -207,6 +288,13 @@ class Lookup:
                 f"{len(prov)} point{'s' * (len(prov) != 1)} of the `{set_name}` set{scale} ({self.experiment}), "
                 f"{where}: computed on {', '.join(devices)}{at}, {when}, in {took} of computing"
             )
+            with_replicas = [f for f in self.found if f.replicas]
+            if with_replicas:
+                rdev = sorted({e(str(r.get("device") or "another device")) for f in with_replicas for r in f.replicas})
+                parts.append(
+                    f"{len(with_replicas)} of them also computed on {', '.join(rdev)} (replicas, shown here as their "
+                    "first computed result; the Reproducibility page compares them)"
+                )
         else:
             parts.append(f"no point of the `{set_name}` set{scale} ({self.experiment}) is available here")
         todo = len(self.missing) + len(self.stale)
@@ -226,7 +314,8 @@ class Lookup:
 
 
 def lookup_configs(fn: Callable, configs: list[dict], cache: str, experiment: str = "") -> Lookup:
-    """The cached results of ``fn`` at ``configs`` with their provenance, computing nothing."""
+    """The cached results of ``fn`` at ``configs`` with their provenance and replicas, computing
+    nothing."""
     store, name, code = Cache.named(cache), fn_name(fn), code_digest(fn)
     found, missing, stale = [], [], []
     for c in configs:
@@ -234,6 +323,7 @@ def lookup_configs(fn: Callable, configs: list[dict], cache: str, experiment: st
         state = _record_state(store, point_id(name, c))
         rec = _clean(state) if isinstance(state, dict) else None
         got = _stored(store, key)
+        replicas = list(rec.get("replicas") or []) if rec and rec.get("key") == key else []
         if got is not None:
             result, mtime = got
             if rec and rec.get("key") == key and rec.get("result_sha256") == _sha(canonical(result)):
@@ -241,22 +331,31 @@ def lookup_configs(fn: Callable, configs: list[dict], cache: str, experiment: st
             elif state == DAMAGED:
                 prov = {"source": "unknown", "device": None, "seconds": result.get("seconds"), "computed": None}
             else:
-                dev = result.get("device")
-                prov = {
-                    "source": "cache",
-                    "device": plain_text(dev) if isinstance(dev, str) else None,
-                    "seconds": result.get("seconds"),
-                    "computed": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(mtime)),
-                }
-            found.append(Found(c, key, result, prov))
+                prov = _computed_here(store, key, result, mtime)
+            found.append(Found(c, key, result, prov, replicas=replicas))
         elif rec and rec.get("key") == key and rec.get("status") == "fresh" and isinstance(rec.get("summary"), dict):
             prov = {**rec["provenance"], "source": "bundle", "bundle": rec["bundle"], "omitted": rec["omitted"]}
-            found.append(Found(c, key, rec["summary"], prov, complete=False))
+            found.append(Found(c, key, rec["summary"], prov, complete=False, replicas=replicas))
         elif rec and rec.get("key") != key:
             stale.append({"config": c, "provenance": {**rec["provenance"], "bundle": rec["bundle"]}})
         else:
             missing.append(c)
     return Lookup(experiment, found, missing, stale)
+
+
+def _computed_here(store: Cache, key: str, result: dict, mtime: float) -> dict:
+    """The provenance of a point this machine's cache computed: what its entry recorded when it was
+    computed, else (an entry written before provenance was recorded) what the result says."""
+    prov = store.provenance(key)
+    if prov is not None:
+        return {**_clean(prov), "source": "cache"}
+    dev = result.get("device")
+    return {
+        "source": "cache",
+        "device": plain_text(dev) if isinstance(dev, str) else None,
+        "seconds": result.get("seconds"),
+        "computed": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(mtime)),
+    }
 
 
 def lookup(set_name: str, experiment: str, scale: str = "full") -> Lookup:
@@ -273,8 +372,13 @@ class Status:
     path: Path
     set: str
     scale: str
-    counts: dict[str, dict[str, int]]  # experiment -> {"fresh", "stale", "summaries", "missing"}
+    #: experiment -> {"fresh", "stale", "summaries", "missing", "replicas", "edited", "other_versions"}
+    counts: dict[str, dict[str, int]]
     provenance: dict
+    #: why points are stale ("numerics toy/1 -> toy/2": n), what versions differ ("torch 2.11.0 -> 2.13.0": n)
+    stale_reasons: dict[str, int] = field(default_factory=dict)
+    version_notes: dict[str, int] = field(default_factory=dict)
+    devices: dict[str, int] = field(default_factory=dict)  # device -> points (primaries and replicas)
 
     def total(self, what: str) -> int:
         return sum(c[what] for c in self.counts.values())
@@ -287,30 +391,69 @@ class Status:
         ]
         for name, c in self.counts.items():
             lines.append(
-                f"  {name:14s} {c['fresh']:6d} fresh {c['stale']:6d} stale {c['summaries']:6d} summaries "
-                f"{c['missing']:6d} missing"
+                f"  {name:18s} {c['fresh']:5d} fresh {c['stale']:5d} stale {c['summaries']:5d} summaries "
+                f"{c['missing']:5d} missing {c['replicas']:5d} replicas"
             )
+        lines.append(
+            f"  {'total':18s} {self.total('fresh'):5d} fresh {self.total('stale'):5d} stale "
+            f"{self.total('summaries'):5d} summaries {self.total('missing'):5d} missing {self.total('replicas'):5d} replicas"
+        )
+        for why, n in sorted(self.stale_reasons.items()):
+            lines.append(f"  stale: {n} point{'s' * (n != 1)} ({why})")
+        n_edit = self.total("edited")
+        if n_edit:
+            lines.append(
+                f"  information: {n_edit} fresh point{'s' * (n_edit != 1)} computed by an engine edited since "
+                "(numerics unchanged)"
+            )
+        n_other = self.total("other_versions")
+        if n_other:
+            notes = "; ".join(f"{k}: {v}" for k, v in sorted(self.version_notes.items()))
+            lines.append(
+                f"  information: {n_other} fresh point{'s' * (n_other != 1)} computed under other versions ({notes})"
+            )
+        if self.devices:
+            lines.append("  computed on: " + "; ".join(f"{d} ({n})" for d, n in sorted(self.devices.items())))
         return "\n".join(lines)
 
 
 def status(path: str | Path) -> Status:
-    """Fresh, stale and missing counts of a bundle, per experiment (nothing written).  Missing: the
-    configs of the set as defined now that the bundle lacks (the bundle's own list if the set or
-    experiment no longer exists)."""
+    """Fresh, stale, missing and replica counts of a bundle, per experiment, with what annotates its
+    fresh points (nothing written).  Missing: the configs of the set as defined now that the bundle
+    lacks (the bundle's own list if the set or experiment no longer exists).  Stale means only that
+    a point's identity differs from this checkout's (numerics version, data, config spelling)."""
     b = read(path)
     counts: dict[str, dict[str, int]] = {}
+    reasons: dict[str, int] = {}
+    notes: dict[str, int] = {}
+    devices: dict[str, int] = {}
     for x in b.manifest["experiments"]:
         mine = [be for be in b.entries if be.experiment == x["name"]]
+        prim = [be for be in mine if be.primary]
         have = {point_id(x["fn"], be.data["config"]) for be in mine}
         try:
             e = _runs.point_set(b.manifest["set"], b.manifest["scale"]).experiment(x["name"])
             missing = sum(point_id(x["fn"], c) not in have for c in e.configs)
         except RepcapError:
             missing = len(b.missing[x["name"]])
+        for be in prim:
+            for why in be.freshness.stale:
+                reasons[why] = reasons.get(why, 0) + 1
+            if be.fresh:
+                for v in be.freshness.versions:
+                    notes[v] = notes.get(v, 0) + 1
+        for be in mine:
+            dev = str(be.data["provenance"]["device"])
+            devices[dev] = devices.get(dev, 0) + 1
         counts[x["name"]] = {
-            "fresh": sum(be.fresh and be.complete for be in mine),
-            "stale": sum(not be.fresh for be in mine),
-            "summaries": sum(be.fresh and not be.complete for be in mine),
+            "fresh": sum(be.fresh and be.complete for be in prim),
+            "stale": sum(not be.fresh for be in prim),
+            "summaries": sum(be.fresh and not be.complete for be in prim),
             "missing": missing,
+            "replicas": sum(not be.primary for be in mine),
+            "edited": sum(be.fresh and be.freshness.edited for be in prim),
+            "other_versions": sum(be.fresh and bool(be.freshness.versions) for be in prim),
         }
-    return Status(b.path, b.manifest["set"], b.manifest["scale"], counts, b.manifest["provenance"])
+    return Status(
+        b.path, b.manifest["set"], b.manifest["scale"], counts, b.manifest["provenance"], reasons, notes, devices
+    )

@@ -1,13 +1,16 @@
 """Writing a bundle: the finished points of a named set, read from the sweep caches, written as a
-folder with their provenance (device, commit, date, wall time, package versions).
+folder with the provenance each result recorded when it was computed (device, commit, date, wall
+time, package versions, engine source digest), copied, never re-derived.
 
 An export never loses points and never leaves a bundle half-written:
 
 - *Merge.*  Where the folder already holds a bundle of the same set, its entries are kept wherever
-  this machine's cache lacks the point: a fresh entry (its key is the current code's key of a
-  config of the set) as it is, a stale one (the code changed since) until the point is computed
-  again; an entry whose point the set now has under another of its experiments (a re-split) is
-  written under that one.  Only entries of configs the set no longer has (or copies of a point it
+  this machine's cache lacks the point: a fresh entry (its identity is this checkout's for a config
+  of the set) as it is, with its replicas, a stale one (another numerics version) until the point is
+  computed again; an entry whose point the set now has under another of its experiments (a
+  re-split) is written under that one.  A result of the cache for a point the bundle already holds
+  with another result (computed on another device, under other versions) is added as a *replica*:
+  the bundle's first result stays the point's primary.  Only entries of configs the set no longer has (or copies of a point it
   holds under another experiment) can be dropped, and then only with ``replace=True``: an export
   that would leave fewer points than before is refused, with both counts.
 - *Atomic.*  The new bundle is written to a folder beside the old one (``.<name>.new-<pid>-*``),
@@ -33,8 +36,11 @@ from pathlib import Path
 from .. import RepcapError
 from .. import runs as _runs
 from ..paths import check_path
-from ..sweep import Cache, canonical, code_digest, fn_name, point_key
+from ..sweep import Cache, canonical, fn_name, point_key
 from ..sweep.cache import _cause, _pid_alive
+from ..sweep.keys import computation_digest, computation_parts, config_part
+from ..sweep.provenance import plain_text
+from ..sweep.provenance import versions as _env_versions
 from .index import _read_record, _stored, point_id
 from .schema import (
     _ENTRY_KEYS,
@@ -47,7 +53,6 @@ from .schema import (
     _alphabet,
     _ranges,
     _sha,
-    plain_text,
     read,
 )
 
@@ -56,25 +61,18 @@ def _now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
-def _versions() -> dict[str, str]:
-    from importlib.metadata import PackageNotFoundError, version
-
-    from .. import __version__
-
-    out = {"repcap": __version__}
-    for pkg in ("torch", "numpy"):
-        try:
-            out[pkg] = version(pkg)
-        except PackageNotFoundError:  # pragma: no cover
-            out[pkg] = "absent"
-    return out
-
-
 def _provenance(cache: Cache, name: str, config: dict, key: str, result: dict, mtime: float, here: dict) -> dict:
-    """Where a cached point was computed: its import record's, if it came from a bundle, else here."""
+    """Where a cached point was computed: its import record's, if it came from a bundle; else what
+    its cache entry recorded when it was computed; else (an entry written before provenance was
+    recorded) what the result says, with this checkout's commit and versions."""
     rec = _read_record(cache, point_id(name, config))
     if rec and rec.get("key") == key and rec.get("result_sha256") == _sha(canonical(result)):
-        return {k: v for k, v in rec["provenance"].items() if k in _PROV_TYPES}
+        prov = {k: v for k, v in rec["provenance"].items() if k in _PROV_TYPES}
+        return prov | {"code": str(prov.get("code", ""))}
+    recorded = cache.provenance(key)
+    if recorded is not None and {"device", "computed", "commit", "versions"} <= set(recorded):
+        prov = {k: v for k, v in recorded.items() if k in _PROV_TYPES}
+        return prov | {"code": str(prov.get("code", "")), "seconds": prov.get("seconds")}
     dev = result.get("device")
     return {
         "device": plain_text(dev) if isinstance(dev, str) else here["device"],
@@ -82,6 +80,7 @@ def _provenance(cache: Cache, name: str, config: dict, key: str, result: dict, m
         "computed": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(mtime)),
         "commit": here["commit"],
         "versions": here["versions"],
+        "code": "",
     }
 
 
@@ -197,7 +196,7 @@ class ExportPlan:
 
     @property
     def before(self) -> int:
-        return len(self.old.entries) if self.old else 0
+        return sum(be.primary for be in self.old.entries) if self.old else 0
 
 
 def check_out(out_dir: str | Path, set_name: str, scale: str = "full", *, replace: bool = False) -> ExportPlan:
@@ -258,9 +257,9 @@ def check_out(out_dir: str | Path, set_name: str, scale: str = "full", *, replac
 @dataclass
 class ExportReport:
     manifest: dict
-    before: int  # entries the folder's bundle held before
-    after: int  # entries of the new bundle
-    from_cache: int  # entries read from this machine's cache
+    before: int  # points (primaries) the folder's bundle held before
+    after: int  # points (primaries) of the new bundle
+    from_cache: int  # results read from this machine's cache (new points and new replicas)
     kept: int  # entries kept from the old bundle (the cache lacked them)
     dropped: int  # old entries of configs the set no longer has, or copies of a point held elsewhere
     notes: list[str] = field(default_factory=list)
@@ -294,75 +293,76 @@ def export(
     here = {
         "device": plain_text(device_name(resolve_device("auto"))),
         "commit": plain_text(git_revision()),
-        "versions": {k: plain_text(v) for k, v in _versions().items()},
+        "versions": {k: plain_text(v) for k, v in _env_versions().items()},
     }
-    # old entries by (experiment, key) for fresh ones and (experiment, point id) for stale ones; an
-    # experiment "" holds each under any experiment, so that a point the set has moved to another
-    # of its experiments (a re-split) is re-homed there, not dropped
-    old_by_key: dict[tuple[str, str], dict] = {}
-    old_by_id: dict[tuple[str, str], dict] = {}
+    # old entries by (experiment, key) for fresh ones (a point's primary and replicas, in order) and
+    # (experiment, point id) for stale ones; an experiment "" holds each under any experiment, so that
+    # a point the set has moved to another of its experiments (a re-split) is re-homed there
+    old_by_key: dict[tuple[str, str], list[dict]] = {}
+    old_by_id: dict[tuple[str, str], list[dict]] = {}
     for be in plan.old.entries if plan.old else []:
-        index, ref = (
-            (old_by_key, be.data["key"]) if be.fresh else (old_by_id, point_id(be.data["fn"], be.data["config"]))
-        )
-        index[(be.experiment, ref)] = be.data
-        index.setdefault(("", ref), be.data)
+        index, ref = (old_by_key, be.key) if be.fresh else (old_by_id, point_id(be.data["fn"], be.data["config"]))
+        index.setdefault((be.experiment, ref), []).append(be.data)
+        if ("", ref) not in index or be.experiment == index[("", ref)][0]["provenance"].get("experiment"):
+            index.setdefault(("", ref), [])
+            if be.data not in index[("", ref)]:
+                index[("", ref)].append(be.data)
     files: dict[str, str] = {}
-    lines, devices, total = [], set(), 0.0
-    n_cache = n_kept = 0
+    lines: list[dict] = []
+    devices: set[str] = set()
+    total = 0.0
+    n_cache = n_kept = n_primaries = 0
     for e in pset.experiments:
-        cache, name, code = Cache.named(e.cache), fn_name(e.fn), code_digest(e.fn)
+        cache, name = Cache.named(e.cache), fn_name(e.fn)
+        parts = computation_parts(e.fn)
+        code = computation_digest(parts["numerics"], parts["data"])
         keep = e.keep_large if keep_large is None else keep_large
-        entries, missing, wall = [], [], 0.0
+        entries: list[dict] = []
+        missing, wall = [], 0.0
+
         for c in e.configs:
             key = point_key(e.fn, c, code)
+            pid = point_id(name, c)
+            group = old_by_key.get((e.name, key)) or old_by_key.get(("", key)) or []
             got = _stored(cache, key)
             if got is None:
-                pid = point_id(name, c)
-                old = (
-                    old_by_key.get((e.name, key))
-                    or old_by_id.get((e.name, pid))
-                    or old_by_key.get(("", key))
-                    or old_by_id.get(("", pid))
-                )
-                if old is None:
+                old = group or old_by_id.get((e.name, pid)) or old_by_id.get(("", pid)) or []
+                if not old:
                     missing.append(c)
                     continue
-                if old["provenance"].get("experiment") != e.name:  # re-homed from another experiment
-                    old = old | {"provenance": old["provenance"] | {"experiment": e.name}}
-                entries.append(old)
+                wall += _add(entries, old, e.name, devices)
                 n_kept += 1
-                devices.add(old["provenance"]["device"])
-                wall += old["provenance"]["seconds"] or 0.0
                 continue
             result, mtime = got
-            prov = _provenance(cache, name, c, key, result, mtime, here) | {"set": set_name, "experiment": e.name}
+            prov = _provenance(cache, name, c, key, result, mtime, here)
+            foreign = prov.get("set") not in (None, set_name)  # imported from another set's bundle
+            prov = prov | {"set": set_name, "experiment": e.name}
             omitted = [] if keep else [f for f in LARGE_FIELDS if f in result]
             result = {k: v for k, v in result.items() if k not in omitted}
             sha = _sha(canonical(result))
-            before = old_by_key.get((e.name, key)) or old_by_key.get(("", key))
-            if before is not None and before["sha256"] == sha:
-                # the point this bundle already holds, computed here: its first export said where and
-                # at which commit it was computed, which a later export (at a later commit) must keep
-                prov = {k: v for k, v in before["provenance"].items() if k in _PROV_TYPES} | {
-                    "set": set_name,
-                    "experiment": e.name,
-                }
+            if group and (foreign or any(o["sha256"] == sha for o in group)):
+                # the point this bundle already holds (its first export said where and at which commit
+                # it was computed, which a later export must keep), or one another set brought
+                wall += _add(entries, group, e.name, devices)
+                n_kept += 1
+                continue
             entry = {
                 "fn": name,
                 "config": c,
+                "identity": config_part(e.fn, c),
+                "numerics": parts["numerics"],
+                "data": parts["data"],
                 "key": key,
-                "code": code,
                 "result": result,
                 "sha256": sha,
                 "omitted": omitted,
+                "primary": not group,  # a new result for a point the bundle holds is a replica of it
                 "provenance": prov,
             }
             _check_written(entry, f"{e.name} {c}")
-            entries.append(entry)
+            wall += _add(entries, [*group, entry], e.name, devices)
             n_cache += 1
-            devices.add(prov["device"])
-            wall += prov["seconds"] or 0.0
+        n_primaries += sum(x["primary"] for x in entries)
         text = _dump_experiment({"experiment": e.name, "fn": name, "cache": e.cache, "missing": missing}, entries)
         files[f"{e.name}.json"] = text
         lines.append(
@@ -378,8 +378,8 @@ def export(
             }
         )
         total += wall
-    after = n_cache + n_kept
-    dropped = _n_dropped(plan.old.entries if plan.old else [], pset)
+    after = n_primaries
+    dropped = _n_dropped([be for be in plan.old.entries if be.primary] if plan.old else [], pset)
     rep = ExportReport({}, plan.before, after, n_cache, n_kept, dropped, plan.notes)
     if after < plan.before and not replace:
         raise RepcapError(
@@ -407,6 +407,19 @@ def export(
     if report is not None:
         report.append(rep)
     return manifest
+
+
+def _add(entries: list[dict], group: list[dict], experiment: str, devices: set) -> float:
+    """Append ``group`` (a point's entries) to ``entries`` under ``experiment`` (re-homing an entry
+    written under another one); returns the computing time it adds (its primary's)."""
+    wall = 0.0
+    for old in group:
+        if old["provenance"].get("experiment") != experiment:
+            old = old | {"provenance": old["provenance"] | {"experiment": experiment}}
+        entries.append(old)
+        devices.add(old["provenance"]["device"])
+        wall += (old["provenance"]["seconds"] or 0.0) if old["primary"] else 0.0
+    return wall
 
 
 def _n_dropped(old_entries, pset) -> int:

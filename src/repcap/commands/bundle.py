@@ -4,7 +4,8 @@
     repcap bundle compute reference --only yoder --budget 1800    # part of a set, within a time
     repcap bundle export reference data/runs/reference
     repcap bundle import data/runs/reference                      # seed the sweep caches
-    repcap bundle status data/runs/reference                      # fresh / stale / missing
+    repcap bundle status data/runs/reference                      # fresh / stale / missing / replicas
+    repcap bundle compare data/runs/reference data/runs/paper-gpu # the same points on two machines
 
 The sets are :mod:`repcap.runs`'; the bundle format, its checks and provenance are
 :mod:`repcap.bundle`'s.  ``compute`` is resumable: finished points are cached as they finish.
@@ -74,9 +75,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     i.add_argument("dir", metavar="DIR", help="the bundle folder")
     i.set_defaults(func=run_import)
 
-    s = sub.add_parser("status", help="count a bundle's fresh, stale and missing points")
+    s = sub.add_parser("status", help="count a bundle's fresh, stale, missing and replicated points")
     s.add_argument("dir", metavar="DIR", help="the bundle folder")
     s.set_defaults(func=run_status)
+
+    k = sub.add_parser(
+        "compare",
+        help="compare two bundles over the points both hold (or one bundle's points with their replicas)",
+        description="Paired differences ln(a/b) of each function's metrics over the shared points, against the "
+        "seed scatter of the bundles, with a 95%% interval and a verdict (repcap.bundle.compare).",
+    )
+    k.add_argument("a", metavar="A", help="a bundle folder")
+    k.add_argument("b", metavar="B", nargs="?", help="another bundle folder (none: A's primaries against its replicas)")
+    k.add_argument("--pairs", action="store_true", help="also list every pair")
+    k.set_defaults(func=run_compare)
 
 
 def _check_budget(budget: float | None) -> None:
@@ -164,6 +176,20 @@ def run_status(args: argparse.Namespace) -> int:
     from .. import bundle
 
     print(bundle.status(args.dir).describe())
+    return 0
+
+
+def run_compare(args: argparse.Namespace) -> int:
+    from .. import bundle
+
+    cmp = bundle.compare(args.a, args.b)
+    print(cmp.describe())
+    if args.pairs:
+        for p in cmp.pairs:
+            print(
+                f"  {p.experiment:14s} {_short(p.config):40s} {p.metric:16s} a={p.a:.6g} ({p.device_a}) "
+                f"b={p.b:.6g} ({p.device_b}) ln(a/b)={p.log_ratio:+.4f}"
+            )
     return 0
 
 

@@ -15,7 +15,8 @@ from pathlib import Path
 from .. import sweep
 from ..matrix import Embedding
 from ..random_geometry import unit_vectors
-from ..survey import describe
+from ..survey import NUMERICS, describe
+from ..sweep.registry import point_function
 from .config import DEFAULTS
 from .names import find_layers
 from .tensors import matrices
@@ -42,6 +43,13 @@ def gaussian(n: int, d: int, seed: int = DEFAULTS.seed) -> Embedding:
     )
 
 
+@point_function(
+    "layers.baseline",
+    numerics=NUMERICS,
+    execution=("device",),
+    metrics=("mean", "std"),
+    legacy=("repcap.layers.points:baseline_point",),
+)
 def baseline_point(config: dict) -> dict:
     """Sweep point: the record of :func:`gaussian` ``(n, d, seed)`` (``device`` for the moments)."""
     n, d, seed = int(config["n"]), int(config["d"]), int(config["seed"])
@@ -80,6 +88,7 @@ def _with_signature(cfg: dict) -> dict:
     return cfg
 
 
+@point_function("layers.model", numerics=NUMERICS, execution=("device",), legacy=("repcap.layers.points:_point",))
 def _point(config: dict) -> dict:
     cfg = {k: v for k, v in config.items() if k != "file_signature"}
     return model_point(cfg)

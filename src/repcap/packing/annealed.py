@@ -23,12 +23,14 @@ from dataclasses import asdict
 import torch
 from tqdm.auto import tqdm
 
-from .. import RepcapError, show_progress
+from .. import RepcapError, config, show_progress
 from ..devices import cpu_threads, device_name, resolve_device
+from ..sweep.registry import point_function
 from .config import PackConfig, check_seed
 from .losses import default_block, default_tile, flush_denormal, loss_and_grad, normalise
+from .numerics import NUMERICS
 from .optimiser import PackResult, _adam_loop, _check_finite, _Curve, _result
-from .points import pack_config
+from .points import EXECUTION_FIELDS, pack_config
 from .stats import pair_stats
 
 
@@ -121,6 +123,15 @@ def annealed_config(config_: dict) -> dict:
     return asdict(cfg) | {"lr_floor": floor}
 
 
+@point_function(
+    "packing.annealed",
+    numerics=NUMERICS,
+    normalise=annealed_config,
+    execution=EXECUTION_FIELDS,
+    defaults=config.defaults(PackConfig) | {"lr_floor": 0.0},
+    metrics=("eps_star", "mean_abs"),
+    legacy=("repcap.packing.annealed:sweep_annealed",),
+)
 def sweep_annealed(config_: dict) -> dict:
     """Sweep point: :class:`PackConfig` fields plus ``lr_floor`` (default 0: the rate decays to 0).
     Returns what :func:`repcap.packing.sweep_packed` returns for one config (summary, curves,

@@ -13,8 +13,10 @@ import time
 import numpy as np
 
 from .. import RepcapError, config
+from ..sweep.registry import point_function
 from .baselines import projection_distortion, random_eps_star
 from .config import PackConfig
+from .numerics import NUMERICS
 from .optimiser import optimise
 
 #: The settings a batch of :func:`sweep_packed` shares: every field but the seed.
@@ -31,6 +33,20 @@ def pack_config(values: dict) -> PackConfig:
     return config.from_mapping(PackConfig, _plain(values), "packing sweep config")
 
 
+#: The execution-only fields of a packing sweep config: where a point runs, not what it computes.
+EXECUTION_FIELDS = ("device", "threads", "tile")
+
+
+@point_function(
+    "packing.optimise",
+    numerics=NUMERICS,
+    normalise=pack_config,
+    execution=EXECUTION_FIELDS,
+    defaults=config.defaults(PackConfig),
+    batched=True,
+    metrics=("eps_star", "mean_abs"),
+    legacy=("repcap.packing.points:sweep_packed",),
+)
 def sweep_packed(configs: list[dict]) -> list[dict]:
     """Batched sweep point: configs that differ only in ``seed`` are optimised as one batch.
     Each config: :class:`PackConfig` fields (``k, d`` at least).  Returns per config the
@@ -67,6 +83,13 @@ def _arguments(values: dict, required: tuple, optional: tuple, what: str) -> dic
     return _plain(values)
 
 
+@point_function(
+    "packing.random",
+    numerics=NUMERICS,
+    execution=EXECUTION_FIELDS,
+    metrics=("eps_star",),
+    legacy=("repcap.packing.points:sweep_random",),
+)
 def sweep_random(config_: dict) -> dict:
     """Sweep point for Guha's random baseline: ``k, d`` and optionally ``trials, seed``
     (:func:`random_eps_star`'s defaults)."""
@@ -76,6 +99,12 @@ def sweep_random(config_: dict) -> dict:
     return {**out, "k": int(config_["k"]), "d": int(config_["d"]), "seconds": time.perf_counter() - t0}
 
 
+@point_function(
+    "packing.projection",
+    numerics=NUMERICS,
+    execution=EXECUTION_FIELDS,
+    legacy=("repcap.packing.points:sweep_projection",),
+)
 def sweep_projection(config_: dict) -> dict:
     """Sweep point for a random projection: ``N, k`` and optionally ``kind, seed``
     (:func:`projection_distortion`'s defaults)."""

@@ -1,35 +1,31 @@
-"""The point functions a results bundle may name, and importing one by its name."""
+"""The point functions a results bundle may name: every function registered with
+:func:`repcap.sweep.registry.point_function`, by its stable name.
+
+Importing this module imports every engine module that registers one (plain imports: the registry
+is filled by the engines themselves, not by a table of module paths), so that a name read from a
+bundle resolves without importing anything the bundle chose.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from .. import RepcapError
+from .. import survey as _survey
+from ..layers import points as _layer_points
+from ..packing import annealed as _annealed
+from ..packing import points as _packing_points
+from ..sweep import registry
+from ..toy import overlaps as _overlaps
+from ..toy import points as _toy_points
 
-#: The point functions a bundle may name (``module:qualname``); nothing else is ever imported.
-POINT_FUNCTIONS: dict[str, str] = {
-    "repcap.packing.points:sweep_packed": "repcap.packing.points",
-    "repcap.packing.annealed:sweep_annealed": "repcap.packing.annealed",
-    "repcap.packing.points:sweep_random": "repcap.packing.points",
-    "repcap.packing.points:sweep_projection": "repcap.packing.points",
-    "repcap.toy.points:train_points": "repcap.toy.points",
-    "repcap.toy.overlaps:overlap_points": "repcap.toy.overlaps",
-    "repcap.survey:describe_point": "repcap.survey",
-}
+#: The modules that register point functions (imported above for that).
+ENGINE_MODULES = (_survey, _layer_points, _annealed, _packing_points, _overlaps, _toy_points)
+
+#: The registered point functions by stable name (``"toy.train"``): what a bundle may name.
+POINT_FUNCTIONS: dict[str, Callable] = {pf.name: pf.fn for pf in registry.all_registered()}
 
 
 def point_function(name: str) -> Callable:
-    """The point function called ``name`` (one of :data:`POINT_FUNCTIONS`), imported on demand."""
-    import importlib
-
-    from ..sweep import fn_name
-
-    if not isinstance(name, str) or name not in POINT_FUNCTIONS:
-        raise RepcapError(
-            f"point function {str(name)[:80]!r} is not one of repcap's sweep point functions "
-            f"({', '.join(POINT_FUNCTIONS)})"
-        )
-    fn = getattr(importlib.import_module(POINT_FUNCTIONS[name]), name.split(":", 1)[1])
-    if fn_name(fn) != name:  # pragma: no cover - the table above is out of date
-        raise RepcapError(f"point function {name} now lives at {fn_name(fn)}; update repcap.runs.POINT_FUNCTIONS")
-    return fn
+    """The point function registered as ``name`` (or under the ``module:qualname`` a bundle of
+    format 1 names it by); one clear line for anything else."""
+    return registry.get(name).fn

@@ -1,9 +1,11 @@
 """Sweeps: a grid of configurations through a content-addressed result cache, here or on a Dask
-cluster.  :mod:`.run` (the entry point), :mod:`.cache` (the cache), :mod:`.keys` (keys from the
-code), :mod:`.tasks` (the unit of work and the local executor), :mod:`.dask` (the cluster)."""
+cluster.  :mod:`.run` (the entry point), :mod:`.cache` (the cache), :mod:`.keys` (a point's
+identity), :mod:`.registry` (the point functions by name), :mod:`.provenance` (where a result was
+computed), :mod:`.tasks` (the unit of work and the local executor), :mod:`.dask` (the cluster)."""
 
 from .cache import MARKER, STALE_TEMP_S, Cache, atomic_write_text, canonical
 from .keys import code_digest, fn_name, point_key
+from .registry import point_function, registered
 from .run import SweepReport, grid, run, set_default_executor, using
 from .tasks import LOCAL, Executor, LocalExecutor, PointTask, TaskOutcome, error_message
 
@@ -23,7 +25,9 @@ __all__ = [
     "error_message",
     "fn_name",
     "grid",
+    "point_function",
     "point_key",
+    "registered",
     "run",
     "set_default_executor",
     "using",

@@ -149,8 +149,9 @@ def atomic_write_text(path: Path, text: str) -> None:
 class Cache:
     """One folder of content-addressed JSON results: ``root/<key[:2]>/<key>.json``.
 
-    An entry is ``{"key", "config", "result", "sha256"}`` where ``sha256`` is the digest of the
-    canonical JSON of ``result``.
+    An entry is ``{"key", "config", "result", "sha256", "provenance"}`` where ``sha256`` is the
+    digest of the canonical JSON of ``result`` and ``provenance`` says where and how it was computed
+    (absent in entries written before it was recorded).
     """
 
     root: Path
@@ -193,7 +194,9 @@ class Cache:
             raise ValueError("checksum mismatch")
         return entry["result"]
 
-    def put(self, key: str, config: dict, result: dict) -> None:
+    def put(self, key: str, config: dict, result: dict, provenance: dict | None = None) -> None:
+        """Write one entry; ``provenance`` (:func:`repcap.sweep.provenance.record`) is where and how
+        the result was computed, kept with it once."""
         payload = canonical(result)
         entry = {
             "key": key,
@@ -201,7 +204,19 @@ class Cache:
             "result": json.loads(payload),
             "sha256": hashlib.sha256(payload.encode()).hexdigest(),
         }
+        if provenance is not None:
+            entry["provenance"] = json.loads(canonical(provenance))
         atomic_write_text(self.path(key), json.dumps(entry, sort_keys=True) + "\n")
+
+    def provenance(self, key: str) -> dict | None:
+        """The provenance recorded with the entry of ``key`` when it was computed (None: absent, an
+        entry written before provenance was recorded, or one that does not read)."""
+        try:
+            entry = json.loads(self.path(key).read_text(encoding="utf-8"))
+        except (OSError, ValueError, UnicodeDecodeError):
+            return None
+        prov = entry.get("provenance") if isinstance(entry, dict) else None
+        return prov if isinstance(prov, dict) else None
 
     def claim_path(self, key: str) -> Path:
         return self.root / key[:2] / f".{key}.claim"

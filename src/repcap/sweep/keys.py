@@ -1,70 +1,47 @@
-"""A sweep point's key, from four explicit parts (:func:`key_parts`).
+"""A sweep point's identity: *what* it computes, never *where* or *with which bits*.
 
-1. **config**: the point's config normalised through its engine's own settings (defaults filled in,
-   one spelling per value: ``alpha=1`` and ``alpha=1.0`` are one point), with the execution-only
-   fields (device, threads, tile, CPU chunking) removed: where a point ran does not change what it
-   is.  The normaliser of each of repcap's point functions is named in :data:`CONFIG_FORMS`.
-2. **code**: the normalised source of every module of the function's import closure, minus the
-   declared numerically inert modules (:data:`repcap.codehash.INERT`: orchestration, I/O, paths,
-   the hasher, the settings machinery, the error type) and re-export faces
-   (:func:`repcap.codehash.numeric_closure`).
-3. **data**: the sha256 of every data file that a module of the closure declares it reads
-   (``DATA_FILES`` in the module: :func:`repcap.codehash.data_files`).
-4. **environment**: the public versions of torch, numpy, scipy and numba, and whether numba is
-   importable (the cosine kernels' fallback).
+For a point function registered with :func:`repcap.sweep.registry.point_function`, the key is the
+sha256 of the canonical JSON of four parts (:func:`key_parts`):
 
-``point_key = sha256(canonical JSON of {"fn", "config", "code": computation digest})``, where the
-*computation digest* (:func:`code_digest`) is the sha256 of parts 2 to 4: it is what a results
-bundle stores per entry, so that a bundle point is fresh exactly when the code, the data and the
-environment it was computed with are this checkout's.  A function defined outside repcap (a
-notebook's) has no closure to hash: it is refused unless the caller gives its code digest.
-``book/architecture.md`` says what invalidates what.
+1. **fn**: the function's stable registered name (``"toy.train"``), not its module path;
+2. **numerics**: the numerics version of the engine that computes it (``"toy/1"``), declared once
+   per engine and bumped when the engine's fingerprints move (``tests/fingerprints/``);
+3. **config**: the config as the engine spells it (its normaliser: defaults filled in, one spelling
+   per value, ``alpha=1`` and ``alpha=1.0`` one point), minus the execution-only fields (device,
+   threads, tile, CPU chunking: where a point ran does not change what it is) and minus the
+   settings at their defaults (so that a setting added with a default that keeps the old behaviour
+   moves no key);
+4. **data**: the sha256 of every data file that a module of the function's import closure declares
+   it reads (``DATA_FILES``: :func:`repcap.codehash.data_files`).
+
+Parts 2 and 4 enter the key as one digest, :func:`computation_digest`, which a caller may compute
+once for many configs (:func:`code_digest`).  The engine's source text, the package versions and the
+machine are *provenance* (:mod:`.provenance`): recorded once with each result when it is computed, shown, compared, never
+part of the key.  ``book/architecture.md`` says what makes a point stale and what only annotates it.
+
+A function that is not registered (a notebook's, a test's) has no numerics version: it is refused
+unless the caller gives a code digest of its own (``code=...``), which then stands for parts 2 and 4.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import functools
 import hashlib
-import importlib
-import importlib.metadata
-import importlib.util
 import typing
 from collections.abc import Callable
 from typing import Any
 
 from .. import RepcapError, codehash
 from .cache import canonical
-
-#: The packages whose versions join every key (their public version: ``2.13.0+cpu`` is ``2.13.0``).
-ENV_PACKAGES = ("torch", "numpy", "scipy", "numba")
-
-#: How each of repcap's point functions normalises a config for its key: ``(normaliser, call,
-#: execution-only fields)``.  ``normaliser`` is ``module:callable``; ``call`` is ``"dict"`` (it takes
-#: the config dict) or ``"kwargs"``; the result (a dict or a dataclass) is turned into a dict and the
-#: execution-only fields are dropped.  A test checks that every point function a bundle may name
-#: (:data:`repcap.runs.point_functions.POINT_FUNCTIONS`) is here.
-CONFIG_FORMS: dict[str, tuple[str, str, tuple[str, ...]]] = {
-    "repcap.toy.points:train_points": ("repcap.toy.points:sweep_config", "kwargs", ("device", "cpu_chunk_elems")),
-    "repcap.toy.overlaps:overlap_points": ("repcap.toy.points:sweep_config", "kwargs", ("device", "cpu_chunk_elems")),
-    "repcap.packing.points:sweep_packed": ("repcap.packing.points:pack_config", "dict", ("device", "threads", "tile")),
-    "repcap.packing.annealed:sweep_annealed": (
-        "repcap.packing.annealed:annealed_config",
-        "dict",
-        ("device", "threads", "tile"),
-    ),
-    "repcap.packing.points:sweep_random": ("repcap.sweep.keys:plain_config", "dict", ("device", "threads", "tile")),
-    "repcap.packing.points:sweep_projection": ("repcap.sweep.keys:plain_config", "dict", ("device", "threads", "tile")),
-    "repcap.survey:describe_point": ("repcap.sweep.keys:plain_config", "dict", ("device", "threads", "tile", "label")),
-}
+from .registry import PointFunction, registered
 
 
 def fn_name(fn: Callable) -> str:
+    """The name a point function goes by: its registered name, else ``module:qualname``."""
+    pf = registered(fn)
+    if pf is not None:
+        return pf.name
     return f"{fn.__module__}:{getattr(fn, '__qualname__', fn.__name__)}"
-
-
-def _is_ours(fn: Callable) -> bool:
-    return fn.__module__.split(".")[0] == codehash.PACKAGE
 
 
 def plain_config(config: dict) -> dict:
@@ -85,27 +62,7 @@ def plain_config(config: dict) -> dict:
     return {k: one(v) for k, v in config.items()}
 
 
-@functools.lru_cache(maxsize=64)
-def _normaliser(path: str) -> Callable:
-    module, name = path.split(":", 1)
-    return getattr(importlib.import_module(module), name)
-
-
-def config_part(fn: Callable, config: dict) -> dict:
-    """Part 1: ``config`` as ``fn``'s engine spells it, execution-only fields removed."""
-    form = CONFIG_FORMS.get(fn_name(fn))
-    if form is None:
-        return dict(config)
-    path, call, execution = form
-    norm = _normaliser(path)
-    given = {k: v for k, v in config.items() if k not in execution}
-    out = norm(**given) if call == "kwargs" else norm(given)
-    if dataclasses.is_dataclass(out) and not isinstance(out, type):
-        out = _spelled(out)
-    return {k: v for k, v in dict(out).items() if k not in execution}
-
-
-def _spelled(settings: Any) -> dict:
+def spelled(settings: Any) -> dict:
     """A settings dataclass as a dict, a number in a ``float`` field always a float (``beta=20``
     and ``beta=20.0`` are one setting)."""
     hints = typing.get_type_hints(type(settings))
@@ -117,57 +74,88 @@ def _spelled(settings: Any) -> dict:
     return out
 
 
-@functools.lru_cache(maxsize=1)
-def env_part() -> dict[str, Any]:
-    """Part 4: the public versions of :data:`ENV_PACKAGES` (None: not installed) and whether numba
-    is importable (without it the cosine kernels take their torch path)."""
-    out: dict[str, Any] = {}
-    for pkg in ENV_PACKAGES:
-        try:
-            out[pkg] = importlib.metadata.version(pkg).split("+", 1)[0]
-        except importlib.metadata.PackageNotFoundError:
-            out[pkg] = None
-    out["numba_in_use"] = importlib.util.find_spec("numba") is not None
-    return out
+def _normalised(pf: PointFunction, config: dict) -> dict:
+    given = {k: v for k, v in config.items() if k not in pf.execution}
+    if pf.normalise is None:
+        out: Any = plain_config(given)
+    else:
+        out = pf.normalise(**given) if pf.call == "kwargs" else pf.normalise(given)
+    if dataclasses.is_dataclass(out) and not isinstance(out, type):
+        out = spelled(out)
+    return {k: v for k, v in dict(out).items() if k not in pf.execution}
 
 
-def code_part(fn: Callable) -> str:
-    """Part 2: the digest of the numerical modules ``fn`` runs."""
-    return codehash.numeric_digest([fn.__module__])
+def _plain_json(v: Any) -> str:
+    """A value in plain spelling as canonical JSON (``20`` and ``20.0`` alike), for comparing a
+    setting with its default."""
+    return canonical(plain_config({"v": v})["v"])
+
+
+_DEFAULTS: dict[str, dict[str, str]] = {}
+
+
+def _defaults(pf: PointFunction) -> dict[str, str]:
+    """The registered defaults in plain spelling, as canonical JSON (worked out once per name)."""
+    if pf.name not in _DEFAULTS:
+        _DEFAULTS[pf.name] = {k: _plain_json(v) for k, v in pf.defaults.items() if k not in pf.execution}
+    return _DEFAULTS[pf.name]
+
+
+def config_part(fn: Callable, config: dict) -> dict:
+    """Part 3: ``config`` as ``fn``'s engine spells it, execution-only fields and settings at their
+    defaults removed (a function that is not registered: the config in plain spelling)."""
+    pf = registered(fn)
+    if pf is None:
+        return plain_config(dict(config))
+    full = _normalised(pf, config)
+    defaults = _defaults(pf)
+    try:
+        return {k: v for k, v in full.items() if not (k in defaults and _plain_json(v) == defaults[k])}
+    except (TypeError, ValueError) as exc:
+        raise RepcapError(f"sweep config {str(config)[:200]} is not plain finite JSON: {exc}") from exc
 
 
 def data_part(fn: Callable) -> str:
-    """Part 3: the digest of the data files ``fn``'s numerical modules read."""
+    """Part 4: the digest of the data files ``fn``'s modules read."""
     return codehash.data_digest([fn.__module__])
 
 
 def computation_parts(fn: Callable) -> dict[str, Any]:
-    """Parts 2 to 4 of ``fn``'s key (refused for a function outside repcap)."""
-    if not _is_ours(fn):
+    """Parts 2 and 4 of a registered function's key, ``{"numerics", "data"}`` (refused for a
+    function that is not registered: it has no numerics version)."""
+    pf = registered(fn)
+    if pf is None:
         raise RepcapError(
-            f"{fn_name(fn)} is defined outside repcap: its code cannot be hashed, so its results would "
-            "be served stale after an edit; give its code digest (code=...) to cache it"
+            f"{fn_name(fn)} is not a registered point function (repcap.sweep.registry): it has no numerics "
+            "version, so its results would be served after any edit; give a code digest (code=...) to cache it"
         )
-    return {"code": code_part(fn), "data": data_part(fn), "env": env_part()}
+    return {"numerics": pf.numerics, "data": data_part(fn)}
+
+
+def computation_digest(numerics: str, data: str) -> str:
+    """The digest that stands for parts 2 and 4 in a key: sha256 of ``{"numerics", "data"}``."""
+    return hashlib.sha256(canonical({"numerics": numerics, "data": data}).encode()).hexdigest()
 
 
 def code_digest(fn: Callable) -> str:
-    """The computation digest of ``fn``: sha256 over its code, data and environment parts."""
-    return hashlib.sha256(canonical(computation_parts(fn)).encode()).hexdigest()
+    """:func:`computation_digest` of a registered function as this checkout defines it: what may be
+    computed once and passed to :func:`point_key` as ``code`` for many configs."""
+    parts = computation_parts(fn)
+    return computation_digest(parts["numerics"], parts["data"])
 
 
 def key_parts(fn: Callable, config: dict, code: str | None = None) -> dict[str, Any]:
-    """The four parts of a key, by name (``code``: a precomputed :func:`code_digest`)."""
+    """The parts of a key, by name: ``fn`` (the registered name), ``config`` (canonical JSON of
+    :func:`config_part`) and ``computation`` (``code`` if given, else :func:`code_digest`; required
+    for a function that is not registered)."""
     try:
         cfg = canonical(config_part(fn, config))
     except (TypeError, ValueError) as exc:
         raise RepcapError(f"sweep config {str(config)[:200]} is not plain finite JSON: {exc}") from exc
-    return {"fn": fn_name(fn), "config": cfg, "code": code_digest(fn) if code is None else code}
+    return {"fn": fn_name(fn), "config": cfg, "computation": code_digest(fn) if code is None else code}
 
 
 def point_key(fn: Callable, config: dict, code: str | None = None) -> str:
-    """The cache key of one point (``code``: a precomputed :func:`code_digest` of ``fn``; required
-    for a function defined outside repcap)."""
-    parts = key_parts(fn, config, code)
-    blob = canonical({"fn": parts["fn"], "code": parts["code"], "config": parts["config"]})
-    return hashlib.sha256(blob.encode()).hexdigest()
+    """The cache key of one point: sha256 of :func:`key_parts`.  ``code``: a precomputed
+    :func:`code_digest` (or, for a function that is not registered, the digest of its code)."""
+    return hashlib.sha256(canonical(key_parts(fn, config, code)).encode()).hexdigest()

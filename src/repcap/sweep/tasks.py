@@ -24,6 +24,7 @@ from typing import Any, Protocol
 from .. import RepcapError
 from .cache import MARKER, Cache, canonical
 from .keys import fn_name
+from .provenance import record
 
 #: How often a task looks again at a point another run has claimed (seconds).
 CLAIM_POLL_S = 2.0
@@ -124,7 +125,7 @@ class PointTask:
     def _store(self, store: Cache, i: int, out: Any) -> dict:
         if not isinstance(out, dict):
             raise RepcapError(f"sweep function {fn_name(self.fn)} must return a dict, got {type(out).__name__}")
-        store.put(self.keys[i], self.configs[i], out)
+        store.put(self.keys[i], self.configs[i], out, record(self.fn, out))
         return json.loads(canonical(out))
 
 

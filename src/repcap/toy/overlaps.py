@@ -27,9 +27,11 @@ from collections.abc import Sequence
 import torch
 
 from .. import RepcapError
+from ..sweep.registry import point_function
 from .data import frequencies
 from .measurements import REPRESENTED_NORM, measure
-from .points import PER_MODEL, SHARED, group_key, sweep_config
+from .numerics import NUMERICS
+from .points import EXECUTION_FIELDS, PER_MODEL, SHARED, SWEEP_DEFAULTS, group_key, sweep_config
 from .settings import ModelSpec, TrainConfig
 from .training import train
 
@@ -67,6 +69,17 @@ def overlap_candidates(W: torch.Tensor, p: torch.Tensor) -> dict[str, float]:
     }
 
 
+@point_function(
+    "toy.overlaps",
+    numerics=NUMERICS,
+    normalise=sweep_config,
+    call="kwargs",
+    execution=EXECUTION_FIELDS,
+    defaults=SWEEP_DEFAULTS,
+    batched=True,
+    metrics=("loss", "overlap_all"),
+    legacy=("repcap.toy.overlaps:overlap_points",),
+)
 def overlap_points(configs: Sequence[dict], device: str = "auto") -> list[dict]:
     """Batched sweep function (configs of one :func:`repcap.toy.group_key`): train each toy config
     as :func:`repcap.toy.train_points` does and return per config ``loss``, ``phi_half``,

@@ -15,6 +15,8 @@ from typing import Any
 
 from .. import RepcapError, config
 from ..devices import resolve_device
+from ..sweep.registry import point_function
+from .numerics import NUMERICS
 from .settings import EXECUTION_SETTINGS, ModelSpec, TrainConfig
 from .training import train
 
@@ -76,6 +78,21 @@ def group_key(config: dict) -> tuple:
     return tuple(c[k] for k in SHARED)
 
 
+#: The execution-only fields of a toy sweep config: where a point runs, not what it computes.
+EXECUTION_FIELDS = ("device", "cpu_chunk_elems")
+
+
+@point_function(
+    "toy.train",
+    numerics=NUMERICS,
+    normalise=sweep_config,
+    call="kwargs",
+    execution=EXECUTION_FIELDS,
+    defaults=SWEEP_DEFAULTS,
+    batched=True,
+    metrics=("loss", "phi_half", "mean_sq_overlap"),
+    legacy=("repcap.toy.points:train_points",),
+)
 def train_points(configs: Sequence[dict], device: str = "auto", progress: bool = False) -> list[dict]:
     """Batched sweep function: train every config (all with one :func:`group_key`) as one batch
     and return one result dict per config: ``loss``, ``phi_half``, ``n_represented``,
