@@ -90,7 +90,7 @@ def flatten(obj: Any, prefix: str = "") -> dict[str, float]:
     elif isinstance(obj, (list, tuple)):
         for i, v in enumerate(obj):
             out.update(flatten(v, f"{prefix}[{i}]"))
-    elif isinstance(obj, bool) or isinstance(obj, (int, float)):
+    elif isinstance(obj, (bool, int, float)):
         out[prefix] = float(obj)
     elif obj is None:
         out[prefix] = float("nan")
