@@ -82,8 +82,8 @@ def update(engine: str, extend: bool) -> int:
     now = worker([engine])[engine]
     defaults = harness_defaults(engine)
     latest = t.latest
-    moved = harness.differences(now, latest["values"], t.tolerance, missing=False) + (
-        ["defaults"] if defaults != latest.get("defaults") else []
+    moved = harness.differences(now, latest["values"], t.tolerance, missing=False) + harness.defaults_moved(
+        defaults, latest.get("defaults")
     )
     if extend:
         if moved:
@@ -92,6 +92,7 @@ def update(engine: str, extend: bool) -> int:
             )
         new = {k: v for k, v in now.items() if k not in latest["values"]}
         latest["values"].update(new)
+        latest["defaults"] = {**(latest.get("defaults") or {}), **defaults}
         t.save()
         print(f"{engine}: {len(new)} new cases added to {latest['numerics']} ({', '.join(new) or 'none'})")
         return 0

@@ -8,10 +8,14 @@ module, a comment or a docstring does not.  No version number is bumped by hand.
 
 The same closure keys a chapter run (:mod:`repcap.runner`): the modules the notebook imports.
 
-A sweep point's key (:mod:`repcap.sweep.keys`) takes a narrower view, :func:`numeric_digest`: the
-same closure minus the modules declared numerically inert (:data:`INERT`) and minus re-export
-faces (a package ``__init__`` that only imports), plus :func:`data_digest`, the files the closure's
-modules declare they read (a module-level ``DATA_FILES`` tuple of names in ``data/reference``).
+A sweep point's identity (:mod:`repcap.sweep.keys`) holds no code at all (its engine's numerics
+version stands for it), only :func:`data_digest`: the files the closure's modules declare they read
+(a module-level ``DATA_FILES`` tuple of names in ``data/reference``).  Its provenance records
+:func:`file_digest`, the raw bytes of the closure minus the modules declared numerically inert
+(:data:`INERT`) and minus re-export faces (:func:`numeric_closure`), so that a bundle can say a
+point's engine was edited since.  (The normalised syntax-tree digests, :func:`digest` and
+:func:`numeric_digest`, depend on the Python version's ``ast.dump``: 3.11 and 3.12 give different
+digests of the same file.  They key chapter runs, which are re-run where they are rendered.)
 """
 
 from __future__ import annotations
@@ -180,6 +184,18 @@ def numeric_digest(modules: Iterable[str], root: Path | None = None) -> str:
         path = module_path(name, root)
         assert path is not None
         h.update(name.encode() + b"\0" + _parsed(*_stat_key(path))[0].encode())
+    return h.hexdigest()
+
+
+def file_digest(modules: Iterable[str], root: Path | None = None) -> str:
+    """sha256 over the names and raw bytes of :func:`numeric_closure`: what a result's provenance
+    records of the engine that computed it (bytes, not a syntax tree, so that it is the same under
+    every Python version; an edited comment counts as an edit, which provenance only reports)."""
+    h = hashlib.sha256()
+    for name in numeric_closure(modules, root):
+        path = module_path(name, root)
+        assert path is not None
+        h.update(name.encode() + b"\0" + _file_sha(*_stat_key(path)).encode())
     return h.hexdigest()
 
 

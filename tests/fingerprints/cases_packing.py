@@ -59,9 +59,9 @@ CASES = [
         "packing",
         "annealed",
         point={
-            "fn": "packing.annealed",
+            "fn": "packing.optimise",
             "configs": [{"k": 80, "d": 6, "loss": "exp", "steps": 20, "lr": 0.01, "lr_floor": 0.0, "n_bins": 40}],
-            "batched": False,
+            "batched": True,
             "legacy_fn": "repcap.packing.annealed:sweep_annealed",
             "legacy_batched": False,
         },

@@ -200,8 +200,8 @@ class Table:
 def differences(
     now: dict[str, dict[str, float]], then: dict[str, dict[str, float]], tol: Tolerance, *, missing: bool = True
 ) -> list[str]:
-    """What moved between two sets of values, one line per field (cases only in ``now`` are new,
-    not moves; cases only in ``then`` are listed when ``missing``)."""
+    """What moved between two sets of values, one line per field (cases and fields only in ``now``
+    are new, not moves; cases only in ``then`` are listed when ``missing``, fields always)."""
     out = []
     for case in sorted(then):
         if case not in now:
@@ -210,11 +210,29 @@ def differences(
             continue
         a, b = now[case], then[case]
         for k in sorted(set(a) | set(b)):
-            if k not in a or k not in b:
-                out.append(f"{case}.{k}: {'missing now' if k not in a else 'new field'}")
+            if k not in b:  # a field a result gained: new information, no number moved
+                continue
+            if k not in a:
+                out.append(f"{case}.{k}: missing now")
                 continue
             if not tol.close(a[k], b[k], is_count(k)):
                 out.append(f"{case}.{k}: {a[k]!r} against {b[k]!r}")
+    return out
+
+
+def defaults_moved(now: dict[str, str] | None, then: dict[str, str] | None) -> list[str]:
+    """The defaults of ``then`` (a table's) that ``now`` changed: a function's default whose value
+    differs, or one it no longer has.  A setting added with its own default, a new function, or a
+    function that is gone (it computes nothing now) is no move."""
+    out = []
+    now, then = now or {}, then or {}
+    for name, old in sorted(then.items()):
+        if name not in now:
+            continue
+        a, b = json.loads(now[name]), json.loads(old)
+        out += [
+            f"defaults {name}.{k}: {a.get(k, '(none)')!r} against {v!r}" for k, v in b.items() if a.get(k, "\0") != v
+        ]
     return out
 
 

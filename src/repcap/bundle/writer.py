@@ -92,7 +92,7 @@ def _dump_experiment(header: dict, entries: list[dict]) -> str:
 
 
 def _write(path: Path, text: str) -> None:
-    """Atomically, readable by all (one file in place: what tools/rekey_legacy_bundle.py uses; an
+    """Atomically, readable by all (one file in place: what tools/rekey_bundle.py uses; an
     export writes a whole new folder instead, :func:`_stage_and_swap`)."""
     from ..sweep import atomic_write_text
 

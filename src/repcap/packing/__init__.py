@@ -19,9 +19,8 @@ flows one way through the modules:
 * :mod:`.config` -- :class:`PackConfig` (every setting's default, help and check), Guha's rules;
 * :mod:`.losses` -- the tiled loss and gradient (:func:`loss_and_grad`) and the dense reference;
 * :mod:`.stats` -- eps*, mean |cos|, the |cos| histogram, from the engine :mod:`repcap.cosine`;
-* :mod:`.optimiser` -- Adam over a batch of seeds -> :class:`PackResult`;
-* :mod:`.annealed` -- the same loop with the rate decaying along a cosine (its own sweep point, so
-  that the fixed-rate points keep their keys);
+* :mod:`.optimiser` -- Adam over a batch of seeds, at a fixed rate or one decaying along a cosine
+  (``lr_floor``) -> :class:`PackResult`;
 * :mod:`.baselines` -- random unit vectors and random projections;
 * :mod:`.cost` -- the estimated time of a run, before it starts;
 * :mod:`.points` -- the sweep functions of the chapters.

@@ -72,6 +72,8 @@ class PackResult:
             "seconds": self.seconds,
             "device": self.device,
         }
+        if c.get("lr_floor", 1.0) != 1.0:  # a decaying rate says so; a fixed-rate record is as it always was
+            out["lr_floor"] = c["lr_floor"]
         for key in (
             "eps_star",
             "max_angle_deg",
@@ -118,12 +120,15 @@ def optimise(
     tile = int(cfg.tile or (default_block(k, B, dev) if dev.type == "cpu" else default_tile(k, B, dev)))
     W0 = torch.stack([torch.randn(d, k, generator=torch.Generator().manual_seed(s)) for s in seeds])
     W = torch.nn.Parameter(normalise(W0.to(dev)))
-    opt = torch.optim.Adam([W], lr=lr)
+    opt: torch.optim.Adam | _AnnealedAdam = torch.optim.Adam([W], lr=lr)
+    if cfg.lr_floor != 1.0:  # the fixed rate is Adam as it stands: its runs stay bit for bit what they were
+        opt = _AnnealedAdam([W], lr, cfg.steps, cfg.lr_floor)
     curve = _Curve(cfg.record_every or max(1, cfg.steps // 200), [], [], [])
     t0 = time.perf_counter()
+    rate = "" if cfg.lr_floor == 1.0 else f", rate to {cfg.lr_floor:g}x"
     bar = tqdm(
         range(cfg.steps),
-        desc=desc or f"pack k={k} d={d} {cfg.loss}",
+        desc=desc or f"pack k={k} d={d} {cfg.loss}{rate}",
         disable=not show_progress(progress),
         leave=False,
         mininterval=0.5,
@@ -140,6 +145,37 @@ def optimise(
             stats = pair_stats(V, n_bins=cfg.n_bins)
         devname = device_name(dev)  # records the thread count actually used
     return _result(cfg, seeds, dev, V, final, stats, curve, p, lr, tile, t0, devname)
+
+
+def annealed_rate(lr: float, step: int, steps: int, floor: float) -> float:
+    """The rate at ``step`` of ``steps`` under ``lr_floor = floor``:
+    ``lr (floor + (1 - floor) (1 + cos(pi step / steps)) / 2)``, ``lr`` at step 0 and ``floor x lr``
+    at the end."""
+    return lr * (floor + (1.0 - floor) * 0.5 * (1.0 + math.cos(math.pi * min(step, steps) / steps)))
+
+
+class _AnnealedAdam:
+    """Adam whose rate is :func:`annealed_rate` of the step: what the loop calls (``zero_grad``,
+    ``step``, ``state``), the rate set before each step.  At a fixed rate Adam's steps keep a noise
+    floor (Yoder's exp(20 cos^2) run on 10,000 vectors in R^100 flattens at a worst-pair angle of
+    73.2 degrees after 600 of 4000 steps); a decaying rate lets the packing settle below it."""
+
+    def __init__(self, params, lr: float, steps: int, floor: float):
+        self.adam = torch.optim.Adam(params, lr=lr)
+        self.lr, self.steps, self.floor, self.done = lr, steps, floor, 0
+
+    @property
+    def state(self):
+        return self.adam.state
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        self.adam.zero_grad(set_to_none=set_to_none)
+
+    def step(self) -> None:
+        for g in self.adam.param_groups:
+            g["lr"] = annealed_rate(self.lr, self.done, self.steps, self.floor)
+        self.adam.step()
+        self.done += 1
 
 
 def _check_finite(cfg: PackConfig, total: torch.Tensor, step: int, opt=None) -> None:

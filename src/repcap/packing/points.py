@@ -45,7 +45,9 @@ EXECUTION_FIELDS = ("device", "threads", "tile")
     defaults=config.defaults(PackConfig),
     batched=True,
     metrics=("eps_star", "mean_abs"),
-    legacy=("repcap.packing.points:sweep_packed",),
+    # a decaying-rate run had a point function of its own before the schedule joined PackConfig
+    # (lr_floor); its configs all name their lr_floor, so they are this function's as they stand
+    legacy=("repcap.packing.points:sweep_packed", "repcap.packing.annealed:sweep_annealed"),
 )
 def sweep_packed(configs: list[dict]) -> list[dict]:
     """Batched sweep point: configs that differ only in ``seed`` are optimised as one batch.

@@ -36,12 +36,11 @@ def point_seconds(fn: Callable, c: dict, device: str = "cpu") -> float:
     ``train_points`` or ``overlap_points``):
     :data:`TOY_SECONDS_PER_MODEL_STEP` scaled by ``n x batch``; anything else: 0)."""
     from ..packing import estimate_cost, sweep_packed
-    from ..packing.annealed import sweep_annealed
     from ..toy import train_points
     from ..toy.overlaps import overlap_points
 
     kind = "cuda" if str(device).startswith("cuda") else "cpu"
-    if fn is sweep_packed or fn is sweep_annealed:
+    if fn is sweep_packed:
         steps = c.get("steps", int(reference.value("guha2026.packing_steps")))
         return estimate_cost(c["k"], c["d"], steps, device=kind).seconds
     if fn is train_points or fn is overlap_points:

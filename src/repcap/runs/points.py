@@ -41,6 +41,9 @@ GUHA_GPU_DIMS = (32, 64, 128, 256, 512)
 #: Guha's cells that his stored values let us test against the exponent rule's M: k <= 4000 (his
 #: code's M = 40), computed again at M = 60.
 GUHA_M60_KS = (2000, 4000)
+#: Seeds run again at Guha's k <= 4000 cells (``guha-seeds``): the run-to-run scatter of eps*, the
+#: yardstick of a comparison of two machines' runs of one cell (repcap.bundle.compare).
+GUHA_EXTRA_SEEDS = (1, 2)
 GUHA_M60 = 60.0
 #: Yoder's C curve: small dimensions with many vectors per dimension, where his C rises to its peak
 #: and falls (his Fig. of C against N/k); k = ratio x d up to C_CURVE_MAX_K.

@@ -41,6 +41,7 @@ from .points import (
     C_CURVE_DIMS,
     C_CURVE_MAX_K,
     C_CURVE_RATIOS,
+    GUHA_EXTRA_SEEDS,
     GUHA_GPU_DIMS,
     GUHA_KS,
     GUHA_M60,
@@ -207,8 +208,6 @@ def _liu_width_sweeps(
 
 
 def _reference(scale: str, toy_budget_s: float | None, toy_seconds_per_model_step: float | None) -> PointSet:
-    from ..packing.annealed import sweep_annealed
-
     smoke = scale == "smoke"
     if smoke:
         yoder = [yoder_point("exp", steps=_SMOKE_STEPS, lr=YODER_LONG_LR, **_SMOKE_YODER)]
@@ -216,6 +215,12 @@ def _reference(scale: str, toy_budget_s: float | None, toy_seconds_per_model_ste
         annealed = [yoder_point("exp", steps=_SMOKE_STEPS, **_SMOKE_YODER) | {"lr_floor": 0.0}]
         guha = [guha_point(k, d, steps=_SMOKE_STEPS) for d in _SMOKE_GUHA_DIMS for k in _SMOKE_GUHA_KS]
         m60 = [guha_point(k, d, steps=_SMOKE_STEPS, M=GUHA_M60) for d in _SMOKE_GUHA_DIMS for k in _SMOKE_GUHA_KS]
+        guha_seeds = [
+            guha_point(k, d, steps=_SMOKE_STEPS, seed=s)
+            for d in _SMOKE_GUHA_DIMS
+            for k in _SMOKE_GUHA_KS[:1]
+            for s in (1, 2)
+        ]
         c_curve = c_curve_points((2, 4), (4, 16), 64, steps=_SMOKE_STEPS)
         liu = [
             liu_point(m, a, g, **_SMOKE_TOY)
@@ -236,6 +241,10 @@ def _reference(scale: str, toy_budget_s: float | None, toy_seconds_per_model_ste
             (guha_point(k, d, M=GUHA_M60) for d in GUHA_SMALL_DIMS for k in GUHA_M60_KS),
             key=lambda c: c["k"] ** 2 * c["d"],
         )
+        guha_seeds = sorted(
+            (guha_point(k, d, seed=s) for d in GUHA_SMALL_DIMS for k in GUHA_M60_KS for s in GUHA_EXTRA_SEEDS),
+            key=lambda c: (c["k"] ** 2 * c["d"], c["seed"]),
+        )
         c_curve = c_curve_points(C_CURVE_DIMS, C_CURVE_RATIOS, C_CURVE_MAX_K)
         liu = liu_reference_points(
             REFERENCE_TOY_BUDGET_S if toy_budget_s is None else toy_budget_s, toy_seconds_per_model_step
@@ -254,10 +263,9 @@ def _reference(scale: str, toy_budget_s: float | None, toy_seconds_per_model_ste
             "packing-losses",
             "Yoder 2025's problem at full size under the power and abs-relu losses (his 99% solution, the trap)",
         ),
-        Experiment(
+        _packing(
             "yoder-annealed",
-            sweep_annealed,
-            tuple(annealed),
+            annealed,
             "packing-losses",
             "Yoder 2025's exp(20 cos^2) run at full size with the rate decaying along a cosine to 0 "
             "(the fixed-rate run's noise floor taken away)",
@@ -273,6 +281,13 @@ def _reference(scale: str, toy_budget_s: float | None, toy_seconds_per_model_ste
             m60,
             "packing-grid",
             "Guha 2026's k <= 4000 cells again with the exponent rule's M = 60 (his code: M = 40)",
+        ),
+        _packing(
+            "guha-seeds",
+            guha_seeds,
+            "packing-grid",
+            "Guha 2026's k <= 4000 cells again at seeds 1 and 2 (our addition): the run-to-run scatter of eps*, the "
+            "yardstick against which a run of the same cell on another machine is compared",
         ),
         _packing(
             "c-curve",

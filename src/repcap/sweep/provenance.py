@@ -93,10 +93,11 @@ def revision() -> str:
 
 @functools.lru_cache(maxsize=64)
 def source_digest(fn: Callable) -> str:
-    """The digest of the normalised source of the numerical modules ``fn`` runs
-    (:func:`repcap.codehash.numeric_digest`): a bundle compares it with today's to say that a
-    point's engine was edited since it was computed (its numerics version unchanged)."""
-    return codehash.numeric_digest([fn.__module__])
+    """The digest of the source files of the numerical modules ``fn`` runs
+    (:func:`repcap.codehash.file_digest`, the same under every Python version): a bundle compares it
+    with today's to say that a point's engine was edited since it was computed (its numerics
+    version unchanged)."""
+    return codehash.file_digest([fn.__module__])
 
 
 def record(fn: Callable, result: Any, seconds: float | None = None) -> dict[str, Any]:
