@@ -56,6 +56,8 @@ yoder_k, yoder_d = int(reference.value("yoder2025.n_vectors")), int(reference.va
 yoder_angle = reference.quote("yoder2025.exp_angle_deg")
 full_size = k == yoder_k and d == yoder_d
 ref_lookup = refdata.lookup(reference_set, "yoder", reference_scale)
+losses_lookup = refdata.lookup(reference_set, "yoder-losses", reference_scale)
+annealed_lookup = refdata.lookup(reference_set, "yoder-annealed", reference_scale)
 run_record = start(
     f"The sources pack {yoder_k:,} vectors in {yoder_d} dimensions for thousands of steps; "
     + (
@@ -65,7 +67,8 @@ run_record = start(
         f"compared with the capacity law at its own size, not with Yoder's {yoder_angle.value:g} degrees."
     )
     + (
-        " Beside this profile's runs the chapter shows " + bundle.provenance_markdown(ref_lookup, reference_set)
+        " Beside this profile's runs the chapter shows "
+        + bundle.provenance_markdown([ref_lookup, losses_lookup, annealed_lookup], reference_set)
         if ref_lookup
         else ""
     ),
@@ -443,9 +446,7 @@ tables.show(ref, digits={"ours": ".2f"}, missing="this profile did not run Yoder
 
 # %%
 ref_section = refdata.section(ref_lookup, reference_set)
-losses_lookup = refdata.lookup(reference_set, "yoder-losses", reference_scale)
 losses_section = refdata.section(losses_lookup, reference_set)
-annealed_lookup = refdata.lookup(reference_set, "yoder-annealed", reference_scale)
 annealed_section = refdata.section(annealed_lookup, reference_set)
 ref_found = figdata.longest_exp_run(ref_section.found)
 ref_run = ref_found.result if ref_found else None

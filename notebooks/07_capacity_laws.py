@@ -58,12 +58,13 @@ from repcap.figdata import reference_runs as rrdata
 from repcap.runs import finding_profile
 
 ref_lookup = refdata.lookup(reference_set, "guha-small", reference_scale)
+drawn_lookups = [ref_lookup] + [refdata.lookup(reference_set, n_, reference_scale) for n_ in ("guha-m60", "c-curve")]
 run_record = start(
     "Guha's grid spans d = 32 to 4096 and k = 2000 to 32000 with 5000 Adam steps per point; "
     "the `quick` profile uses small d and k and a few hundred steps at a higher learning rate, "
     "so its packings are less converged and its fitted constants differ (see below)."
     + (
-        " Beside this profile's runs the chapter shows " + bundle.provenance_markdown(ref_lookup, reference_set)
+        " Beside this profile's runs the chapter shows " + bundle.provenance_markdown(drawn_lookups, reference_set)
         if ref_lookup
         else ""
     ),

@@ -88,12 +88,21 @@ other_shared = given(
 
 
 ref_lookup = refdata.lookup(reference_set, "liu-main", reference_scale)
+drawn_lookups = (
+    [
+        refdata.lookup(reference_set, e.name, reference_scale)
+        for e in runs.point_set(reference_set, reference_scale).experiments
+        if e.name.startswith("liu-")
+    ]
+    if reference_set
+    else []
+)
 run_record = start(
     f"The paper's sweep is n = 1000 features, m = 10..100, 20000 steps at batch 2048 (and n = 10240 for "
     f"the non-power-law runs); this profile trains n = {n} features at m = {ms} for {steps} steps at batch "
     f"{batch}, so the exponents carry wider intervals and finite-size bends."
     + (
-        " Beside this profile's runs the chapter shows " + bundle.provenance_markdown(ref_lookup, reference_set)
+        " Beside this profile's runs the chapter shows " + bundle.provenance_markdown(drawn_lookups, reference_set)
         if ref_lookup
         else ""
     ),

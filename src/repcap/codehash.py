@@ -43,6 +43,8 @@ INERT: tuple[str, ...] = (
     "repcap.sweep.cache",
     "repcap.sweep.dask",
     "repcap.sweep.keys",
+    "repcap.sweep.provenance",
+    "repcap.sweep.registry",
     "repcap.sweep.run",
     "repcap.sweep.tasks",
 )

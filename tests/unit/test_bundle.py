@@ -72,6 +72,11 @@ def _n_points(d: Path) -> int:
     )
 
 
+def _n_entries(d: Path) -> int:
+    m = json.loads((d / "bundle.json").read_text())
+    return sum(x["n_entries"] for x in m["experiments"])
+
+
 def _cache_files(root: Path) -> list[Path]:
     return sorted(p for p in root.rglob("*") if p.is_file()) if root.exists() else []
 
@@ -79,7 +84,7 @@ def _cache_files(root: Path) -> list[Path]:
 def test_export_writes_summaries_with_provenance(made):
     d, m = made
     assert m["set"] == "reference" and m["scale"] == "smoke" and m["provenance"]["commit"] == "abc123"
-    assert set(m["provenance"]["versions"]) == {"repcap", "torch", "numpy"}
+    assert set(m["provenance"]["versions"]) == {"repcap", "torch", "numpy", "scipy", "numba", "numba_in_use"}
     assert [x["name"] for x in m["experiments"]] == [e.name for e in runs.point_set("reference", "smoke").experiments]
     assert {"yoder", "guha-small", "guha-m60", "c-curve", "liu-main", "liu-seeds"} <= {
         x["name"] for x in m["experiments"]
@@ -87,10 +92,13 @@ def test_export_writes_summaries_with_provenance(made):
     assert all(x["n_missing"] == 0 for x in m["experiments"])
     doc = json.loads((d / "guha-small.json").read_text())
     e = doc["entries"][0]
-    assert e["fn"] == "repcap.packing.points:sweep_packed" and e["code"] == sweep.code_digest(
-        runs.point_function(e["fn"])
-    )
-    assert e["key"] == sweep.point_key(runs.point_function(e["fn"]), e["config"])
+    fn = runs.point_function(e["fn"])
+    assert e["fn"] == "packing.optimise" and e["numerics"] == "packing/1" and e["primary"] is True
+    assert e["key"] == sweep.point_key(fn, e["config"]) and e["identity"] == sweep.keys.config_part(fn, e["config"])
+    assert set(e["identity"]) == {"k", "d", "steps", "lr"} - ({"lr"} if e["config"].get("lr") is None else set())
+    # provenance as the cache recorded it when the point was computed: versions and the engine's source
+    assert e["provenance"]["code"] == sweep.provenance.source_digest(fn)
+    assert set(e["provenance"]["versions"]) == set(m["provenance"]["versions"])
     assert e["provenance"]["device"].startswith("cpu") and e["provenance"]["seconds"] == e["result"]["seconds"]
     assert m["provenance"]["wall_s"] == pytest.approx(
         sum(
@@ -200,13 +208,20 @@ def test_summaries_without_large_fields_are_not_cache_entries(env, tmp_path):
 def test_stale_entries_are_refused_and_reported(made, env, monkeypatch):
     d, _ = made
     env("later")
-    from repcap.sweep import keys
+    import dataclasses
 
-    real = keys.code_part
-    monkeypatch.setattr(keys, "code_part", lambda fn: _sha("changed " + real(fn)))  # the code changed
+    from repcap.sweep import registry
+
+    for name in registry.names():  # every engine bumped its numerics version
+        pf = registry.get(name)
+        monkeypatch.setitem(registry._REGISTRY, name, dataclasses.replace(pf, numerics=f"{pf.engine}/2"))
     st = bundle.status(d)
     n = sum(len(json.loads(p.read_text())["entries"]) for p in d.glob("*.json") if p.name != "bundle.json")
     assert st.total("stale") == n and st.total("fresh") == 0
+    m = json.loads((d / "bundle.json").read_text())
+    n_pack = sum(x["n_entries"] for x in m["experiments"] if x["fn"].startswith("packing."))
+    assert st.stale_reasons == {"numerics packing/1 -> packing/2": n_pack, "numerics toy/1 -> toy/2": n - n_pack}
+    assert f"stale: {n_pack} points (numerics packing/1 -> packing/2)" in st.describe()
     rep = bundle.import_(d)
     assert rep.imported == 0 and len(rep.stale) == n and f"{n} stale" in rep.describe()
     assert len(sweep.Cache.named("packing-grid")) == 0
@@ -215,12 +230,14 @@ def test_stale_entries_are_refused_and_reported(made, env, monkeypatch):
     assert lk.stale[0]["provenance"]["commit"] == "abc123" and "4 stale" in lk.describe()
 
 
-def test_a_tampered_code_digest_is_stale_or_damaged(made, env):
+def test_a_tampered_numerics_version_is_stale_or_damaged(made, env):
+    from repcap.bundle.schema import entry_key
+
     d, _ = made
 
-    def old_code(e):  # consistent: computed by other code -> stale
-        e["code"] = "0" * 64
-        e["key"] = sweep.point_key(runs.point_function(e["fn"]), e["config"], code=e["code"])
+    def old_code(e):  # consistent: computed by another numerics version -> stale
+        e["numerics"] = "packing/0"
+        e["key"] = entry_key(e["fn"], e["identity"], e["numerics"], e["data"])
 
     _edit_entry(d, "guha-small", old_code)
     env("t1")
@@ -228,7 +245,7 @@ def test_a_tampered_code_digest_is_stale_or_damaged(made, env):
     assert len(rep.stale) == 1 and rep.imported == _n_points(d) - 1
 
     def digest_only(e):  # inconsistent: damaged
-        e["code"] = "1" * 64
+        e["numerics"] = "packing/7"
 
     _edit_entry(d, "guha-small", digest_only)
     root = env("t2")
@@ -237,14 +254,27 @@ def test_a_tampered_code_digest_is_stale_or_damaged(made, env):
     assert _cache_files(root) == []
 
 
-def test_stale_after_a_real_code_change(made, tmp_path):
-    """Import from an edited copy of the package (as test_codehash does): the packing points are
-    stale, the toy points (whose code did not change) are imported."""
+def test_an_edit_keeps_a_point_fresh_and_a_bump_makes_exactly_its_engines_points_stale(made, tmp_path):
+    """Import from an edited copy of the package: a refactor of the packing optimiser keeps every
+    point fresh (reported as edited since); a bump of the packing engine's numerics version makes
+    its points stale and leaves the toy points (another engine) fresh."""
     d, _ = made
     root = tmp_path / "src"
     shutil.copytree(SRC / "repcap", root / "repcap", ignore=shutil.ignore_patterns("__pycache__"))
     opt = root / "repcap" / "packing" / "optimiser.py"
     opt.write_text(opt.read_text().replace("def optimise(", "def _changed():\n    return 1\n\n\ndef optimise(", 1))
+    edited = (
+        f"import json; from repcap import bundle; s = bundle.status({str(d)!r}); "
+        "print(json.dumps([s.total('fresh'), s.total('stale'), s.total('edited')]))"
+    )
+    env = {**os.environ, "PYTHONPATH": str(root), "REPCAP_CACHE": str(tmp_path / "edited")}
+    out = subprocess.run([sys.executable, "-c", edited], env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    n_all = _n_entries(d)
+    fresh, stale, n_edited = json.loads(out.stdout.strip().splitlines()[-1])
+    assert (fresh, stale) == (n_all, 0) and 0 < n_edited < n_all  # the packing points' engine was edited
+    num = root / "repcap" / "packing" / "numerics.py"
+    num.write_text(num.read_text().replace('NUMERICS = "packing/1"', 'NUMERICS = "packing/2"'))
     code = (
         f"import json, sys; from repcap import bundle; r = bundle.import_({str(d)!r}); "
         "print(json.dumps([r.imported, len(r.stale)]))"
@@ -271,7 +301,8 @@ def test_stale_after_a_real_code_change(made, tmp_path):
         (lambda d: (d / "bundle.json").write_text('{"a": 1, "a": 2}'), "duplicate field"),
         (lambda d: (d / "bundle.json").write_text("[1, 2]"), "must be dict"),
         (lambda d: (d / "yoder.json").write_text((d / "yoder.json").read_text() + " "), "checksum"),
-        (lambda d: _edit_manifest(d, lambda m: m.update(version=2)), "version 1"),
+        (lambda d: _edit_manifest(d, lambda m: m.update(version=3)), "version 2"),
+        (lambda d: _edit_manifest(d, lambda m: m.update(version=1)), "rekey it"),
         (lambda d: _edit_manifest(d, lambda m: m["experiments"][0].update(fn="os:system")), "not one of repcap"),
         (lambda d: _edit_manifest(d, lambda m: m["experiments"][0].update(cache="../../etc")), "short lower-case"),
         (lambda d: _edit_manifest(d, lambda m: m["experiments"][0].update(file="../x.json")), "file must be"),

@@ -1,18 +1,23 @@
-"""A sweep key has four parts (``repcap.sweep.keys``): each changes the key when what it stands for
-changes, and nothing else does."""
+"""A sweep point's identity (``repcap.sweep.keys``): its registered name, its engine's numerics
+version, its normalised config and its data.  Each part changes the key when what it stands for
+changes, and nothing else does: not an edit of the code, not a package version, not the machine."""
 
 from __future__ import annotations
 
 import ast
+import dataclasses
 import importlib.metadata
+import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from repcap import RepcapError, codehash, packing, reference, sweep, toy
 from repcap.runs.point_functions import POINT_FUNCTIONS
-from repcap.sweep import keys
+from repcap.sweep import keys, provenance, registry
 
 SRC = Path(codehash.__file__).resolve().parent  # src/repcap
 TOY, PACK, SURVEY = "repcap.toy.points", "repcap.packing.points", "repcap.survey"
@@ -29,44 +34,51 @@ def _append(path: Path, text: str) -> None:
     path.write_text(path.read_text() + text)
 
 
-# -- part 2: code ------------------------------------------------------------------------------
+# -- no code in the key ------------------------------------------------------------------------
+
+_KEYS = """
+import json
+from repcap import packing, toy, sweep
+print(json.dumps([sweep.point_key(toy.train_points, {"m": 10, "steps": 5}),
+                  sweep.point_key(packing.sweep_packed, {"k": 50, "d": 4}),
+                  sweep.provenance.source_digest(toy.train_points)]))
+"""
 
 
-@pytest.mark.parametrize("module", [TOY, PACK])
-def test_editing_a_numerical_module_changes_the_code_part(tree, module):
-    base = codehash.numeric_digest([module], tree)
-    assert base == codehash.numeric_digest([module], tree)
-    # the cosine engine is used by both (toy overlaps, packing statistics)
-    _append(tree / "repcap" / "cosine" / "moments.py", "\n\ndef _new():\n    return 2\n")
-    assert codehash.numeric_digest([module], tree) != base
+def _keys_in(tree: Path) -> list[str]:
+    out = subprocess.run(
+        [sys.executable, "-c", _KEYS],
+        env={"PYTHONPATH": str(tree), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-@pytest.mark.parametrize("module", [TOY, PACK])
-def test_orchestration_io_paths_config_faces_and_comments_keep_the_code_part(tree, module):
-    base = codehash.numeric_digest([module], tree)
-    for rel in ("sweep/run.py", "sweep/tasks.py", "sweep/dask.py", "io.py", "paths.py", "codehash.py", "config.py"):
-        _append(tree / "repcap" / rel, "\n\ndef _orchestration_only():\n    return 1\n")
-    _append(tree / "repcap" / "__init__.py", "\n\ndef _also_inert():\n    return 1\n")
-    # a re-export face: one more name exported changes nothing a point computes
-    face = tree / "repcap" / "cosine" / "__init__.py"
-    face.write_text(face.read_text().replace("from .tiled import", "from .tiled import DEFAULTS as _D2, ", 1))
-    # a comment and a docstring in a numerical module
-    opt = tree / "repcap" / "packing" / "optimiser.py"
-    opt.write_text(opt.read_text().replace("\ndef ", '\ndef _doc():  # a comment\n    """Doc."""\n\n\ndef ', 1))
-    after = codehash.numeric_digest([module], tree)
-    if module == PACK:
-        assert after != base  # _doc is a new function in packing's optimiser: that is code
-        opt.write_text(opt.read_text().replace('def _doc():  # a comment\n    """Doc."""\n\n\n', "", 1))
-    assert codehash.numeric_digest([module], tree) == base
+def test_editing_an_engine_keeps_every_key_and_shows_in_provenance(tree):
+    """A refactor, a help text, a cost estimate: the keys stay; the provenance's source digest says
+    the engine was edited.  Only the numerics version moves a key."""
+    toy_key, pack_key, toy_src = _keys_in(tree)
+    _append(tree / "repcap" / "toy" / "optim.py", "\n\ndef _refactored():\n    return 2\n")
+    _append(tree / "repcap" / "packing" / "cost.py", "\n\nTHROUGHPUT_GUESS = 3.0\n")
+    st = tree / "repcap" / "toy" / "settings.py"
+    st.write_text(st.read_text().replace("power-law exponent of the feature frequencies", "exponent of p_i", 1))
+    after = _keys_in(tree)
+    assert after[:2] == [toy_key, pack_key] and after[2] != toy_src
+    num = tree / "repcap" / "toy" / "numerics.py"
+    num.write_text(num.read_text().replace('NUMERICS = "toy/1"', 'NUMERICS = "toy/2"'))
+    bumped = _keys_in(tree)
+    assert bumped[0] != toy_key and bumped[1] == pack_key  # exactly the toy engine's points move
 
 
-def test_the_code_part_covers_what_the_old_closure_did_minus_the_inert_modules():
-    for module in (TOY, PACK):
-        full, numeric = set(codehash.closure([module])), set(codehash.numeric_closure([module]))
-        assert numeric < full
-        assert not numeric & set(codehash.INERT)
-        assert {f"{module}", "repcap.devices", "repcap.cosine.moments"} <= numeric
-    assert "repcap.sweep.run" not in codehash.numeric_closure([TOY])
+def test_the_numerics_version_is_in_the_key(monkeypatch):
+    cfg = {"k": 10, "d": 3}
+    base = sweep.point_key(packing.sweep_packed, cfg)
+    pf = registry.get("packing.optimise")
+    monkeypatch.setitem(registry._REGISTRY, "packing.optimise", dataclasses.replace(pf, numerics="packing/99"))
+    assert sweep.point_key(packing.sweep_packed, cfg) != base
 
 
 # which names of the inert modules the numerical modules use, and why none can change a number
@@ -87,12 +99,13 @@ INERT_USES = {
     "repcap.paths:project_root": "where files go",
     "repcap.paths:reference_dir": "where the data files are (their bytes are the data part)",
     "repcap.sweep:run": "runs other points through the cache (their own keys)",
+    "repcap.sweep.registry:point_function": "registers a point function under its name and numerics version",
 }
 
 
 def _inert_uses() -> set[str]:
     mods: set[str] = set()
-    for module in set(POINT_FUNCTIONS.values()):
+    for module in {fn.__module__ for fn in POINT_FUNCTIONS.values()}:
         mods |= set(codehash.numeric_closure([module]))
     used: set[str] = set()
     for m in sorted(mods):
@@ -183,33 +196,60 @@ def test_every_data_file_a_module_names_is_declared():
         assert not missing, f"{path.relative_to(SRC)} reads {sorted(missing)} without DATA_FILES"
 
 
-# -- part 4: environment -----------------------------------------------------------------------
+# -- the environment is provenance -------------------------------------------------------------
 
 
-def test_a_package_version_changes_the_key(monkeypatch):
+def test_a_package_version_changes_provenance_not_the_key(monkeypatch):
     cfg = {"k": 10, "d": 3}
     base = sweep.point_key(packing.sweep_packed, cfg)
     real = importlib.metadata.version
 
     monkeypatch.setattr(importlib.metadata, "version", lambda p: "9.9.9" if p == "numpy" else real(p))
-    keys.env_part.cache_clear()
+    provenance.env_versions.cache_clear()
     try:
-        assert keys.env_part()["numpy"] == "9.9.9"
-        assert sweep.point_key(packing.sweep_packed, cfg) != base
+        assert provenance.env_versions()["numpy"] == "9.9.9"
+        assert sweep.point_key(packing.sweep_packed, cfg) == base
+        rec = provenance.record(packing.sweep_packed, {"device": "cpu", "seconds": 1.0})
+        assert rec["versions"]["numpy"] == "9.9.9"
+        assert provenance.other_versions(rec["versions"], {**rec["versions"], "numpy": "2.0.0"}) == [
+            "numpy 9.9.9 -> 2.0.0"
+        ]
     finally:
         monkeypatch.undo()
-        keys.env_part.cache_clear()
-    assert sweep.point_key(packing.sweep_packed, cfg) == base
+        provenance.env_versions.cache_clear()
 
 
-def test_the_environment_part_names_the_versions_and_numba():
-    env = keys.env_part()
+def test_the_provenance_names_the_versions_numba_and_the_engine_source():
+    env = provenance.env_versions()
     assert set(env) == {"torch", "numpy", "scipy", "numba", "numba_in_use"}
     assert env["numpy"] == importlib.metadata.version("numpy").split("+")[0]
     assert "+" not in (env["torch"] or "")  # the public version: a CPU and a CUDA build of one release agree
+    rec = provenance.record(toy.train_points, {"device": "cpu (2 threads)", "seconds": 3.5})
+    assert rec["device"] == "cpu (2 threads)" and rec["seconds"] == 3.5
+    assert rec["code"] == codehash.file_digest([TOY]) and len(rec["computed"]) == 20
+    assert set(rec["versions"]) == {"repcap", "torch", "numpy", "scipy", "numba", "numba_in_use"}
 
 
-# -- part 1: config ----------------------------------------------------------------------------
+def test_the_provenance_source_digest_is_the_same_under_every_python(tree):
+    """Bytes, not ``ast.dump`` (which 3.11 and 3.12 spell differently: the H200 image's Python made
+    every shipped point stale under the old keys)."""
+    digest = codehash.file_digest([TOY], tree)
+    assert digest == codehash.file_digest([TOY])
+    assert digest == hashlib_of_files(tree, codehash.numeric_closure([TOY], tree))
+
+
+def hashlib_of_files(root: Path, names: list[str]) -> str:
+    import hashlib
+
+    h = hashlib.sha256()
+    for n in names:
+        p = codehash.module_path(n, root)
+        assert p is not None
+        h.update(n.encode() + b"\0" + hashlib.sha256(p.read_bytes()).hexdigest().encode())
+    return h.hexdigest()
+
+
+# -- config ------------------------------------------------------------------------------------
 
 
 def test_the_spelling_of_a_toy_config_does_not_change_its_key():
@@ -231,21 +271,65 @@ def test_execution_fields_of_a_packing_config_do_not_change_its_key():
         sweep.point_key(packing.sweep_packed, {**a, "colour": "red"})  # refused by the engine's own settings
 
 
-def test_every_point_function_a_bundle_may_name_has_a_config_form():
-    assert set(POINT_FUNCTIONS) <= set(keys.CONFIG_FORMS)
-    for path, call, _ in keys.CONFIG_FORMS.values():
-        assert call in ("dict", "kwargs") and callable(keys._normaliser(path))
+def test_settings_at_their_defaults_are_left_out_so_a_new_setting_moves_no_key(monkeypatch):
+    """The identity holds the settings that differ from their defaults: a setting added with a
+    default that keeps the old behaviour (PackConfig.lr_floor = 1, a fixed rate) moves no key."""
+    cfg = {"k": 200, "d": 8, "loss": "power", "seed": 0}
+    part = keys.config_part(packing.sweep_packed, cfg)
+    assert part == {"k": 200, "d": 8}
+    assert keys.config_part(packing.sweep_packed, {**cfg, "lr_floor": 0.0}) == {"k": 200, "d": 8, "lr_floor": 0.0}
+    pf = registry.get("packing.optimise")
+    without = dataclasses.replace(pf, defaults={k: v for k, v in pf.defaults.items() if k != "lr_floor"})
+    monkeypatch.setitem(registry._REGISTRY, "packing.optimise", without)
+    keys._DEFAULTS.pop("packing.optimise", None)
+    try:
+        assert "lr_floor" in keys.config_part(packing.sweep_packed, cfg)  # spelled out when not a default
+    finally:
+        keys._DEFAULTS.pop("packing.optimise", None)
 
 
-# -- functions outside repcap --------------------------------------------------------------------
+def test_every_point_function_is_registered_with_a_numerics_version_and_metrics():
+    assert set(POINT_FUNCTIONS) == set(registry.names())
+    for pf in registry.all_registered():
+        assert pf.engine in ("toy", "packing", "survey"), pf.name
+        assert registry.registered(pf.fn) is pf and keys.fn_name(pf.fn) == pf.name
+    for name in ("toy.train", "toy.overlaps", "packing.optimise", "survey.describe"):
+        assert registry.get(name).metrics, name
+    # the names bundles of format 1 used
+    assert registry.get("repcap.toy.points:train_points").name == "toy.train"
+    assert registry.get("repcap.packing.annealed:sweep_annealed").name == "packing.optimise"
+    with pytest.raises(RepcapError, match="not one of"):
+        registry.get("os:system")
+
+
+def test_a_name_cannot_be_registered_twice_by_two_functions():
+    @registry.point_function("test.once", numerics="test/1")
+    def once(c):
+        return c
+
+    with pytest.raises(RepcapError, match="registered twice"):
+
+        @registry.point_function("test.once", numerics="test/1")
+        def other(c):
+            return c
+
+    registry._REGISTRY.pop("test.once")
+    for bad in ("Toy", "toy", "toy.Train"):
+        with pytest.raises(RepcapError, match="dotted"):
+            registry.point_function(bad, numerics="toy/1")
+    with pytest.raises(RepcapError, match="engine/N"):
+        registry.point_function("toy.x", numerics="toy")
+
+
+# -- functions that are not registered -----------------------------------------------------------
 
 
 def _outside(config):
     return {"y": config["x"]}
 
 
-def test_a_function_outside_repcap_is_refused_without_a_code_digest(tmp_path):
-    with pytest.raises(RepcapError, match="outside repcap"):
+def test_a_function_that_is_not_registered_is_refused_without_a_code_digest(tmp_path):
+    with pytest.raises(RepcapError, match="not a registered point function"):
         sweep.run(_outside, [{"x": 1}], cache=sweep.Cache(tmp_path), progress=False)
     rep = sweep.run(_outside, [{"x": 1}], cache=sweep.Cache(tmp_path), progress=False, code="v1")
     assert rep.results == [{"y": 1}] and rep.n_computed == 1
@@ -254,9 +338,25 @@ def test_a_function_outside_repcap_is_refused_without_a_code_digest(tmp_path):
 
 
 def test_the_key_is_the_hash_of_its_parts():
+    import hashlib
+
     cfg = {"k": 10, "d": 3}
     parts = keys.key_parts(packing.sweep_packed, cfg)
-    assert parts["code"] == keys.code_digest(packing.sweep_packed)
-    assert sweep.point_key(packing.sweep_packed, cfg, code="x") != sweep.point_key(packing.sweep_packed, cfg)
     comp = keys.computation_parts(packing.sweep_packed)
-    assert comp["code"] == codehash.numeric_digest([PACK]) and comp["data"] == codehash.data_digest([PACK])
+    assert comp == {"numerics": "packing/1", "data": codehash.data_digest([PACK])}
+    assert parts == {
+        "fn": "packing.optimise",
+        "config": sweep.canonical({"k": 10, "d": 3}),
+        "computation": keys.computation_digest(comp["numerics"], comp["data"]),
+    }
+    assert sweep.point_key(packing.sweep_packed, cfg) == hashlib.sha256(sweep.canonical(parts).encode()).hexdigest()
+
+
+def test_a_computed_point_records_its_provenance_in_the_cache(tmp_path):
+    cache = sweep.Cache(tmp_path)
+    cfg = {"k": 30, "d": 3, "steps": 3}
+    sweep.run(packing.sweep_packed, [cfg], cache=cache, batched=True, progress=False)
+    key = sweep.point_key(packing.sweep_packed, cfg)
+    prov = cache.provenance(key)
+    assert prov is not None and prov["device"].startswith("cpu") and prov["versions"]["torch"]
+    assert prov["code"] == codehash.file_digest([PACK]) and prov["seconds"] == cache.get(key)["seconds"]

@@ -9,7 +9,6 @@ import pytest
 
 from repcap import RepcapError, reference, runs, sweep
 from repcap.packing import PackConfig, estimate_cost, guha_exponent, sweep_packed
-from repcap.packing.annealed import annealed_config, sweep_annealed
 from repcap.packing.points import pack_config
 from repcap.runs import cost, points
 from repcap.toy import TrainConfig, sweep_config, train_points
@@ -106,9 +105,7 @@ def test_every_config_of_every_set_is_valid_at_both_scales():
                 code = sweep.code_digest(e.fn)
                 for c in e.configs:
                     if e.fn is sweep_packed:
-                        pack_config(c)
-                    elif e.fn is sweep_annealed:
-                        annealed_config(c)  # PackConfig's settings and lr_floor, checked
+                        pack_config(c)  # PackConfig's settings (lr_floor among them), checked
                     else:
                         assert sweep_config(**c) == c
                     sweep.point_key(e.fn, c, code)  # plain JSON
@@ -155,6 +152,9 @@ def test_unknown_names_are_refused_in_one_line():
 
 
 def test_point_functions_are_only_repcaps_sweep_functions():
+    assert runs.point_function("packing.optimise") is sweep_packed
+    assert runs.point_function("toy.train") is train_points
+    # the names bundles of format 1 used
     assert runs.point_function("repcap.packing.points:sweep_packed") is sweep_packed
     assert runs.point_function("repcap.toy.points:train_points") is train_points
     for bad in (
@@ -166,7 +166,7 @@ def test_point_functions_are_only_repcaps_sweep_functions():
         3,
         "repcap.packing.points:sweep_packed.__globals__",
     ):
-        with pytest.raises(RepcapError, match="not one of repcap's sweep point functions"):
+        with pytest.raises(RepcapError, match="not one of repcap's registered point functions"):
             runs.point_function(bad)
 
 

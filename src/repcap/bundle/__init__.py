@@ -38,14 +38,27 @@ identity computed twice, against the seed scatter).
 from .compare import Comparison, compare
 from .index import point_id
 from .schema import LARGE_FIELDS, Bundle, BundleEntry, read
-from .store import Found, ImportReport, Lookup, Status, import_, lookup, lookup_configs, markdown_escape, status
+from .store import (
+    Found,
+    ImportReport,
+    Lookup,
+    Status,
+    import_,
+    lookup,
+    lookup_configs,
+    markdown_escape,
+    merge,
+    status,
+)
 from .writer import ExportPlan, ExportReport, check_out, export
 
 
-def provenance_markdown(found: Lookup, set_name: str = "reference") -> str:
-    """The provenance sentence of a :func:`lookup` for a Markdown cell of the book, every value
-    from the data escaped (what chapters 6, 7 and 9 paste into their text)."""
-    return found.provenance_markdown(set_name)
+def provenance_markdown(found: Lookup | list[Lookup], set_name: str = "reference") -> str:
+    """The provenance sentence of a :func:`lookup` (or of several, merged: the experiments a chapter
+    draws, each point counted once) for a Markdown cell of the book, every value from the data
+    escaped (what chapters 6, 7 and 9 paste into their profile box and text)."""
+    merged = merge(found)
+    return merged.provenance_markdown(set_name) if merged is not None else ""
 
 
 __all__ = [
@@ -66,6 +79,7 @@ __all__ = [
     "lookup",
     "lookup_configs",
     "markdown_escape",
+    "merge",
     "point_id",
     "provenance_markdown",
     "read",

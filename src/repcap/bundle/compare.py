@@ -10,7 +10,8 @@ function and metric (the ``metrics`` it registered, e.g. the toy's ``loss``, a p
 * the paired differences are ``d_i = ln(a_i) - ln(b_i)`` over the identities both hold (A's primary
   against B's primary, or, for one bundle, each point's primary against its replicas);
 * the seed scatter ``s`` is the pooled standard deviation of ``ln(metric)`` over the groups of
-  points that differ only in their seed, in both bundles (``dof`` its degrees of freedom);
+  points that differ only in their seed, each bundle's groups on their own (``dof`` its degrees of
+  freedom);
 * the verdict:
 
   - ``agree within seed scatter``: the 95% t interval of the mean of ``d`` lies inside ``(-s, s)``
@@ -149,27 +150,29 @@ def _pairs(a: Bundle, b: Bundle | None) -> list[tuple[BundleEntry, BundleEntry]]
     return out
 
 
-def seed_scatter(entries: Iterable[BundleEntry], fn: str, metric: str) -> tuple[float | None, int]:
+def seed_scatter(bundles: Iterable[Iterable[BundleEntry]], fn: str, metric: str) -> tuple[float | None, int]:
     """The pooled sd of ``ln(metric)`` over the groups of ``fn``'s primaries that differ only in
-    their seed (``(None, 0)`` where no group has two seeds), and its degrees of freedom."""
-    groups: dict[str, dict[str, float]] = {}
-    for be in entries:
-        if not be.primary or be.data["fn"] != fn:
-            continue
-        v = be.data["result"].get(metric)
-        if not _positive(v):
-            continue
-        ident = dict(be.data["identity"])
-        seed = ident.pop("seed", 0)
-        groups.setdefault(canonical(ident), {})[canonical(seed)] = math.log(float(v))
+    their seed, each bundle's groups on their own (``(None, 0)`` where no group has two seeds), and
+    its degrees of freedom."""
     ss, dof = 0.0, 0
-    for vals in groups.values():
-        if len(vals) < 2:
-            continue
-        xs = list(vals.values())
-        mu = sum(xs) / len(xs)
-        ss += sum((x - mu) ** 2 for x in xs)
-        dof += len(xs) - 1
+    for entries in bundles:
+        groups: dict[str, dict[str, float]] = {}
+        for be in entries:
+            if not be.primary or be.data["fn"] != fn:
+                continue
+            v = be.data["result"].get(metric)
+            if not _positive(v):
+                continue
+            ident = dict(be.data["identity"])
+            seed = ident.pop("seed", 0)
+            groups.setdefault(canonical(ident), {})[canonical(seed)] = math.log(float(v))
+        for vals in groups.values():
+            if len(vals) < 2:
+                continue
+            xs = list(vals.values())
+            mu = sum(xs) / len(xs)
+            ss += sum((x - mu) ** 2 for x in xs)
+            dof += len(xs) - 1
     return (math.sqrt(ss / dof), dof) if dof else (None, 0)
 
 
@@ -224,7 +227,7 @@ def compare(a: str | Path, b: str | Path | None = None) -> Comparison:
     ba = read(a)
     bb = read(b) if b is not None else None
     entry_pairs = _pairs(ba, bb)
-    pool = list(ba.entries) + (list(bb.entries) if bb is not None else [])
+    pool = [ba.entries] + ([bb.entries] if bb is not None else [])
     pairs: list[Pair] = []
     skipped: dict[tuple[str, str], int] = {}
     for ea, eb in entry_pairs:

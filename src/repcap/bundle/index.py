@@ -41,7 +41,7 @@ def _record_state(cache: Cache, pid: str) -> dict | str | None:
         ok = isinstance(rec, dict) and rec.get("sha256") == _sha(canonical(body))
     except (ValueError, TypeError, AttributeError):
         return DAMAGED
-    return rec if ok else DAMAGED
+    return {k: v for k, v in rec.items() if k != "sha256"} if ok else DAMAGED
 
 
 def _read_record(cache: Cache, pid: str) -> dict | None:
@@ -51,6 +51,7 @@ def _read_record(cache: Cache, pid: str) -> dict | None:
 
 
 def _write_record(cache: Cache, pid: str, body: dict) -> None:
+    body = {k: v for k, v in body.items() if k != "sha256"}
     atomic_write_text(
         _record_path(cache, pid), json.dumps({**body, "sha256": _sha(canonical(body))}, sort_keys=True) + "\n"
     )

@@ -91,10 +91,16 @@ def _replica(e: dict, where: dict) -> dict:
 
 
 def _add_replica(rec: dict, replica: dict) -> dict:
-    """``rec`` with ``replica`` among its replicas (once: the same result of the same run is one)."""
+    """``rec`` with ``replica`` among its replicas (once: the same run is one replica; the primary's
+    own run is none)."""
     have = rec.get("replicas") or []
-    same = [r for r in have if (r.get("sha256"), r.get("computed")) == (replica["sha256"], replica["computed"])]
-    return rec if same or replica["sha256"] == rec.get("result_sha256") else {**rec, "replicas": [*have, replica]}
+    run = (replica["sha256"], replica["computed"], replica["device"])
+    prim = rec.get("provenance") or {}
+    if any((r.get("sha256"), r.get("computed"), r.get("device")) == run for r in have) or (
+        (rec.get("result_sha256"), prim.get("computed"), prim.get("device")) == run
+    ):
+        return rec
+    return {**rec, "replicas": [*have, replica]}
 
 
 def import_(path: str | Path) -> ImportReport:
@@ -152,45 +158,43 @@ def import_(path: str | Path) -> ImportReport:
                 _write_record(cache, pid, {**rec, "summary": e["result"]})
                 rep.summaries += 1
             continue
+        held = old if old and old.get("key") == e["key"] and have is not None else None
+        if held is not None and held.get("result_sha256") != _sha(canonical(have)):
+            held = None  # the record is of another result than the cache's (computed here since)
         if have is None:
             cache.put(e["key"], e["config"], e["result"], e["provenance"])
             rep.imported += 1
-        elif _sha(canonical(have)) == e["sha256"]:
+        elif held is None:
+            # a result computed on this machine: kept, this one recorded beside it when it differs
             rep.already += 1
-        elif _earlier_bundle_result(cache, pid, e, have):
-            # the cache holds a later result from another bundle: this one, computed first, is primary
-            held = {
-                "fn": e["fn"],
-                "sha256": _sha(canonical(have)),
-                "provenance": (old or {}).get("provenance", {}),
-                "result": have,
-            }
-            cache.put(e["key"], e["config"], e["result"], e["provenance"])
-            if old:
-                rec = _add_replica(rec, _replica(held, {"path": _shown_path(old.get("bundle")), **_bundle_of(old)}))
-            rep.imported += 1
+            continue
+        elif _same_run(held.get("provenance", {}), e["provenance"]):
+            rep.already += 1
+        elif str(e["provenance"].get("computed", "")) < str(held.get("provenance", {}).get("computed", "")):
+            # the cache holds a later run from another bundle: this one, computed first, is the primary
+            displaced = {"fn": e["fn"], "sha256": held["result_sha256"], "provenance": held.get("provenance", {})}
+            displaced["result"] = have
+            if e["sha256"] != held["result_sha256"]:
+                cache.put(e["key"], e["config"], e["result"], e["provenance"])
+            rec = _add_replica(rec, _replica(displaced, {"path": _shown_path(held.get("bundle")), **_bundle_of(held)}))
+            rep.imported += e["sha256"] != held["result_sha256"]
+            rep.replicas += 1
         else:
-            # a result computed here, or one computed before this bundle's: kept, this one a replica
-            if old and old.get("key") == e["key"]:
-                _write_record(cache, pid, _add_replica(old, _replica(e, where)))
+            _write_record(cache, pid, _add_replica(held, _replica(e, where)))
             rep.replicas += 1
             continue
         _write_record(cache, pid, rec)
     return rep
 
 
+def _same_run(a: dict, b: dict) -> bool:
+    """Whether two provenances are of one run (the same date and device)."""
+    return (a.get("computed"), a.get("device")) == (b.get("computed"), b.get("device"))
+
+
 def _bundle_of(rec: dict) -> dict:
     b = rec.get("bundle")
     return {"set": str(b.get("set", "")) if isinstance(b, dict) else ""}
-
-
-def _earlier_bundle_result(cache: Cache, pid: str, e: dict, have: dict) -> bool:
-    """Whether the cache's result for ``e``'s point came from a bundle (its index record says so)
-    and was computed after ``e``'s: then ``e`` is the first computed, and becomes the primary."""
-    old = _read_record(cache, pid)
-    if not (old and old.get("key") == e["key"] and old.get("result_sha256") == _sha(canonical(have))):
-        return False
-    return str(e["provenance"].get("computed", "")) < str(old.get("provenance", {}).get("computed", ""))
 
 
 @dataclass
@@ -307,10 +311,30 @@ class Lookup:
         if todo:
             flag = "" if self.scale == "full" else f" --scale {self.scale}"
             parts.append(
-                f"`repcap bundle compute {set_name}{flag} --only {self.experiment}` computes "
+                f"`repcap bundle compute {set_name}{flag} --only {self.experiment.replace(', ', ' ')}` computes "
                 f"{'them' if todo > 1 else 'it'}"
             )
         return "; ".join(parts) + "."
+
+
+def merge(lookups: Any) -> Lookup | None:
+    """One :class:`Lookup` over several (the experiments a figure or a chapter draws), each point
+    once: what a provenance sentence is written from, so that it counts the points drawn (None
+    where there is no lookup)."""
+    ls = [lk for lk in (lookups if isinstance(lookups, (list, tuple)) else [lookups]) if lk is not None]
+    if not ls:
+        return None
+    seen: set[str] = set()
+    found = []
+    for lk in ls:
+        for f in lk.found:
+            if f.key not in seen:
+                seen.add(f.key)
+                found.append(f)
+    names = ", ".join(dict.fromkeys(lk.experiment for lk in ls))
+    missing = [c for lk in ls for c in lk.missing]
+    stale = [c for lk in ls for c in lk.stale]
+    return Lookup(names, found, missing, stale, ls[0].scale)
 
 
 def lookup_configs(fn: Callable, configs: list[dict], cache: str, experiment: str = "") -> Lookup:

@@ -340,7 +340,13 @@ def export(
             omitted = [] if keep else [f for f in LARGE_FIELDS if f in result]
             result = {k: v for k, v in result.items() if k not in omitted}
             sha = _sha(canonical(result))
-            if group and (foreign or any(o["sha256"] == sha for o in group)):
+            same_run = any(
+                o["sha256"] == sha
+                and (o["provenance"].get("computed"), o["provenance"].get("device"))
+                == (prov["computed"], prov["device"])
+                for o in group
+            )
+            if group and (foreign or same_run):
                 # the point this bundle already holds (its first export said where and at which commit
                 # it was computed, which a later export must keep), or one another set brought
                 wall += _add(entries, group, e.name, devices)
