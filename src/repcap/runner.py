@@ -84,6 +84,25 @@ def _reference_digest(params: dict[str, Any]) -> str | None:
     return hashlib.sha256(json.dumps(parts).encode()).hexdigest()
 
 
+def _bundles_digest(params: dict[str, Any]) -> str | None:
+    """The manifests of the results bundles a chapter's parameters name (a folder holding a
+    ``bundle.json``, relative to the project or absolute): a chapter that reads bundles directly
+    (the Reproducibility chapter) runs again when one of them changes.  None: it names none."""
+    names: list[str] = []
+    for v in params.values():
+        names += [x for x in (v if isinstance(v, (list, tuple)) else [v]) if isinstance(x, str) and x]
+    found = []
+    for n in names:
+        try:
+            path = Path(n) if Path(n).is_absolute() else project_root() / n
+            manifest = path / "bundle.json"
+            if manifest.is_file():
+                found.append([n, hashlib.sha256(manifest.read_bytes()).hexdigest()])
+        except (OSError, ValueError):
+            continue
+    return hashlib.sha256(json.dumps(found).encode()).hexdigest() if found else None
+
+
 def _packages_digest() -> str:
     pairs = sorted({(d.metadata["Name"] or "").lower(): d.version for d in metadata.distributions()}.items())
     return hashlib.sha256(json.dumps(pairs).encode()).hexdigest()
@@ -93,7 +112,8 @@ def cache_key(path: Path, profile: str, params: dict[str, Any]) -> str:
     """The chapter's run key: its source, parameters and profile, the code of the ``repcap`` modules
     it imports (their import closure, :mod:`repcap.codehash`: an edit elsewhere in the library does
     not re-run it), the reference data, the points of its ``reference_set`` that the cache holds
-    (:func:`_reference_digest`), and the installed package versions."""
+    (:func:`_reference_digest`), the manifests of the bundles its parameters name
+    (:func:`_bundles_digest`), and the installed package versions."""
     from .codehash import digest, source_imports
 
     source = path.read_bytes()
@@ -108,6 +128,9 @@ def cache_key(path: Path, profile: str, params: dict[str, Any]) -> str:
     ref = _reference_digest(params)
     if ref is not None:  # chapters without a reference set keep the keys they had
         parts["reference_points"] = ref
+    bundles = _bundles_digest(params)
+    if bundles is not None:
+        parts["bundles"] = bundles
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
 
 
