@@ -56,9 +56,11 @@ lint: $(STAMP)
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
-## test: lint and type checks, unit tests, a smoke-profile run of every chapter and a smoke book build
+## test: lint and type checks, unit tests, a smoke-profile run of every chapter and a smoke book build,
+## then the fingerprint suite again under coverage (about a minute more)
 test: lint
 	$(BIN)/python -m pytest -q
+	$(MAKE) --no-print-directory fingerprint-coverage
 
 ## fingerprint-coverage: the fingerprint suite (tests/fingerprints) under coverage.py, and each engine's
 ## share of lines it runs, failing under FP_MIN percent (engines as in tests/fingerprints/harness.py;
@@ -72,7 +74,7 @@ fingerprint-coverage: $(STAMP)
 	@mkdir -p .cache && rm -f .cache/.coverage
 	NUMBA_DISABLE_JIT=1 $(BIN)/coverage run -m pytest -q -p no:cacheprovider tests/fingerprints
 	@$(BIN)/coverage report --skip-covered
-	@fail=0; for e in $(FP_ENGINES); do \
+	@set -f; fail=0; for e in $(FP_ENGINES); do \
 	  pct=$$($(BIN)/coverage report --include="$${e#*:}" --format=total --precision=1); \
 	  ok=$$(awk -v p="$$pct" -v m="$(FP_MIN)" 'BEGIN { print (p + 0 >= m + 0) }'); \
 	  printf '%-9s %5s%% of lines%s\n' "$${e%%:*}" "$$pct" "$$([ "$$ok" = 1 ] || echo " -- under $(FP_MIN)%")"; \
