@@ -37,7 +37,13 @@ _TILED = {"bins": 100, "top_k": 5, "thresholds": [0.1, 0.33, 0.5], "quantiles": 
 
 
 def _describe(configs: list[dict]) -> dict:
-    return {"fn": "survey.describe", "configs": configs, "legacy_fn": "repcap.survey:describe_point"}
+    """A ``survey.describe`` point case, on the CPU whatever the machine has (``device`` is an
+    execution setting: no part of a point's identity)."""
+    return {
+        "fn": "survey.describe",
+        "configs": [{**c, "device": "cpu"} for c in configs],
+        "legacy_fn": "repcap.survey:describe_point",
+    }
 
 
 @contextlib.contextmanager
@@ -141,7 +147,11 @@ def _formats() -> dict:
     its top pairs), the head of those that store one, and a few rows of a tiled, sampled read."""
     from repcap.runs.point_functions import point_function
 
-    describe = point_function("survey.describe")
+    point = point_function("survey.describe")
+
+    def describe(config: dict) -> dict:
+        return point({**config, "device": "cpu"})
+
     out = {}
     with tempfile.TemporaryDirectory() as tmp:
         files = _write_files(Path(tmp))
@@ -204,6 +214,7 @@ def _scan() -> dict:
             {"source": str(path), "tiled": True, **_TILED},
             {"source": "synthetic:embedding,V=1,d=4,mean_cos=0.1,seed=0"},  # one row: no pairs
         ]
+        configs = [{**c, "device": "cpu"} for c in configs]
         recs, failures = survey.scan(configs, progress=False)
         again, _ = survey.scan(configs, progress=False)
     return {"records": recs, "n_failures": len(failures), "cached_equal": again == recs}
@@ -265,10 +276,10 @@ def _layer_models() -> dict:
         _write_gguf(Path(tmp) / "dead.gguf", dead, "F32")
         recs, failures = layers.records(
             [
-                {"source": str(files["gguf"]), "label": "gguf"},
+                {"source": str(files["gguf"]), "label": "gguf", "device": "cpu"},
                 {"source": _LAYERS, "device": "cpu"},
-                {"source": str(Path(tmp) / "one.npy")},
-                {"source": str(Path(tmp) / "dead.gguf")},
+                {"source": str(Path(tmp) / "one.npy"), "device": "cpu"},
+                {"source": str(Path(tmp) / "dead.gguf"), "device": "cpu"},
             ],
             seed=3,
             progress=False,
@@ -359,7 +370,10 @@ CASES = [
         "layers-baseline",
         point={
             "fn": "layers.baseline",
-            "configs": [{"n": 200, "d": 16, "seed": 0}, {"n": 48, "d": 16, "seed": 3, "device": "cpu"}],
+            "configs": [
+                {"n": 200, "d": 16, "seed": 0, "device": "cpu"},
+                {"n": 48, "d": 16, "seed": 3, "device": "cpu"},
+            ],
             "legacy_fn": "repcap.layers.points:baseline_point",
         },
     ),
