@@ -8,7 +8,7 @@ BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.repcap-installed
 MATHJAX := django-static-mathjax==3.2.2.1
 
-.PHONY: all install book html pdf test test-unit lint bench clean distclean paper-gpu
+.PHONY: all install book html pdf test test-unit lint fingerprint-coverage bench clean distclean paper-gpu
 
 all: book
 
@@ -56,9 +56,30 @@ lint: $(STAMP)
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
-## test: lint and type checks, unit tests, a smoke-profile run of every chapter and a smoke book build
+## test: lint and type checks, unit tests, a smoke-profile run of every chapter and a smoke book build,
+## then the fingerprint suite again under coverage (about a minute more)
 test: lint
 	$(BIN)/python -m pytest -q
+	$(MAKE) --no-print-directory fingerprint-coverage
+
+## fingerprint-coverage: the fingerprint suite (tests/fingerprints) under coverage.py, and each engine's
+## share of lines it runs, failing under FP_MIN percent (engines as in tests/fingerprints/harness.py;
+## packing/cost.py, a time estimate, is left out in pyproject.toml).  Numba's JIT is off for it, so that
+## the tiled pass's kernel runs as Python and is traced; the suite holds its values to the tables
+## there too (the tolerances cover that path: tools/fingerprints.py --spread).
+FP_MIN     ?= 95
+FP_ENGINES := cosine:*/repcap/cosine/* toy:*/repcap/toy/* packing:*/repcap/packing/* \
+              survey:*/repcap/survey.py,*/repcap/layers/* geometry:*/repcap/random_geometry.py
+fingerprint-coverage: $(STAMP)
+	@mkdir -p .cache && rm -f .cache/.coverage
+	NUMBA_DISABLE_JIT=1 $(BIN)/coverage run -m pytest -q -p no:cacheprovider tests/fingerprints
+	@$(BIN)/coverage report --skip-covered
+	@set -f; fail=0; for e in $(FP_ENGINES); do \
+	  pct=$$($(BIN)/coverage report --include="$${e#*:}" --format=total --precision=1); \
+	  ok=$$(awk -v p="$$pct" -v m="$(FP_MIN)" 'BEGIN { print (p + 0 >= m + 0) }'); \
+	  printf '%-9s %5s%% of lines%s\n' "$${e%%:*}" "$$pct" "$$([ "$$ok" = 1 ] || echo " -- under $(FP_MIN)%")"; \
+	  [ "$$ok" = 1 ] || fail=1; \
+	done; exit $$fail
 
 test-unit: $(STAMP)
 	$(BIN)/python -m pytest -q tests/unit

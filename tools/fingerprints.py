@@ -32,7 +32,10 @@ import harness  # noqa: E402
 
 #: The arithmetic paths ``--spread`` runs the cases under: the CPU kernels torch dispatches to
 #: (no vector units, AVX2, AVX-512), one thread against the default, MKL's reproducible mode, and
-#: numba's kernels off (the cosine engine's torch path).
+#: numba's JIT off: the cosine pass's fused kernel then runs as Python, where numpy's promotion
+#: rules sum |cos| in float32 rather than float64 (the path ``make fingerprint-coverage`` runs the
+#: suite on, so that coverage.py traces the kernel).  The torch path of the kernel is not an
+#: environment: the cosine cases run it themselves (``cases_cosine.py``).
 PATHS = (
     {},
     {"ATEN_CPU_CAPABILITY": "default"},
@@ -40,6 +43,7 @@ PATHS = (
     {"ATEN_CPU_CAPABILITY": "avx512"},
     {"OMP_NUM_THREADS": "1"},
     {"MKL_CBWR": "COMPATIBLE"},
+    {"NUMBA_DISABLE_JIT": "1"},
 )
 
 

@@ -50,6 +50,53 @@ def _rules() -> dict:
     }
 
 
+def _pieces() -> dict:
+    """The pieces a point composes, called as a caller outside it would: the power loss at p = 1,
+    the tile and block sizes on the CPU and on a GPU (the GPU's rule, from a memory budget given in
+    ``REPCAP_MEMORY_BUDGET``, which it reads before asking the device), a config of numpy scalars
+    with an explicit exponent and rate, the key form of an annealed config and a batch's group, the
+    float64 coherence of a small packing, and a projection's distortion one column per tile."""
+    import os
+
+    import numpy as np
+    import torch
+
+    from repcap.packing import annealed, baselines, points, stats
+    from repcap.packing.config import PackConfig
+    from repcap.packing.losses import default_block, default_tile, loss_and_grad, normalise
+
+    g = torch.Generator().manual_seed(12)
+    V = normalise(torch.randn(1, 5, 30, generator=g))
+    total, grad, mx = loss_and_grad(V, "power", beta=5.0, p=1.0, tile=16, want_max=True)
+    cpu, gpu = torch.device("cpu"), torch.device("cuda")  # a device name: nothing runs on it
+    before = os.environ.get("REPCAP_MEMORY_BUDGET")
+    os.environ["REPCAP_MEMORY_BUDGET"] = str(1 << 28)
+    try:
+        sizes = [
+            f(k, b, dev)
+            for f in (default_tile, default_block)
+            for k in (100, 5000)
+            for b in (1, 8)
+            for dev in (cpu, gpu)
+        ]
+    finally:
+        if before is None:
+            os.environ.pop("REPCAP_MEMORY_BUDGET", None)
+        else:
+            os.environ["REPCAP_MEMORY_BUDGET"] = before
+    cfg = PackConfig(k=np.int64(40), d=np.int64(6), p=np.float64(7.0), lr=np.float32(0.02), steps=np.int64(5))
+    W = torch.from_numpy(np.random.default_rng(3).standard_normal((6, 25)))
+    return {
+        "power_p1": {"loss": total, "grad_sum": grad.double().abs().sum(), "max": mx},
+        "sizes": sizes,
+        "config": {"k": cfg.k, "d": cfg.d, "p": cfg.p, "exponent": cfg.exponent, "lr": cfg.learning_rate},
+        "annealed_config": annealed.annealed_config({"k": 30, "d": 5, "loss": "exp", "lr_floor": 0.1}),
+        "group": points.packed_group({"k": 30, "d": 5, "seed": 4}),
+        "coherence": stats.coherence(W.numpy()),
+        "projection_tile_1": baselines.projection_distortion(12, 6, "rademacher", seed=1, tile=1),
+    }
+
+
 CASES = [
     Case("packing", "power", point=_point(_small("power"))),
     Case("packing", "exp", point=_point(_small("exp", beta=20.0, lr=0.005))),
@@ -84,6 +131,8 @@ CASES = [
             "legacy_fn": "repcap.packing.points:sweep_projection",
         },
     ),
+    Case("packing", "power-p", point=_point(_small("power", p=6.0, steps=15))),  # an exponent given, not Guha's
     Case("packing", "kernels", run=_kernels),
+    Case("packing", "pieces", run=_pieces),
     Case("packing", "rules", run=_rules),
 ]

@@ -71,6 +71,117 @@ def _closed_forms() -> dict:
     return out
 
 
+def _kernels() -> dict:
+    """The pieces the trainers compose, called as a caller outside them would: the dense sampler
+    and loss without scratch buffers, the signed decay with its sign read from ``gamma``, the
+    sparse sampler's batches (a continued gap walk: a feature whose events overran its budget of
+    gaps; no feature active at all), the sparse loss in several row tiles and with no active sample,
+    the represented share, a norm histogram on given edges, and the sampler rule."""
+    import numpy as np
+    import torch
+
+    from repcap import toy
+    from repcap.toy import data, measurements, model, optim, sparse_data, sparse_model
+
+    cpu = torch.device("cpu")
+    W, b, gens = model.init_params(24, 5, [3, 4], cpu)
+    p = torch.from_numpy(np.stack([toy.frequencies(24, "power", 1.1), toy.frequencies(24, "exp", tau=6.0)])).float()
+    x = data.sample_batch(p, 16, gens)
+    loss, dW, db = model.loss_and_grad(x, W, b)
+    lr = torch.tensor([0.05, 0.05])
+    decayed = {
+        name: optim.decay_(W.clone(), lr, torch.tensor(g)).double().sum(dim=(1, 2))
+        for name, g in (("pos", [0.5, 1.0]), ("neg", [-0.5, -1.0]), ("mixed", [0.5, -1.0]))
+    }
+    # p = 0.02 over 64 samples: a budget of 8 gaps per feature, overrun (>= 8 events) by some of the
+    # 4000 features in the first seven batches of seed 0, whose walks then go on (sparse_data._continue)
+    sampler = sparse_data.SparseSampler(torch.full((1, 4000), 0.02), 64)
+    g0 = [torch.Generator().manual_seed(0)]
+    batches = [sampler.sample(g0) for _ in range(7)]
+    walks = {
+        "entries": [int(bt.vals.numel()) for bt in batches],
+        "vals_sum": [float(bt.vals.double().sum()) for bt in batches],
+        "rows_sum": [int(bt.rows.sum()) for bt in batches],
+        "cols_sum": [int(bt.cols.sum()) for bt in batches],
+    }
+    quiet = sparse_data.SparseSampler(torch.zeros(2, 50), 8).sample([torch.Generator().manual_seed(1)] * 2)
+    dense = sparse_data.SparseBatch.from_dense(x)
+    Ws, bs, _ = model.init_params(30, 4, [5], cpu)
+    xs = sparse_data.SparseSampler(torch.full((1, 30), 0.1), 40).sample([torch.Generator().manual_seed(2)])
+    ws = sparse_model.SparseWorkspace(1, 40, 30, 4, cpu, tile_elems=7 * 30)  # 7 rows a tile
+    tiled = sparse_model.sparse_loss_and_grad(xs, Ws, bs, ws=ws)
+    whole = sparse_model.sparse_loss_and_grad(xs, Ws, bs)
+    empty = sparse_model.sparse_loss_and_grad(quiet, torch.full((2, 50, 4), 0.2), torch.full((2, 50), 0.3))
+    return {
+        "dense": {"x_sum": x.double().sum(dim=(1, 2)), "loss": loss, "dW": dW.double().sum(dim=(1, 2)), "db": db},
+        "decay": decayed,
+        "walks": walks,
+        "quiet_entries": int(quiet.vals.numel()),
+        "from_dense": {"entries": int(dense.vals.numel()), "roundtrip": bool(torch.equal(dense.to_dense(), x))},
+        "sparse_tiled": {"loss": tiled[0], "dW": tiled[1].double().abs().sum(), "db": tiled[2]},
+        "sparse_whole": {"loss": whole[0], "dW": whole[1].double().abs().sum(), "db": whole[2]},
+        "sparse_empty": {"loss": empty[0], "dW": empty[1].double().abs().sum(), "db": empty[2]},
+        "phi_half": measurements.phi_half(W * 3.0),
+        "norm_histogram": measurements.norm_histogram(np.linspace(0.0, 2.5, 37), bins=np.linspace(0.5, 1.5, 6))[0],
+        "sampler": [
+            sparse_data.choose_sampler("auto", torch.full((1, 600), 0.01), cpu) == "sparse",
+            sparse_data.choose_sampler("auto", torch.full((1, 600), 0.5), cpu) == "sparse",
+            sparse_data.choose_sampler("auto", torch.full((1, 100), 0.01), cpu) == "sparse",
+            sparse_data.sparse_fraction(torch.empty(0, 0)),
+        ],
+    }
+
+
+def _configs() -> dict:
+    """A sweep config's one spelling per value (an integer given as a float, betas as a list), a
+    training config's betas, models given as dicts with the loss of every step handed to a
+    callback, and the models that fit a memory budget."""
+    from repcap import toy
+    from repcap.toy import points
+
+    cfg = points.sweep_config(n=64.0, m=8, alpha=1, betas=[0.8, 0.99], steps=10)
+    seen: list = []
+    r = toy.train(
+        [{"alpha": 1.2, "gamma": 0.4, "seed": 3}],
+        toy.TrainConfig(n=32, m=4, steps=15, batch=16, device="cpu", sampler="dense", betas=[0.85, 0.99]),
+        n_curve=3,
+        callback=lambda step, loss_sum: seen.append(float(loss_sum[0])),
+    )
+    return {
+        "config": {k: v for k, v in cfg.items() if not isinstance(v, str)},
+        "dict_spec": {"loss": r.loss, "curve": r.curve, "every_step": seen},
+        "models_per_batch": [points.models_per_batch(1000, 2048, 1 << 30), points.models_per_batch(64, 32, 10)],
+    }
+
+
+def _run_sweep() -> dict:
+    """:func:`repcap.toy.points.run_sweep` through a fresh sweep cache (two groups of configs), and
+    the same configs again from the cache."""
+    import os
+    import tempfile
+
+    from repcap.toy import points
+
+    configs = [
+        {**_DENSE, "steps": 10, "alpha": 1.0, "seed": 1},
+        {**_DENSE, "steps": 10, "alpha": 1.5, "seed": 2},
+        {**_DENSE, "steps": 10, "n": 32, "seed": 3},
+    ]
+    before = os.environ.get("REPCAP_CACHE")
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ["REPCAP_CACHE"] = tmp
+        try:
+            df = points.run_sweep(configs, progress=False)
+            again = points.run_sweep(configs, progress=False)
+        finally:
+            if before is None:
+                os.environ.pop("REPCAP_CACHE", None)
+            else:
+                os.environ["REPCAP_CACHE"] = before
+    cols = ["loss", "phi_half", "n_represented", "mean_sq_overlap", "mean_sq_overlap_represented"]
+    return {"rows": df[cols].to_dict(orient="list"), "cached_equal": bool(df[cols].equals(again[cols]))}
+
+
 CASES = [
     Case(
         "toy",
@@ -161,6 +272,29 @@ CASES = [
             "legacy_batched": True,
         },
     ),
+    Case(
+        "toy",
+        "train-auto-unlearned",  # the sampler rule's choice (sparse here), and measurements left undefined
+        point=_point(
+            "toy.train",
+            [{"n": 600.0, "m": 4, "steps": 3, "batch": 32, "lr": 0.1, "alpha": 1.0, "gamma": 9.0, "seed": 9}],
+            _TRAIN,
+        ),
+    ),
+    Case(
+        "toy",
+        "overlaps-unlearned",  # fewer than two rows represented: the candidates over them are undefined
+        point={
+            "fn": "toy.overlaps",
+            "configs": [{"n": 40, "m": 4, "steps": 3, "batch": 16, "lr": 0.1, "gamma": 9.0, "seed": 9}],
+            "batched": True,
+            "legacy_fn": "repcap.toy.overlaps:overlap_points",
+            "legacy_batched": True,
+        },
+    ),
     Case("toy", "trajectory", run=_trajectory),
+    Case("toy", "kernels", run=_kernels),
+    Case("toy", "configs", run=_configs),
+    Case("toy", "run-sweep", run=_run_sweep),
     Case("toy", "closed-forms", run=_closed_forms),
 ]

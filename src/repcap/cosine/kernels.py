@@ -50,7 +50,7 @@ class TileSummary:
 if HAVE_NUMBA:
 
     @njit(parallel=True, cache=True, nogil=True)
-    def _kernel(T, diag, bins, thr, n_chunks):  # pragma: no cover - compiled; tested through tile_summary
+    def _kernel(T, diag, bins, thr, n_chunks):
         rows, cols = T.shape
         half = np.float32(bins / 2.0)
         one = np.float32(1.0)

@@ -256,7 +256,7 @@ def _train(specs: list[ModelSpec], cfg: TrainConfig, *, progress: bool, n_curve:
         if callback is not None:
             callback(step, ws.loss_sum)
     if dev.type == "cuda":
-        torch.cuda.synchronize(dev)
+        torch.cuda.synchronize(dev)  # pragma: no cover (CUDA only)
     seconds = time.perf_counter() - t0
     if not torch.isfinite(models.W).all():
         bad = [i for i in range(M) if not torch.isfinite(models.W[i]).all()]
