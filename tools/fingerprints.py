@@ -5,6 +5,7 @@ checkout against them.
     python tools/fingerprints.py                       # each engine: numerics version, cases, agreement
     python tools/fingerprints.py --update toy          # after bumping repcap.toy.numerics.NUMERICS
     python tools/fingerprints.py --extend toy          # add new cases to the table (values unchanged)
+    python tools/fingerprints.py --create ENGINE RTOL ATOL COUNT_ATOL REASON   # a new engine's first table
     python tools/fingerprints.py --spread              # the spread over arithmetic paths (tolerances)
     python tools/fingerprints.py --legacy-src DIR      # the point cases of an older checkout's src/
 
@@ -118,6 +119,22 @@ def update(engine: str, extend: bool) -> int:
     return 0
 
 
+def create(engine: str, rtol: str, atol: str, count_atol: str, reason: str) -> int:
+    """The first table of ``engine``: its values now, under its declared numerics version."""
+    if (harness.HERE / f"{engine}.json").exists():
+        sys.exit(f"{engine}: tests/fingerprints/{engine}.json exists; use --update or --extend")
+    if engine not in harness.ENGINES:
+        sys.exit(f"{engine}: add it to harness.ENGINES (where it declares NUMERICS) first")
+    tol = harness.Tolerance(float(rtol), float(atol), float(count_atol), reason)
+    values = worker([engine])[engine]
+    t = harness.Table(
+        engine, tol, [{"numerics": harness.numerics(engine), "defaults": harness_defaults(engine), "values": values}]
+    )
+    t.save()
+    print(f"{engine}: {harness.numerics(engine)} written ({len(values)} cases)")
+    return 0
+
+
 def harness_defaults(engine: str) -> dict:
     out = subprocess.run(
         [sys.executable, "-c", f"import json, harness; print(json.dumps(harness.defaults({engine!r})))"],
@@ -181,10 +198,18 @@ def main() -> int:
     ap.add_argument("engines", nargs="*", help=f"engines (default all: {', '.join(harness.ENGINES)})")
     ap.add_argument("--update", metavar="ENGINE", help="write the new version's values after a bump")
     ap.add_argument("--extend", metavar="ENGINE", help="add cases new to the table (nothing may move)")
+    ap.add_argument(
+        "--create",
+        nargs=5,
+        metavar=("ENGINE", "RTOL", "ATOL", "COUNT_ATOL", "REASON"),
+        help="write the first table of a new engine (its NUMERICS ending in /1) with its tolerance and the reason",
+    )
     ap.add_argument("--spread", action="store_true", help="the spread over arithmetic paths")
     ap.add_argument("--legacy-src", type=Path, metavar="DIR", help="an older checkout's src/ folder")
     args = ap.parse_args()
     engines = args.engines or list(harness.ENGINES)
+    if args.create:
+        return create(*args.create)
     if args.update or args.extend:
         return update(args.update or args.extend, extend=bool(args.extend))
     if args.spread:

@@ -16,8 +16,12 @@ from . import RepcapError
 
 
 def resolve_device(device: str | torch.device | None = "auto") -> torch.device:
-    """``"auto"`` -> CUDA when available, else CPU.  ``"cuda"`` without CUDA is a clear error."""
+    """``"auto"`` -> CUDA when available, else CPU (``REPCAP_AUTO_DEVICE=cpu`` makes ``"auto"`` the
+    CPU on any machine: what the engine fingerprints run under).  ``"cuda"`` without CUDA is a clear
+    error."""
     if device is None or (isinstance(device, str) and device == "auto"):
+        if os.environ.get("REPCAP_AUTO_DEVICE") == "cpu":
+            return torch.device("cpu")
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
     try:
         dev = torch.device(device)

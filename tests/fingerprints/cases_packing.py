@@ -56,12 +56,13 @@ def _pieces() -> dict:
     ``REPCAP_MEMORY_BUDGET``, which it reads before asking the device), a config of numpy scalars
     with an explicit exponent and rate, the key form of an annealed config and a batch's group, the
     float64 coherence of a small packing, and a projection's distortion one column per tile."""
+    import dataclasses
     import os
 
     import numpy as np
     import torch
 
-    from repcap.packing import annealed, baselines, points, stats
+    from repcap.packing import baselines, points, stats
     from repcap.packing.config import PackConfig
     from repcap.packing.losses import default_block, default_tile, loss_and_grad, normalise
 
@@ -90,7 +91,7 @@ def _pieces() -> dict:
         "power_p1": {"loss": total, "grad_sum": grad.double().abs().sum(), "max": mx},
         "sizes": sizes,
         "config": {"k": cfg.k, "d": cfg.d, "p": cfg.p, "exponent": cfg.exponent, "lr": cfg.learning_rate},
-        "annealed_config": annealed.annealed_config({"k": 30, "d": 5, "loss": "exp", "lr_floor": 0.1}),
+        "annealed_config": dataclasses.asdict(points.pack_config({"k": 30, "d": 5, "loss": "exp", "lr_floor": 0.1})),
         "group": points.packed_group({"k": 30, "d": 5, "seed": 4}),
         "coherence": stats.coherence(W.numpy()),
         "projection_tile_1": baselines.projection_distortion(12, 6, "rademacher", seed=1, tile=1),

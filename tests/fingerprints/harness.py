@@ -26,6 +26,7 @@ from __future__ import annotations
 import importlib
 import json
 import math
+import os
 import re
 import sys
 from collections.abc import Callable, Iterable
@@ -34,6 +35,9 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
+#: Fingerprints are the CPU's on every machine: ``device="auto"`` is the CPU wherever they run (this
+#: process and the workers it starts).
+os.environ["REPCAP_AUTO_DEVICE"] = "cpu"
 
 #: Where each engine declares its numerics version (module, attribute).
 ENGINES: dict[str, tuple[str, str]] = {
@@ -83,9 +87,14 @@ def flatten(obj: Any, prefix: str = "") -> dict[str, float]:
     if hasattr(obj, "tolist") and not isinstance(obj, (str, bytes)):
         obj = obj.tolist()
     if isinstance(obj, dict):
+        n_pairs = obj.get("n_pairs")
         for k, v in obj.items():
             if k in VOLATILE:
                 continue
+            if k in FRACTIONS_OF_PAIRS and isinstance(v, dict) and isinstance(n_pairs, (int, float)):
+                # a share of the pairs is a count over n_pairs: compared as the count it is
+                v = {t: (round(x * n_pairs) if isinstance(x, (int, float)) else x) for t, x in v.items()}
+                k = f"{k}_pairs"
             out.update(flatten(v, f"{prefix}.{k}" if prefix else str(k)))
     elif isinstance(obj, (list, tuple)):
         for i, v in enumerate(obj):
@@ -100,7 +109,10 @@ def flatten(obj: Any, prefix: str = "") -> dict[str, float]:
 #: Fields that count pairs or rows against a threshold or a bin edge: one pair on the other side of an
 #: edge after a last-bit change of its cosine moves them by one, so they are compared by
 #: ``count_atol``.
-COUNT = re.compile(r"(hist|counts|n_above|n_orthogonal|n_parallel|n_represented|exceed|n_pairs_above)")
+COUNT = re.compile(r"(hist|counts|n_above|n_orthogonal|n_parallel|n_represented|exceed_pairs|exceed_abs_pairs)")
+#: Result fields that hold shares of the pairs per threshold (a survey record's exceedances): flattened
+#: as the counts of pairs they are (``<field>_pairs``), so that one pair across a threshold is one count.
+FRACTIONS_OF_PAIRS = ("exceed", "exceed_abs")
 
 
 def is_count(name: str) -> bool:

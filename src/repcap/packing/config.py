@@ -179,14 +179,14 @@ class PackConfig:
         0, "loss-curve sampling in steps; 0: about 200 points", check=config.at_least(0, integer_only=True)
     )
     n_bins: int = S(200, "bins of the final |cos| histogram on [0, 1]", check=check_bins)
+    device: str = S("auto", "auto | cpu | cuda[:N]", check=_check_device)
+    threads: int | None = S(None, "CPU threads; None: 1 for B k^2 <= 16 M, else torch's setting", check=_check_threads)
     lr_floor: float = S(
         1.0,
         "the rate at the last step as a fraction of the first, reached along a cosine (1: a fixed rate, as Guha "
         "and Yoder run; 0: the rate decays to 0)",
         check=config.between(0.0, 1.0),
     )
-    device: str = S("auto", "auto | cpu | cuda[:N]", check=_check_device)
-    threads: int | None = S(None, "CPU threads; None: 1 for B k^2 <= 16 M, else torch's setting", check=_check_threads)
 
     def __post_init__(self):
         for f in dataclasses.fields(self):  # numpy scalars (from a grid) as Python numbers
