@@ -38,14 +38,12 @@ def pair_stats(
     ortho_on_edge = bool(np.isclose(folded_edges, ORTHOGONAL_THRESHOLD, rtol=0, atol=1e-12).any())
     asked = th + ([] if ortho_on_edge else [ORTHOGONAL_THRESHOLD])
     n = k * (k - 1) / 2
+    settings = cosine.TiledConfig(bins=2 * n_bins, thresholds=tuple(asked), top_k=0, quantiles=())
     out: dict[str, list] = {name: [] for name in ("eps_star", "mean_abs", "mean_sq", "hist", "n_above", "n_orthogonal")}
     for b in range(B):
         st = cosine.tiled_stats(
             V[b].T,
-            bins=2 * n_bins,
-            thresholds=asked,
-            top_k=0,
-            quantiles=(),
+            settings,
             progress=False,
             unit=True,
             device=V.device,
