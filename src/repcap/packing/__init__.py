@@ -18,7 +18,8 @@ flows one way through the modules:
 
 * :mod:`.config` -- :class:`PackConfig` (every setting's default, help and check), Guha's rules;
 * :mod:`.losses` -- the tiled loss and gradient (:func:`loss_and_grad`) and the dense reference;
-* :mod:`.stats` -- eps*, mean |cos|, the |cos| histogram, from the engine :mod:`repcap.cosine`;
+* :mod:`.stats` -- :class:`PackingStats` (eps*, mean |cos|, the |cos| histogram), from the engine
+  :mod:`repcap.cosine`;
 * :mod:`.optimiser` -- Adam over a batch of seeds -> :class:`PackResult`;
 * :mod:`.annealed` -- the same loop with the rate decaying along a cosine (its own sweep point, so
   that the fixed-rate points keep their keys);
@@ -41,7 +42,7 @@ from .cost import CostEstimate, estimate_cost
 from .losses import TiledPackingLoss, default_block, default_tile, dense_loss, loss_and_grad, normalise
 from .optimiser import PackResult, optimise
 from .points import packed_group, sweep_packed, sweep_projection, sweep_random
-from .stats import coherence, max_abs_cos, pair_stats
+from .stats import PackingStats, coherence, max_abs_cos, pair_stats
 
 __all__ = [
     "LOSSES",
@@ -50,6 +51,7 @@ __all__ = [
     "CostEstimate",
     "PackConfig",
     "PackResult",
+    "PackingStats",
     "TiledPackingLoss",
     "coherence",
     "default_block",
