@@ -170,38 +170,6 @@ def _catalog_fields(entry: catalog.ModelEntry, shape: tuple[int, int]) -> dict[s
     }
 
 
-#: At most this many rows (and ``rows * d`` values) get their moments again from the dense float64
-#: cosine matrix with a two-pass variance: for a few rows the Gram identity's
-#: ``E[cos^2] - E[cos]^2`` is a difference of nearly equal numbers, and float32 unit rows leave a
-#: spurious sigma of ~1e-4 (one pair: the exact sigma is 0).  Done here, not in
-#: :mod:`repcap.cosine.moments`, which is in the key closure of the shipped packing and toy points.
-EXACT_MAX_ROWS, EXACT_MAX_VALUES = 2048, 1 << 24
-
-
-def _exact_if_small(X: Any, m: CosineMoments) -> CosineMoments:
-    import dataclasses
-
-    if not (2 <= m.n_rows <= EXACT_MAX_ROWS and m.n_rows * m.d <= EXACT_MAX_VALUES):
-        return m
-    x = torch.as_tensor(X).to(device="cpu", dtype=torch.float64)
-    norms = x.norm(dim=1)
-    u = x[norms > 0] / norms[norms > 0, None]
-    n = int(u.shape[0])
-    off = (u @ u.T)[~torch.eye(n, dtype=torch.bool)]
-    mean, mean_sq = float(off.mean()), float(off.square().mean())
-    std = math.sqrt(max(float((off - off.mean()).square().mean()), 0.0))
-    return dataclasses.replace(
-        m,
-        sum_cos=float(off.sum()) / 2,
-        mean=mean,
-        mean_sq=mean_sq,
-        var=std * std,
-        std=std,
-        eps=mean + 2 * std,
-        eps3=mean + 3 * std,
-    )
-
-
 def describe(
     source: Any,
     cfg: TiledConfig | None = None,
@@ -223,7 +191,7 @@ def describe(
     """
     e = embedding if embedding is not None else load(source, head=head, device="cpu", tensor=tensor)
     X = e.matrix if rows is None else e.matrix[: int(rows)]
-    m: CosineMoments = _exact_if_small(X, moments(X, device=device))
+    m: CosineMoments = moments(X, device=device)
     d = int(X.shape[1])
     rec: dict[str, Any] = {
         "source": str(source),

@@ -61,14 +61,31 @@ def test_moments_match_dense(V, d, zero, dup, opp, shift):
 
 
 def test_moments_accepts_torch_and_chunks(monkeypatch):
-    import repcap.cosine as C
+    import repcap.cosine.rows as R
+    from repcap.cosine.moments import EXACT_MAX_ROWS
 
-    X = matrix(1000, 12, zero=(999,), shift=0.1)
+    X = matrix(EXACT_MAX_ROWS + 100, 12, zero=(999,), shift=0.1)  # beyond the dense path: the Gram identity
     v, _, _ = dense(X)
-    monkeypatch.setattr(C, "GRAM_CHUNK_ROWS", 77)  # many chunks, the last one partial
+    monkeypatch.setattr(R, "GRAM_CHUNK_ROWS", 77)  # many chunks, the last one partial
     m = moments(torch.from_numpy(X), device="cpu", compute="float64")
     assert m.mean == pytest.approx(v.mean(), abs=1e-12) and m.mean_sq == pytest.approx((v**2).mean(), abs=1e-12)
     assert m.n_zero_rows == 1
+
+
+@pytest.mark.parametrize("V", [2, 3, 17])
+def test_few_rows_take_the_dense_float64_moments(V):
+    """Up to EXACT_MAX_ROWS rows, moments() reads the dense float64 cosine matrix with a two-pass
+    variance: the Gram identity's E[cos^2] - E[cos]^2 would leave float32 noise of ~1e-4 in sigma
+    (one pair: its sigma is exactly 0)."""
+    X = matrix(V, 300, seed=V, zero=(1,) if V > 2 else ())
+    v, _, _ = dense(X)
+    for compute in ("float32", "float64"):
+        m = moments(X, device="cpu", compute=compute)
+        assert m.n_pairs == len(v) and m.mean == pytest.approx(v.mean(), abs=1e-15)
+        assert m.std == pytest.approx(v.std(), abs=1e-15) and m.var == m.std**2
+        assert m.eps == m.mean + 2 * m.std and m.sum_cos == pytest.approx(v.sum(), abs=1e-14)
+    if V == 2:
+        assert m.std == 0.0
 
 
 @pytest.mark.parametrize("V,d,zero,dup,opp,shift", CASES[2:])
