@@ -33,6 +33,7 @@ import time
 CHILD = r"""
 import gc, json, resource, sys, time
 import torch
+from repcap.cosine import TiledConfig
 from repcap.survey import describe
 from repcap.embeddings import load
 from repcap.devices import resolve_device
@@ -47,7 +48,7 @@ cuda = dev.type == "cuda"
 if cuda:
     torch.cuda.reset_peak_memory_stats(dev)
 t0 = time.perf_counter()
-rec = describe(key, embedding=e, tiled=mode != "moments", sample=sample if mode == "tiled" else None,
+rec = describe(key, TiledConfig(sample=sample if mode == "tiled" else None), embedding=e, tiled=mode != "moments",
                device=dev, progress=False)
 wall = time.perf_counter() - t0
 out = {"mode": mode, "shape": list(e.matrix.shape), "matrix_mib": e.matrix.numel() * 4 / 2**20,

@@ -124,7 +124,7 @@ rep = sweep.run(
 )
 runs = {c["loss"]: r for c, r in zip(configs, rep.results)}
 
-random_start = figdata.as_run(packing.pair_stats(packing.random_unit(k, d, 1, seed=seed, device=device), n_bins=n_bins))
+random_start = packing.pair_stats(packing.random_unit(k, d, 1, seed=seed, device=device), n_bins=n_bins).to_dict()
 law_eps = float(laws.PUBLISHED["four"].eps(k, d))
 tables.show(
     figdata.summary({**runs, "random start": random_start}),

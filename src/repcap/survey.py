@@ -21,7 +21,7 @@ import numpy as np
 import torch
 
 from . import catalog, laws, sweep
-from .cosine import CosineMoments, TiledConfig, TiledStats, moments, tiled_stats
+from .cosine import DEFAULTS, CosineMoments, TiledConfig, TiledStats, moments, tiled_stats
 from .embeddings import load
 from .sweep.registry import point_function
 
@@ -170,45 +170,12 @@ def _catalog_fields(entry: catalog.ModelEntry, shape: tuple[int, int]) -> dict[s
     }
 
 
-#: At most this many rows (and ``rows * d`` values) get their moments again from the dense float64
-#: cosine matrix with a two-pass variance: for a few rows the Gram identity's
-#: ``E[cos^2] - E[cos]^2`` is a difference of nearly equal numbers, and float32 unit rows leave a
-#: spurious sigma of ~1e-4 (one pair: the exact sigma is 0).  Done here, not in
-#: :mod:`repcap.cosine.moments`, which is in the key closure of the shipped packing and toy points.
-EXACT_MAX_ROWS, EXACT_MAX_VALUES = 2048, 1 << 24
-
-
-def _exact_if_small(X: Any, m: CosineMoments) -> CosineMoments:
-    import dataclasses
-
-    if not (2 <= m.n_rows <= EXACT_MAX_ROWS and m.n_rows * m.d <= EXACT_MAX_VALUES):
-        return m
-    x = torch.as_tensor(X).to(device="cpu", dtype=torch.float64)
-    norms = x.norm(dim=1)
-    u = x[norms > 0] / norms[norms > 0, None]
-    n = int(u.shape[0])
-    off = (u @ u.T)[~torch.eye(n, dtype=torch.bool)]
-    mean, mean_sq = float(off.mean()), float(off.square().mean())
-    std = math.sqrt(max(float((off - off.mean()).square().mean()), 0.0))
-    return dataclasses.replace(
-        m,
-        sum_cos=float(off.sum()) / 2,
-        mean=mean,
-        mean_sq=mean_sq,
-        var=std * std,
-        std=std,
-        eps=mean + 2 * std,
-        eps3=mean + 3 * std,
-    )
-
-
 def describe(
     source: Any,
     cfg: TiledConfig | None = None,
     *,
     head: bool = False,
     tiled: bool = False,
-    sample: int | None = None,
     rows: int | None = None,
     device: str | torch.device = "auto",
     tensor: str | None = None,
@@ -218,13 +185,13 @@ def describe(
     """Load ``source`` (see :func:`repcap.embeddings.load`) and return one JSON-ready record:
     shape, exact moments, eps, eps3, class, capacity under each published law, and with
     ``tiled=True`` max |cos|, quantiles, exceedances, top pairs (with token strings where the source
-    has them), the histogram counts and, for ``sample``, the sampling error.  ``rows`` keeps only the
-    first ``rows`` rows (e.g. the real tokens before a padded vocabulary's padding rows).  ``cfg``
-    holds the tiled pass's settings (default :data:`repcap.cosine.DEFAULTS`).
+    has them), the histogram counts and, for a ``cfg.sample``, the sampling error.  ``rows`` keeps
+    only the first ``rows`` rows (e.g. the real tokens before a padded vocabulary's padding rows).
+    ``cfg`` holds the tiled pass's settings (default :data:`repcap.cosine.DEFAULTS`).
     """
     e = embedding if embedding is not None else load(source, head=head, device="cpu", tensor=tensor)
     X = e.matrix if rows is None else e.matrix[: int(rows)]
-    m: CosineMoments = _exact_if_small(X, moments(X, device=device))
+    m: CosineMoments = moments(X, device=device)
     d = int(X.shape[1])
     rec: dict[str, Any] = {
         "source": str(source),
@@ -245,8 +212,7 @@ def describe(
     if entry is not None:
         rec.update(_catalog_fields(entry, (int(e.matrix.shape[0]), d)))
     if tiled:
-        settings = dataclasses.asdict(cfg if cfg is not None else TiledConfig())
-        t = tiled_stats(X, **settings, sample=sample, device=device, progress=progress)
+        t = tiled_stats(X, cfg if cfg is not None else DEFAULTS, device=device, progress=progress)
         rec.update(_tiled_fields(t, e.tokens))
     return rec  # type: ignore[return-value]
 
@@ -260,15 +226,14 @@ def describe(
 )
 def describe_point(config: dict) -> SurveyRecord:
     """:func:`describe` for one sweep config: ``source``, :func:`describe`'s keyword options and any
-    :class:`~repcap.cosine.TiledConfig` fields (``bins``, ``top_k``, ...), which build its ``cfg``."""
+    :class:`~repcap.cosine.TiledConfig` fields (``bins``, ``top_k``, ``sample``, ...), which build
+    its ``cfg``."""
     opts = dict(config)
     source = opts.pop("source")
     opts.pop("label", None)
     opts.pop("file_signature", None)  # part of the cache key only
     names = {f.name for f in dataclasses.fields(TiledConfig)}
-    stats = {k: opts.pop(k) for k in list(opts) if k in names}
-    values: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in stats.items()}
-    cfg = TiledConfig(**values) if stats else None
+    cfg = TiledConfig(**{k: opts.pop(k) for k in list(opts) if k in names})
     return describe(source, cfg, progress=False, **opts)
 
 

@@ -82,7 +82,12 @@ def _tiled() -> dict:
     import numpy as np
     import torch
 
-    from repcap.cosine import tiled_stats
+    from repcap.cosine import TiledConfig, tiled_stats
+
+    def ts(X, memory_budget=None, unit=False, **settings):
+        return tiled_stats(
+            X, TiledConfig(**settings), device="cpu", progress=False, memory_budget=memory_budget, unit=unit
+        )
 
     X = _with_zero_rows(_matrix(300, 16, seed=1))
     X32 = X.astype(np.float32)
@@ -92,14 +97,18 @@ def _tiled() -> dict:
     U = torch.from_numpy((Y / np.linalg.norm(Y, axis=1, keepdims=True)).astype(np.float32))
     U[5] = U[4] * 1.001
     U[60] = -U[4] * 1.001
-    common = {"device": "cpu", "progress": False}
     runs = {
-        "f32": tiled_stats(
-            X32, bins=40, top_k=6, thresholds=_THRESHOLDS, quantiles=_QUANTILES, memory_budget=_SMALL_TILES, **common
+        "f32": ts(
+            X32,
+            bins=40,
+            top_k=6,
+            thresholds=_THRESHOLDS,
+            quantiles=_QUANTILES,
+            memory_budget=_SMALL_TILES,
         ),
-        "f64": tiled_stats(X, bins=200, top_k=3, thresholds=(0.2, 0.55), quantiles=(0.5, 0.95), **common),
-        "tensor-one-tile": tiled_stats(torch.from_numpy(X32), bins=40, top_k=4, **common),
-        "sample": tiled_stats(
+        "f64": ts(X, bins=200, top_k=3, thresholds=(0.2, 0.55), quantiles=(0.5, 0.95)),
+        "tensor-one-tile": ts(torch.from_numpy(X32), bins=40, top_k=4),
+        "sample": ts(
             X32,
             bins=40,
             top_k=5,
@@ -108,13 +117,12 @@ def _tiled() -> dict:
             groups=4,
             seed=2,
             memory_budget=_SMALL_TILES,
-            **common,
         ),
         # one group: no sampling error
-        "sample-one-group": tiled_stats(X32, bins=40, top_k=2, sample=80, groups=1, seed=5, **common),
-        "sample-all-rows": tiled_stats(X32, bins=40, top_k=2, sample=299, **common),  # more than the 297 non-zero
-        "unit-clamped": tiled_stats(U, bins=20, top_k=3, thresholds=(0.3, 0.95), unit=True, **common),
-        "no-top-k": tiled_stats(Y, bins=20, top_k=0, quantiles=(0.5,), memory_budget=_SMALL_TILES, **common),
+        "sample-one-group": ts(X32, bins=40, top_k=2, sample=80, groups=1, seed=5),
+        "sample-all-rows": ts(X32, bins=40, top_k=2, sample=299),  # more than the 297 non-zero
+        "unit-clamped": ts(U, bins=20, top_k=3, thresholds=(0.3, 0.95), unit=True),
+        "no-top-k": ts(Y, bins=20, top_k=0, quantiles=(0.5,), memory_budget=_SMALL_TILES),
     }
     return {k: _tiled_values(v) for k, v in runs.items()}
 
@@ -180,6 +188,29 @@ def _moments() -> dict:
             if name == "two-chunks" and compute == "float64":
                 continue
             out[f"{name}-{compute}"] = moments(M, device="cpu", compute=compute).to_dict()
+    return out
+
+
+def _few_rows() -> dict:
+    """Exact moments of matrices of a few rows (2 and 3 rows; two identical rows; a zero row among
+    three; 17 rows), where the d x d Gram's sums cancel most: the variance of two rows' one cosine
+    is 0, whatever float32 makes of ``||U^T U||_F^2 - n``."""
+    import numpy as np
+
+    from repcap.cosine import moments
+
+    base = _matrix(17, 300, seed=13)
+    cases = {
+        "two": base[:2],
+        "three": base[:3],
+        "twins": np.vstack([base[:1], base[:1]]),
+        "zero-among-three": np.vstack([base[:1], np.zeros((1, 300)), base[1:2]]),
+        "seventeen": base,
+    }
+    out = {}
+    for name, M in cases.items():
+        for compute in ("float32", "float64"):
+            out[f"{name}-{compute}"] = moments(M.astype(np.float32), device="cpu", compute=compute).to_dict()
     return out
 
 
@@ -289,6 +320,7 @@ def _tile_sizes() -> list:
 
 CASES = [
     Case("cosine", "moments", run=_moments),
+    Case("cosine", "few-rows", run=_few_rows),
     Case("cosine", "tiled-numba", run=_tiled),
     Case("cosine", "tiled-torch", run=_tiled_torch),
     Case("cosine", "tile-summary", run=_tile_summary),

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from repcap.cosine import moments, tiled_stats
+from repcap.cosine import TiledConfig, moments, tiled_stats
 
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")]
 
@@ -23,5 +23,5 @@ def test_cuda_matches_cpu():
     assert b.max_abs == pytest.approx(a.max_abs, abs=1e-5)
     np.testing.assert_allclose(b.nn_cos, a.nn_cos, atol=1e-5)
     assert [p[:2] for p in b.top_pairs[:5]] == [p[:2] for p in a.top_pairs[:5]]
-    s = tiled_stats(X, device="cuda", sample=1000, progress=False)
+    s = tiled_stats(X, TiledConfig(sample=1000), device="cuda", progress=False)
     assert s.sampled and s.sampling_error["mean"] > 0

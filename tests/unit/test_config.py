@@ -62,11 +62,14 @@ def test_every_engine_config_is_a_setting_dataclass_with_help():
     """Each engine's settings carry help text and run their checks on construction."""
     import dataclasses
 
+    from repcap.cosine import TiledConfig
     from repcap.layers.config import LayerConfig
 
-    for cls in (LayerConfig,):
+    for cls in (TiledConfig, LayerConfig):
         for f in dataclasses.fields(cls):
             assert f.metadata.get("help"), f"{cls.__name__}.{f.name} has no help"
+    with pytest.raises(RepcapError, match="top_k=-1"):
+        TiledConfig(top_k=-1)
     with pytest.raises(RepcapError, match="seed=-1"):
         LayerConfig(seed=-1)
     with pytest.raises(RepcapError, match="kinds"):

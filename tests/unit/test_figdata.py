@@ -110,7 +110,7 @@ def test_packing_tables_match_direct_pair_counts():
     V = rng.standard_normal((3, 40))
     V /= np.linalg.norm(V, axis=0, keepdims=True)
     stats = packing.pair_stats(torch.from_numpy(V[None]), n_bins=50)
-    run = fpack.as_run(stats)
+    run = stats.to_dict()  # in the shape of a sweep result
     c = np.abs((V.T @ V)[np.triu_indices(40, 1)])
     assert run["eps_star"] == pytest.approx(c.max(), abs=1e-6)
     assert run["max_angle_deg"] == pytest.approx(math.degrees(math.acos(c.max())), abs=1e-3)

@@ -106,14 +106,17 @@ def test_few_row_moments_agree_with_float64(tmp_path, n):
 
 
 def test_large_matrices_keep_the_gram_identity():
-    from repcap.survey import EXACT_MAX_ROWS, _exact_if_small
+    from repcap.cosine.moments import EXACT_MAX_ROWS, dense_moments
 
     x = torch.randn(EXACT_MAX_ROWS + 10, 8, generator=torch.Generator().manual_seed(0))
     m = moments(x, device="cpu")
-    assert _exact_if_small(x, m) is m
+    assert m != dense_moments(x)  # float32 Gram sums, not the dense float64 matrix
     u = x.double() / x.double().norm(dim=1, keepdim=True)
     c = (u @ u.T)[~torch.eye(len(u), dtype=torch.bool)]
     assert m.std == pytest.approx(float(c.std(unbiased=False)), rel=1e-6)
+    x[5:] = 0  # mostly zero rows: the few non-zero ones take the dense path
+    m = moments(x, device="cpu")
+    assert m == dense_moments(x) and (m.n_rows, m.n_zero_rows) == (5, EXACT_MAX_ROWS + 5)
 
 
 @pytest.mark.parametrize("value", ["abc", "nan", "inf", "-5"])

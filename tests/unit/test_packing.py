@@ -71,12 +71,12 @@ def test_pair_stats_match_dense():
         G = (V[b].T @ V[b]).double().abs().numpy()
         iu = np.triu_indices(33, 1)
         a = G[iu]
-        assert st["eps_star"][b] == pytest.approx(a.max(), rel=1e-6)
-        assert st["mean_abs"][b] == pytest.approx(a.mean(), rel=1e-6)
-        assert st["mean_sq"][b] == pytest.approx((a**2).mean(), rel=1e-6)
-        np.testing.assert_array_equal(st["hist"][b], np.histogram(np.minimum(a, 1.0), bins=10, range=(0, 1))[0])
-        assert st["n_above"][b].tolist() == [(a > 0.5).sum(), (a > 0.9).sum()]
-    assert st["n_pairs"] == 33 * 32 / 2
+        assert st.eps_star[b] == pytest.approx(a.max(), rel=1e-6)
+        assert st.mean_abs[b] == pytest.approx(a.mean(), rel=1e-6)
+        assert st.mean_sq[b] == pytest.approx((a**2).mean(), rel=1e-6)
+        np.testing.assert_array_equal(st.hist[b], np.histogram(np.minimum(a, 1.0), bins=10, range=(0, 1))[0])
+        assert st.n_above[b].tolist() == [(a > 0.5).sum(), (a > 0.9).sum()]
+    assert st.n_pairs == 33 * 32 / 2
 
 
 def test_optimise_reduces_max_cos_and_batch_equals_loop():

@@ -14,6 +14,7 @@ PUBLIC = [
     "loss_and_grad",
     "dense_loss",
     "pair_stats",
+    "PackingStats",
     "max_abs_cos",
     "coherence",
     "normalise",

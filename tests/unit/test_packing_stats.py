@@ -28,17 +28,17 @@ def test_pair_stats_on_any_grid_match_dense(n_bins):
     st = packing.pair_stats(V, n_bins=n_bins, thresholds=(0.1, 0.15, 0.333))
     for b in range(2):
         a = dense_abs(V, b)
-        assert st["eps_star"][b] == pytest.approx(a.max(), rel=1e-6)
-        assert st["mean_abs"][b] == pytest.approx(a.mean(), rel=1e-6)
-        assert st["mean_sq"][b] == pytest.approx((a**2).mean(), rel=1e-5)
+        assert st.eps_star[b] == pytest.approx(a.max(), rel=1e-6)
+        assert st.mean_abs[b] == pytest.approx(a.mean(), rel=1e-6)
+        assert st.mean_sq[b] == pytest.approx((a**2).mean(), rel=1e-5)
         # counts: float32 cosines against float64 ones, so a pair within ~1e-7 of an edge may move
         n_orth = (a < packing.ORTHOGONAL_THRESHOLD).sum()
-        assert n_orth > 100 and abs(st["n_orthogonal"][b] - n_orth) <= 1
-        np.testing.assert_allclose(st["n_above"][b], [(a > 0.1).sum(), (a > 0.15).sum(), (a > 0.333).sum()], atol=1)
+        assert n_orth > 100 and abs(st.n_orthogonal[b] - n_orth) <= 1
+        np.testing.assert_allclose(st.n_above[b], [(a > 0.1).sum(), (a > 0.15).sum(), (a > 0.333).sum()], atol=1)
         ref = np.histogram(a, bins=n_bins, range=(0, 1))[0]
-        assert st["hist"][b].sum() == ref.sum() and np.abs(st["hist"][b] - ref).sum() <= 4
-    np.testing.assert_allclose(st["bin_edges"], np.linspace(0, 1, n_bins + 1))
-    assert st["n_pairs"] == 300 * 299 / 2
+        assert st.hist[b].sum() == ref.sum() and np.abs(st.hist[b] - ref).sum() <= 4
+    np.testing.assert_allclose(st.bin_edges, np.linspace(0, 1, n_bins + 1))
+    assert st.n_pairs == 300 * 299 / 2
 
 
 def test_pair_stats_refuses_bad_input():
@@ -81,3 +81,20 @@ def test_projection_cosines_match_dense(kind):
     np.fill_diagonal(G, 0)
     assert out["eps_cos"] == pytest.approx(G.max(), rel=1e-12)
     assert out["C_cos"] == pytest.approx(G.max() ** 2 * 8 / math.log(60), rel=1e-12)
+
+
+def test_to_dict_is_what_a_sweep_result_holds():
+    """One serialisation: a packing sweep result's statistics are :meth:`PackingStats.to_dict`, the
+    keys the shipped bundles hold (a renamed field would orphan them)."""
+    V = unit(2, 5, 30, seed=1)
+    st = packing.pair_stats(V, n_bins=20)
+    assert isinstance(st, packing.PackingStats)
+    d = st.to_dict(1)
+    assert list(d) == ["eps_star", "max_angle_deg", "mean_abs", "mean_sq", "n_pairs", "n_orthogonal", "n_above", "hist"]
+    assert d["eps_star"] == float(st.eps_star[1]) and d["hist"] == st.hist[1].tolist() and len(d["hist"]) == 20
+    assert d["max_angle_deg"] == pytest.approx(math.degrees(math.acos(d["eps_star"])))
+    assert list(d["n_above"]) == ["0.5", "0.9", "0.99"]
+    (r,) = packing.sweep_packed([{"k": 30, "d": 5, "steps": 3, "n_bins": 20}])
+    settings = {"k", "d", "loss", "p", "beta", "steps", "lr", "seed"}
+    run = {"loss_final", "seconds", "device", "curve_steps", "eps_curve", "loss_curve"}
+    assert set(r) == settings | set(d) | run

@@ -249,10 +249,12 @@ def test_a_top_k_beyond_the_pairs_lists_the_pairs_there_are_as_strict_json(tmp_p
 @pytest.mark.parametrize(
     "flags, message",
     [
-        (["--sample", "10", "--seed", str(2**64)], "--seed must be in 0..2**63-1"),
-        (["--seed", "-1"], "--seed must be in 0..2**63-1"),
-        (["--top-k", "-1"], "--top-k must be 0 or more"),
-        (["--sample", "1"], "--sample must be at least 2"),
+        (["--sample", "10", "--seed", str(2**64)], "seed=18446744073709551616 must be an integer in 0..2**63-1"),
+        (["--seed", "-1"], "seed=-1 must be an integer in 0..2**63-1"),
+        (["--top-k", "-1"], "top_k=-1 must be an integer >= 0"),
+        (["--sample", "1"], "sample=1 must be an integer >= 2"),
+        (["--bins", "7"], "bins=7: use an even number >= 2"),
+        (["--quantiles", "0.5", "2"], "quantiles[1]=2.0 must be a number in [0, 1]"),
         (["--rows", "0"], "--rows must be at least 2"),
     ],
 )

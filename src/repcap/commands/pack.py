@@ -81,6 +81,7 @@ def run(args: argparse.Namespace) -> int:
     confirm_cost(cfg, args.yes)
     res = packing.optimise(cfg, progress=not args.no_progress)
     out = strict_json(res.summary(0))
+    out.pop("hist")  # n_bins counts: for the sweep results, not the terminal
     if args.json:
         print_json(out)
         return 0

@@ -9,40 +9,10 @@ shape, storage) without reading them; ``--tensor NAME`` reads any 2-D one.
 
 from __future__ import annotations
 
-import argparse
-import dataclasses
 import json
-import typing
 
 from .. import config
 from . import print_json
-
-#: Help for the TiledConfig fields, which carry no ``config.setting`` metadata of their own (the
-#: defaults, types and names come from the dataclass; only the wording lives here).
-TILED_HELP = {
-    "bins": "histogram bins on [-1, 1] (even)",
-    "top_k": "most similar pairs to list",
-    "thresholds": "exceedance thresholds t: P(cos > t) and P(|cos| > t)",
-    "quantiles": "quantiles of cos to report",
-    "groups": "row groups for the sampling error (with --sample)",
-    "seed": "row-sample seed",
-}
-
-
-class _Described:
-    """``add_argument`` on a parser, with each TiledConfig flag's help taken from :data:`TILED_HELP`
-    where the field has none, and a tuple default read as a list of numbers."""
-
-    def __init__(self, parser):
-        self.parser = parser
-
-    def add_argument(self, flag: str, **kw):
-        dest = kw["dest"]
-        if not kw.get("help", "").split(" (default:")[0] and dest in TILED_HELP:
-            kw["help"] = TILED_HELP[dest] + kw.get("help", "")
-        if isinstance(kw.get("default"), tuple) and "nargs" not in kw:
-            kw.update(nargs="+", type=float, metavar="X")
-        return self.parser.add_argument(flag, **kw)
 
 
 def register(sub) -> None:
@@ -53,14 +23,12 @@ def register(sub) -> None:
     p.add_argument("--head", action="store_true", help="the output head instead of the input embedding")
     p.add_argument("--tiled", action="store_true", help="also run the tiled pass over all pairs")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--sample", type=int, default=None, metavar="N", help="tiled pass over the pairs of N random rows")
     p.add_argument("--device", default="auto", help="auto | cpu | cuda[:N] (default auto)")
     p.add_argument("--tensor", default=None, help="read this 2-D tensor (see --list-tensors) instead of guessing")
     p.add_argument("--list-tensors", action="store_true", help="list the tensors (name, shape, storage) and stop")
     p.add_argument("--rows", type=int, default=None, metavar="N", help="keep only the first N rows")
-    # add_arguments only calls add_argument on what it is given; its signature (repcap.config)
-    # says ArgumentParser, so the duck-typed wrapper is cast to that
-    config.add_arguments(typing.cast(argparse.ArgumentParser, _Described(p)), TiledConfig)
+    # the statistics' flags (--bins, --top-k, --sample, ...), their help and checks: from the dataclass
+    config.add_arguments(p, TiledConfig)
     p.set_defaults(func=run)
 
 
@@ -95,22 +63,17 @@ def _list(args) -> int:
     return 0
 
 
-def _check(stats: dict, args) -> None:
-    """Bounds the dataclass types do not say: one line each, before anything is loaded."""
+def _check(cfg, args) -> None:
+    """Bounds of the flags that are not TiledConfig fields (its own are checked by the dataclass),
+    and the histograms' memory: one line each, before anything is loaded."""
     from .. import RepcapError
 
-    if not 0 <= stats["seed"] <= config.MAX_SEED:
-        raise RepcapError(f"--seed must be in 0..2**63-1, got {stats['seed']}")
-    if stats["top_k"] < 0:
-        raise RepcapError(f"--top-k must be 0 or more, got {stats['top_k']}")
-    if args.sample is not None and args.sample < 2:
-        raise RepcapError(f"--sample must be at least 2 rows, got {args.sample}")
     if args.rows is not None and args.rows < 2:
         raise RepcapError(f"--rows must be at least 2, got {args.rows}")
     if args.head and args.tensor is not None:
         raise RepcapError("--head and --tensor exclude each other: --tensor NAME reads that tensor, head or not")
-    bins = stats.get("bins")
-    if isinstance(bins, int) and (args.tiled or args.sample is not None):
+    bins = cfg.bins
+    if args.tiled or cfg.sample is not None:
         from ..devices import memory_budget_bytes, resolve_device
 
         need = bins * 8 * 4  # float64 counts and sums, per group, with the tile's own copy
@@ -130,13 +93,12 @@ def run(args) -> int:
     from ..cosine import TiledConfig
 
     cfg = config.from_args(TiledConfig, args)
-    _check(dataclasses.asdict(cfg), args)
+    _check(cfg, args)
     rec = describe(
         args.source,
         cfg,
         head=args.head,
-        tiled=args.tiled or args.sample is not None,
-        sample=args.sample,
+        tiled=args.tiled or cfg.sample is not None,
         rows=args.rows,
         device=args.device,
         tensor=args.tensor,

@@ -6,7 +6,8 @@ all pairs i < j of the (non-zero) token rows, no centring.  The engine works on 
 catalog: it is handed a matrix and returns numbers.
 
 * :mod:`.rows` -- unit rows (float64 norms, zero rows dropped and counted, NaN/inf refused);
-* :mod:`.moments` -- exact moments over all pairs from the d x d Gram, O(V d^2);
+* :mod:`.moments` -- exact moments over all pairs from the d x d Gram, O(V d^2) (a few rows: from
+  the dense float64 cosine matrix);
 * :mod:`.histogram` -- the fixed-bin :class:`Histogram` and what is read off it;
 * :mod:`.extremes` -- max |cos|, top-k pairs, nearest neighbours, tile by tile;
 * :mod:`.tiled` -- one tiled pass over the pairs composing the above, optionally on a row sample

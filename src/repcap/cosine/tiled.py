@@ -1,8 +1,8 @@
 """One pass over the pairs of unit rows, tile by tile over the upper triangle of ``U U^T``.
 
 It fills a fixed-bin histogram on [-1, 1] (:mod:`.histogram`), the first moments of cos and |cos|,
-the extreme pairs (:mod:`.extremes`) and exceedance counts.  With ``sample=m`` it visits all pairs
-of m rows drawn without replacement and estimates the sampling error from K disjoint row groups
+the extreme pairs (:mod:`.extremes`) and exceedance counts, with the settings of a
+:class:`TiledConfig`.  With ``sample=m`` it visits all pairs of m rows drawn without replacement and estimates the sampling error from K disjoint row groups
 (a U-statistic's variance scales as 1/m, so the error of the full sample is the spread of the K
 group estimates divided by sqrt(K)).
 
@@ -16,6 +16,7 @@ and O(m) per-row arrays.
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -23,7 +24,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from .. import RepcapError, show_progress
+from .. import RepcapError, config, show_progress
 from ..devices import memory_budget_bytes, resolve_device
 from .extremes import MaxAbs, NearestNeighbours, TopPairs
 from .histogram import Histogram
@@ -35,16 +36,57 @@ from .rows import as_matrix, kept_rows, normalised
 CPU_MAX_TILE = 2048
 
 
+def _even_bins(name: str, v: Any) -> None:
+    if not isinstance(v, numbers.Integral) or isinstance(v, bool) or v < 2 or v % 2:
+        raise RepcapError(f"{name}={v!r}: use an even number >= 2 (bins are symmetric about 0)")
+
+
+def _cosine(name: str, v: Any) -> None:
+    if not isinstance(v, numbers.Real) or isinstance(v, bool) or not -1.0 <= float(v) <= 1.0:
+        raise RepcapError(f"{name}={v!r} must be a cosine in [-1, 1]")
+
+
 @dataclass(frozen=True)
 class TiledConfig:
-    """Settings of :func:`tiled_stats` (defaults used by the CLI, the survey and the chapters)."""
+    """What :func:`tiled_stats` computes: the one place its settings' defaults, help and checks are
+    written (``repcap stats`` derives its flags from it, :func:`repcap.survey.describe` takes it).
 
-    bins: int = 2000  # fixed bins on [-1, 1]: width 0.001
-    top_k: int = 20  # most similar pairs kept
-    thresholds: tuple = (0.1, 0.2, 0.3, 0.5, 0.9)  # exceedance fractions P(cos > t) and P(|cos| > t)
-    quantiles: tuple = (0.5, 0.9, 0.95, 0.99, 0.999, 0.9999)
-    groups: int = 8  # row groups for the sampling error (sample mode only)
-    seed: int = 0  # row sample seed
+    Every field is part of what is computed (``groups`` and ``seed`` only with a ``sample``).  How
+    the pass runs is not a setting: the device, the memory budget (which sets the tile size) and the
+    progress bar are keyword arguments of :func:`tiled_stats`.  (The tile size is not bit-neutral:
+    the pass sums each tile in float32, so a different tiling moves ``mean``, ``std``, ``mean_sq``
+    and ``mean_abs`` in their last float32 digits, up to about 1e-5 relative.)  Lists are kept as
+    tuples, so a config is hashable and compares equal to the same config spelled with lists."""
+
+    bins: int = config.setting(2000, "histogram bins on [-1, 1] (even; 2000 is a width of 0.001)", check=_even_bins)
+    top_k: int = config.setting(20, "most similar pairs to list", check=config.count(0))
+    thresholds: tuple[float, ...] = config.setting(
+        (0.1, 0.2, 0.3, 0.5, 0.9),
+        "exceedance thresholds t: P(cos > t) and P(|cos| > t)",
+        check=config.each(_cosine),
+        metavar="X",
+    )
+    quantiles: tuple[float, ...] = config.setting(
+        (0.5, 0.9, 0.95, 0.99, 0.999, 0.9999),
+        "quantiles of cos to report",
+        check=config.each(config.probability),
+        metavar="X",
+    )
+    sample: int | None = config.setting(
+        None,
+        "visit only the pairs of N rows drawn at random, and report the sampling error; None: all rows",
+        check=config.count(2),
+        metavar="N",
+    )
+    groups: int = config.setting(8, "row groups for the sampling error (with a sample)", check=config.count(1))
+    seed: int = config.setting(0, "row-sample seed (with a sample)", check=config.seed)
+
+    def __post_init__(self) -> None:
+        for name in ("thresholds", "quantiles"):
+            v = getattr(self, name)
+            if isinstance(v, list):
+                object.__setattr__(self, name, tuple(v))
+        config.check(self)
 
 
 DEFAULTS = TiledConfig()
@@ -159,8 +201,6 @@ def _select_rows(X: Any, sample: int | None, seed: int, groups: int, dev: torch.
     if unit and sample is None:  # rows already of unit norm (a packing): used as they are
         U = t.to(device=dev, dtype=torch.float32)
         return _Rows(U, np.arange(U.shape[0]), int(U.shape[0]), 0, False, [0, int(U.shape[0])])
-    if sample is not None and int(sample) < 2:
-        raise RepcapError(f"sample={sample}: sample at least 2 rows")
     if sample is not None and int(sample) < t.shape[0]:
         # sampled pass: find the non-zero rows from their norms only, and normalise just the sampled rows
         kept = kept_rows(t, dev)
@@ -266,34 +306,34 @@ class _Pass:
 
 def tiled_stats(
     X: Any,
+    cfg: TiledConfig = DEFAULTS,
     *,
-    bins: int = DEFAULTS.bins,
-    top_k: int = DEFAULTS.top_k,
-    thresholds: Sequence[float] = DEFAULTS.thresholds,
-    quantiles: Sequence[float] = DEFAULTS.quantiles,
-    sample: int | None = None,
-    seed: int = DEFAULTS.seed,
-    groups: int = DEFAULTS.groups,
     device: str | torch.device = "auto",
     memory_budget: int | None = None,
     progress: bool = True,
     unit: bool = False,
 ) -> TiledStats:
     """One pass over the upper-triangle tiles of ``U U^T`` for ``X: (V, d)`` (see the module
-    docstring).  ``sample=m`` visits all pairs among m rows drawn without replacement (seeded) and
-    fills ``sampling_error`` from ``groups`` disjoint row groups; ``memory_budget`` (bytes) sets the
-    tile size.  ``unit``: the rows are already unit vectors (a packing's), so they are used without
-    being normalised again (no rounding of their last bit; the caller vouches for their norms)."""
+    docstring) with the settings ``cfg`` (default :data:`DEFAULTS`): a histogram of ``cfg.bins``
+    bins, the ``cfg.top_k`` most similar pairs, the exceedances at ``cfg.thresholds`` and the
+    ``cfg.quantiles``.  With ``cfg.sample = m`` it visits all pairs among m rows drawn without
+    replacement (seed ``cfg.seed``) and fills ``sampling_error`` from ``cfg.groups`` disjoint row
+    groups.
+
+    ``unit``: the rows are already unit vectors (a packing's), so they are used without being
+    normalised again (no rounding of their last bit; the caller vouches for their norms).  The
+    rest say how the pass runs: ``device``, ``memory_budget`` (bytes; sets the tile size, default
+    from :func:`repcap.devices.memory_budget_bytes`) and ``progress`` (a bar over the tiles)."""
     from tqdm.auto import tqdm
 
-    if bins < 2 or bins % 2:
-        raise RepcapError(f"bins={bins}: use an even number >= 2 (bins are symmetric about 0)")
+    if not isinstance(cfg, TiledConfig):
+        raise RepcapError(f"tiled_stats takes its settings as a TiledConfig, got {type(cfg).__name__}")
     dev = resolve_device(device)
-    rows = _select_rows(X, sample, seed, groups, dev, unit)
+    rows = _select_rows(X, cfg.sample, cfg.seed, cfg.groups, dev, unit)
     U = rows.U
     m, d = int(U.shape[0]), int(U.shape[1])
     bounds, block_group = _blocks(rows.group_bounds, tile_size(d, m, memory_budget or memory_budget_bytes(dev), dev))
-    acc = _Pass(rows, bins, thresholds, top_k, dev)
+    acc = _Pass(rows, cfg.bins, cfg.thresholds, cfg.top_k, dev)
     nblk = len(block_group)
     bar = tqdm(
         total=nblk * (nblk + 1) // 2, desc="cosine tiles", unit="tile", disable=not show_progress(progress), leave=False
@@ -308,7 +348,7 @@ def tiled_stats(
                 del T
                 bar.update(1)
     bar.close()
-    return _result(acc, rows, d, quantiles)
+    return _result(acc, rows, d, cfg.quantiles)
 
 
 def _result(acc: _Pass, rows: _Rows, d: int, quantiles: Sequence[float]) -> TiledStats:

@@ -1,5 +1,6 @@
 """Tables of packing runs (results of :func:`repcap.packing.sweep_packed`, one dict per loss) and of
-the random start they are compared with (:func:`repcap.packing.pair_stats` of random vectors)."""
+the random start they are compared with (:meth:`repcap.packing.PackingStats.to_dict` of random
+vectors' :func:`repcap.packing.pair_stats`, the same fields)."""
 
 from __future__ import annotations
 
@@ -11,20 +12,6 @@ import numpy as np
 import pandas as pd
 
 from ..packing import ORTHOGONAL_THRESHOLD, PARALLEL_THRESHOLDS
-
-
-def as_run(stats: Mapping[str, Any], b: int = 0) -> dict[str, Any]:
-    """Problem ``b`` of a :func:`repcap.packing.pair_stats` result, in the shape of a sweep result."""
-    eps = float(stats["eps_star"][b])
-    return {
-        "eps_star": eps,
-        "max_angle_deg": math.degrees(math.acos(min(eps, 1.0))),
-        "mean_abs": float(stats["mean_abs"][b]),
-        "hist": np.asarray(stats["hist"][b]).tolist(),
-        "n_pairs": float(stats["n_pairs"]),
-        "n_orthogonal": float(stats["n_orthogonal"][b]),
-        "n_above": {f"{t:g}": float(c) for t, c in zip(stats["thresholds"], stats["n_above"][b])},
-    }
 
 
 def summary(runs: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:

@@ -18,7 +18,8 @@ flows one way through the modules:
 
 * :mod:`.config` -- :class:`PackConfig` (every setting's default, help and check), Guha's rules;
 * :mod:`.losses` -- the tiled loss and gradient (:func:`loss_and_grad`) and the dense reference;
-* :mod:`.stats` -- eps*, mean |cos|, the |cos| histogram, from the engine :mod:`repcap.cosine`;
+* :mod:`.stats` -- :class:`PackingStats` (eps*, mean |cos|, the |cos| histogram), from the engine
+  :mod:`repcap.cosine`;
 * :mod:`.optimiser` -- Adam over a batch of seeds, at a fixed rate or one decaying along a cosine
   (``lr_floor``) -> :class:`PackResult`;
 * :mod:`.baselines` -- random unit vectors and random projections;
@@ -40,7 +41,7 @@ from .cost import CostEstimate, estimate_cost
 from .losses import TiledPackingLoss, default_block, default_tile, dense_loss, loss_and_grad, normalise
 from .optimiser import PackResult, optimise
 from .points import packed_group, sweep_packed, sweep_projection, sweep_random
-from .stats import coherence, max_abs_cos, pair_stats
+from .stats import PackingStats, coherence, max_abs_cos, pair_stats
 
 __all__ = [
     "LOSSES",
@@ -49,6 +50,7 @@ __all__ = [
     "CostEstimate",
     "PackConfig",
     "PackResult",
+    "PackingStats",
     "TiledPackingLoss",
     "coherence",
     "default_block",

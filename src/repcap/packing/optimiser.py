@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 
 import numpy as np
 import torch
@@ -21,26 +21,18 @@ from .. import RepcapError, show_progress
 from ..devices import cpu_threads, device_name, resolve_device
 from .config import PackConfig, check_seed
 from .losses import TiledPackingLoss, default_block, default_tile, flush_denormal, loss_and_grad, normalise
-from .stats import pair_stats
+from .stats import PackingStats, finite_or_none, pair_stats
 
 
 @dataclass
-class PackResult:
-    """The outcome of :func:`optimise` for a batch of B problems (arrays have a leading B axis)."""
+class PackResult(PackingStats):
+    """The outcome of :func:`optimise` for a batch of B problems: the final packings' pair
+    statistics (the :class:`~repcap.packing.stats.PackingStats` fields), the vectors, the curves
+    and the settings used (arrays have a leading B axis)."""
 
     config: dict
     seeds: list[int]
     V: torch.Tensor  # (B, d, k) unit columns, float32, on the CPU
-    eps_star: np.ndarray  # (B,) max |cos| over pairs
-    max_angle_deg: np.ndarray  # (B,) arccos(eps_star): the angle of the worst pair
-    mean_abs: np.ndarray  # (B,) mean |cos| over pairs
-    mean_sq: np.ndarray  # (B,) mean cos^2 over pairs
-    hist: np.ndarray  # (B, n_bins) |cos| histogram counts over pairs i < j
-    bin_edges: np.ndarray  # (n_bins + 1,)
-    n_above: np.ndarray  # (B, len(thresholds)) nearly-parallel pair counts
-    thresholds: np.ndarray
-    n_orthogonal: np.ndarray  # (B,) pairs with |cos| < ORTHOGONAL_THRESHOLD
-    n_pairs: float
     curve_steps: np.ndarray  # (T,) steps at which the curve was sampled
     loss_curve: np.ndarray  # (B, T) loss per problem
     eps_curve: np.ndarray  # (B, T) max |cos| at those steps
@@ -50,7 +42,9 @@ class PackResult:
     tile: int
 
     def summary(self, b: int = 0) -> dict:
-        """JSON-able record of problem ``b`` (a non-finite number is ``None``)."""
+        """JSON-able record of problem ``b``: its settings, its statistics
+        (:meth:`~repcap.packing.stats.PackingStats.to_dict`), the final loss, the time and the device
+        (a non-finite number is ``None``)."""
         c = self.config
         out = {
             "k": c["k"],
@@ -61,37 +55,14 @@ class PackResult:
             "steps": c["steps"],
             "lr": c["lr_used"],
             "seed": self.seeds[b],
-            "eps_star": self.eps_star[b],
-            "max_angle_deg": self.max_angle_deg[b],
-            "mean_abs": self.mean_abs[b],
-            "mean_sq": self.mean_sq[b],
-            "loss_final": self.loss_final[b],
-            "n_pairs": self.n_pairs,
-            "n_orthogonal": self.n_orthogonal[b],
-            "n_above": {f"{t:g}": _finite(c_) for t, c_ in zip(self.thresholds, self.n_above[b])},
-            "seconds": self.seconds,
+            **self.to_dict(b),
+            "loss_final": finite_or_none(self.loss_final[b]),
+            "seconds": finite_or_none(self.seconds),
             "device": self.device,
         }
         if c.get("lr_floor", 1.0) != 1.0:  # a decaying rate says so; a fixed-rate record is as it always was
             out["lr_floor"] = c["lr_floor"]
-        for key in (
-            "eps_star",
-            "max_angle_deg",
-            "mean_abs",
-            "mean_sq",
-            "loss_final",
-            "n_pairs",
-            "n_orthogonal",
-            "seconds",
-        ):
-            out[key] = _finite(out[key])
         return out
-
-
-def _finite(x) -> float | None:
-    """``float(x)``, or ``None`` where it is NaN or infinite (strict JSON has no NaN)."""
-    x = float(x)
-    return x if math.isfinite(x) else None
 
 
 @dataclass
@@ -219,29 +190,18 @@ def _adam_loop(cfg: PackConfig, W, opt, bar, tile: int, p: float, curve: _Curve,
             W.copy_(normalise(W))
 
 
-def _result(cfg, seeds, dev, V, final, stats, curve: _Curve, p, lr, tile, t0, devname) -> PackResult:
+def _result(cfg, seeds, dev, V, final, stats: PackingStats, curve: _Curve, p, lr, tile, t0, devname) -> PackResult:
     if dev.type == "cuda":
         torch.cuda.synchronize(dev)  # pragma: no cover (CUDA only)
     seconds = time.perf_counter() - t0
     curve.steps.append(cfg.steps)
     curve.losses.append(final.cpu().numpy())
-    curve.eps.append(stats["eps_star"])
-    eps = stats["eps_star"]
-    config = asdict(cfg) | {"p_used": p, "lr_used": lr}
+    curve.eps.append(stats.eps_star)
     return PackResult(
-        config=config,
+        **{f.name: getattr(stats, f.name) for f in fields(PackingStats)},
+        config=asdict(cfg) | {"p_used": p, "lr_used": lr},
         seeds=seeds,
         V=V.float().cpu(),
-        eps_star=eps,
-        max_angle_deg=np.degrees(np.arccos(np.clip(eps, 0.0, 1.0))),
-        mean_abs=stats["mean_abs"],
-        mean_sq=stats["mean_sq"],
-        hist=stats["hist"],
-        bin_edges=stats["bin_edges"],
-        n_above=stats["n_above"],
-        thresholds=stats["thresholds"],
-        n_orthogonal=stats["n_orthogonal"],
-        n_pairs=stats["n_pairs"],
         curve_steps=np.asarray(curve.steps),
         loss_curve=np.stack(curve.losses, axis=1),
         eps_curve=np.stack(curve.eps, axis=1),

@@ -52,7 +52,7 @@ EXECUTION_FIELDS = ("device", "threads", "tile")
 def sweep_packed(configs: list[dict]) -> list[dict]:
     """Batched sweep point: configs that differ only in ``seed`` are optimised as one batch.
     Each config: :class:`PackConfig` fields (``k, d`` at least).  Returns per config the
-    :meth:`PackResult.summary` plus the curves and the |cos| histogram."""
+    :meth:`PackResult.summary` (with the |cos| histogram) plus the curves."""
     cfgs = [pack_config(c) for c in configs]
     base = cfgs[0]
     if any(dataclasses.replace(c, seed=base.seed) != base for c in cfgs[1:]):
@@ -64,7 +64,6 @@ def sweep_packed(configs: list[dict]) -> list[dict]:
         s["curve_steps"] = res.curve_steps.tolist()
         s["eps_curve"] = res.eps_curve[b].tolist()
         s["loss_curve"] = res.loss_curve[b].tolist()
-        s["hist"] = res.hist[b].tolist()  # n_bins counts of |cos| on [0, 1] over pairs i < j
         s["seconds"] = res.seconds / len(configs)
         outs.append(s)
     return outs
