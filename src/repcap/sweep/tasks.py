@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from .. import RepcapError
+from . import checks
 from .cache import MARKER, Cache, ClaimInfo, canonical, warn
 from .keys import fn_name
 
@@ -82,7 +83,7 @@ class PointTask:
                 f"this worker ({socket.gethostname()}) cannot see the sweep cache folder {self.root}: put the cache "
                 f"(REPCAP_CACHE) on a file system shared by the client and every worker, at the same path"
             )
-        results: list[dict | None] = [store.get(k) for k in self.keys]
+        results: list[dict | None] = [checks.read(store, self.fn, k, c) for k, c in zip(self.keys, self.configs)]
         pending = [i for i, r in enumerate(results) if r is None]
         # claim each point before computing it: a point another live run is computing is left to
         # it and read when it is done (two runs of one set share the work instead of doubling it)
@@ -113,7 +114,7 @@ class PointTask:
                 said = time.monotonic()
                 warn(_waiting(self.keys[i], fn_name(self.fn), info))
             time.sleep(CLAIM_POLL_S)
-        results[i] = store.get(self.keys[i])
+        results[i] = checks.read(store, self.fn, self.keys[i], self.configs[i])
         if results[i] is not None:
             return False
         self._compute(store, [i], results, errors)
