@@ -106,11 +106,10 @@ def _strict_gguf_reader_class():
 
         def _count(self, what: str, n, at_least: int, limit: int | None = None) -> None:
             n = int(n)
-            if (limit is not None and n > limit) or n * at_least > self._whole():
-                raise ValueError(
-                    f"declares {n} {what}, more than a {self._whole()}-byte file can hold"
-                    + ("" if limit is None or n <= limit else f" (at most {limit} in any real file)")
-                )
+            if n * at_least > self._whole():
+                raise ValueError(f"declares {n} {what}, which runs past the end of the file ({self._whole()} bytes)")
+            if limit is not None and n > limit:
+                raise ValueError(f"declares {n} {what}, more than any real GGUF file holds (at most {limit})")
 
         def _get_str(self, offset):
             self._count("bytes in a string", self._get(offset, np.uint64)[0], 1, GGUF_MAX_STRING)
