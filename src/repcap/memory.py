@@ -78,12 +78,13 @@ def gib(n: float) -> str:
 
 
 def machine_text() -> str:
-    """``"this machine's 4 GiB (the container's memory cap)"``: what a refusal compares with."""
+    """``"this machine's 24 GiB"`` (its RAM), or ``"the 4 GiB this process may use (ulimit -v)"``:
+    the tightest limit, which a refusal compares with."""
     lim = limit()
     if lim is None:
         return "this machine's memory"
     n, what = lim
-    return f"this machine's {gib(n)}" + ("" if what == "RAM" else f" ({what})")
+    return f"this machine's {gib(n)}" if what == "RAM" else f"the {gib(n)} this process may use ({what})"
 
 
 def too_big(need: float, share: float = 1.0) -> bool:
@@ -106,10 +107,10 @@ def allocation_error(exc: BaseException) -> bool:
     return False
 
 
-def refusal(what: str, exc: BaseException | None = None) -> str:
-    """One line for an allocator's refusal while doing ``what``."""
+def refusal(what: str | None, exc: BaseException | None = None) -> str:
+    """One line for an allocator's refusal (while doing ``what``)."""
     cause = " ".join(str(exc).split())[:120] if exc is not None and str(exc) else ""
     return (
-        f"{what}: out of memory{f' ({cause})' if cause else ''}; {machine_text()} is the limit "
-        "- ask for less (fewer rows, a smaller size), or run where there is more"
+        f"{f'{what}: ' if what else ''}out of memory{f' ({cause})' if cause else ''}; {machine_text()} is the "
+        "limit - ask for less (fewer rows, a smaller size), or run where there is more"
     )

@@ -82,8 +82,8 @@ def read_array(path: str | os.PathLike, *, mmap: bool = True) -> np.ndarray:
             raise RepcapError(f"{path}: not a readable .npy file ({exc})") from None
         need = math.prod(shape) * dtype.itemsize
         raise RepcapError(
-            f"{path}: a fine .npy file, but its {memory.gib(need)} array does not fit in the memory this "
-            f"process may use ({memory.machine_text()}); read a smaller file, or raise the limit"
+            f"{path}: a readable .npy file, but its {memory.gib(need)} array cannot be mapped into memory "
+            f"({memory.machine_text()}); read a smaller file, or raise the limit"
         ) from None
     except ValueError as exc:
         raise RepcapError(
@@ -104,7 +104,7 @@ def load_npy(path: str | os.PathLike) -> Embedding:
             raise
         raise RepcapError(
             f"{path}: its {arr.shape[0]:,} x {arr.shape[1]:,} matrix needs {memory.gib(arr.size * 4)} as float32, "
-            f"more than this process may use ({memory.machine_text()}); read a smaller file, or raise the limit"
+            f"more than is free ({memory.machine_text()}); read a smaller file, or raise the limit"
         ) from None
     return Embedding(
         matrix=matrix,
