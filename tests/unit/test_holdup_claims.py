@@ -70,6 +70,7 @@ def test_a_dead_claim_from_another_host_is_said_and_bounded(tmp_path, fast_claim
     for needle in (key[:12], "host gpu-node-7", "pid 4242", "claimed", "no sign of life for 1 s", "--claim-timeout"):
         assert needle in line, (needle, line)
     assert f"repcap bundle unclaim {claim}" in line
+    assert not claim.exists()  # taken over under this run's own claim, released when done
 
 
 def test_clock_skew_cannot_extend_a_claim(tmp_path, fast_claims, monkeypatch):

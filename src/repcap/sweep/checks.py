@@ -46,5 +46,12 @@ def read(store: Cache, fn: Callable | str, key: str, config: dict) -> dict | Non
     why = impossible(fn, config, result)
     if why is None:
         return result
-    warn(f"cache entry {store.path(key)}: {why}: an impossible result, not used (the point is computed again)")
+    where = str(store.path(key))
+    if (where, why) not in _SAID:  # once per entry and process (a sweep reads a pending point more than once)
+        _SAID.add((where, why))
+        warn(f"cache entry {where}: {why}: an impossible result, not used (the point is computed again)")
     return None
+
+
+#: The impossible entries this process has reported.
+_SAID: set[tuple[str, str]] = set()

@@ -105,19 +105,24 @@ class PointTask:
         stale), or computed here if that run ended without writing it (then True).  While it
         waits it says, every :data:`CLAIM_REPORT_S` seconds, which claim it waits for and how to
         break it."""
-        said = -math.inf
+        key, said = self.keys[i], -math.inf
         while True:
-            info = store.claim_info(self.keys[i])
+            info = store.claim_info(key)
             if info is None or info.stale is not None:
-                break
+                results[i] = checks.read(store, self.fn, key, self.configs[i])
+                if results[i] is not None:
+                    return False
+                if store.claim(key):  # that run ended without it: computed here, under our own claim
+                    break
+                continue  # another waiting run took the point over first: wait for that one
             if time.monotonic() - said >= CLAIM_REPORT_S:
                 said = time.monotonic()
-                warn(_waiting(self.keys[i], fn_name(self.fn), info))
+                warn(_waiting(key, fn_name(self.fn), info))
             time.sleep(CLAIM_POLL_S)
-        results[i] = checks.read(store, self.fn, self.keys[i], self.configs[i])
-        if results[i] is not None:
-            return False
-        self._compute(store, [i], results, errors)
+        try:
+            self._compute(store, [i], results, errors)
+        finally:
+            store.release(key)
         return True
 
     def _compute(self, store: Cache, todo: list[int], results: list, errors: list) -> None:
