@@ -34,10 +34,14 @@ book: $(STAMP)
 ## re-run resumes where it stopped (finished points are cached); SCALE=smoke runs it in seconds on a
 ## CPU.  On a bare GPU image with no .venv, tools/gpu_session.sh runs it with the CUDA tests and the
 ## benchmarks
-paper-gpu: BUDGET ?= 420
+## OUT, SCALE and BUDGET reach repcap as they were typed, through the environment: make does not
+## expand a $ in them (OUT=pg$HOME is the folder pg$HOME) and the shell does not read their quotes
+paper-gpu: export REPCAP_PG_OUT := $(value OUT)
+paper-gpu: export REPCAP_PG_SCALE := $(value SCALE)
+paper-gpu: export REPCAP_PG_BUDGET := $(if $(filter undefined,$(origin BUDGET)),420,$(value BUDGET))
 paper-gpu: $(STAMP)
-	@test -n "$(OUT)" || { echo "make paper-gpu: give OUT=<bundle folder>, e.g. OUT=data/runs/paper-gpu" >&2; exit 2; }
-	$(BIN)/repcap bundle compute paper-gpu --out "$(OUT)" --scale "$(SCALE)"$(if $(BUDGET), --budget "$(BUDGET)")
+	@test -n "$$REPCAP_PG_OUT" || { echo "make paper-gpu: give OUT=<bundle folder>, e.g. OUT=data/runs/paper-gpu" >&2; exit 2; }
+	$(BIN)/repcap bundle compute paper-gpu --out "$$REPCAP_PG_OUT" --scale "$$REPCAP_PG_SCALE" $${REPCAP_PG_BUDGET:+--budget "$$REPCAP_PG_BUDGET"}
 
 ## html: rebuild the HTML from the chapters already executed
 html: $(STAMP)

@@ -88,13 +88,21 @@ PDF_ENGINES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-s
 
 
 def pdf_engine() -> str | None:
-    """The Chromium that prints the book: ``REPCAP_CHROMIUM`` if set, else the first on ``PATH``."""
+    """The Chromium that prints the book: ``REPCAP_CHROMIUM`` if set (a program that cannot be run
+    is named in one line: setting it is what the user did), else the first on ``PATH``."""
     import os
     import shutil
 
     env = os.environ.get("REPCAP_CHROMIUM")
     if env:
-        return env if shutil.which(env) else None
+        found = shutil.which(env)
+        if found is None:
+            what = "is not executable" if Path(env).exists() else "does not exist (nor is it a program on PATH)"
+            raise RepcapError(
+                f"REPCAP_CHROMIUM={env[:200]!r}: that program {what}; point it at a Chromium or Chrome binary "
+                f"(e.g. {shutil.which('chromium') or '/usr/bin/chromium'}), or unset it to use one on PATH"
+            )
+        return found
     return next((p for p in (shutil.which(n) for n in PDF_ENGINES) if p), None)
 
 

@@ -151,9 +151,14 @@ def _main(argv: list[str] | None) -> int:
         return 2
     except BrokenPipeError:  # a closed stdout: main() handles it
         raise
-    except OSError as exc:  # the file system said no (full, read-only, a name too long): one line
-        where = f"{str(exc.filename)[:200]}: " if exc.filename else ""
-        print(f"repcap {args.command}: error: {where}{exc.strerror or exc}", file=sys.stderr)
+    except (MemoryError, RuntimeError, OSError) as exc:
+        from . import memory
+
+        if not memory.allocation_error(exc):
+            if isinstance(exc, OSError):
+                return _os_error(args.command, exc)
+            raise
+        print(f"repcap {args.command}: error: {memory.refusal(None, exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as exc:
         import logging
@@ -165,6 +170,13 @@ def _main(argv: list[str] | None) -> int:
         how = "terminated" if isinstance(exc, Terminated) else "interrupted"
         print(f"repcap {args.command}: {how}; finished work is kept (re-run to resume)", file=sys.stderr)
         return 143 if isinstance(exc, Terminated) else 130
+
+
+def _os_error(command: str, exc: OSError) -> int:
+    """The file system said no (full, read-only, a name too long): one line."""
+    where = f"{str(exc.filename)[:200]}: " if exc.filename else ""
+    print(f"repcap {command}: error: {where}{exc.strerror or exc}", file=sys.stderr)
+    return 2
 
 
 if __name__ == "__main__":  # pragma: no cover

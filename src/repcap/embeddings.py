@@ -8,7 +8,8 @@ LM-head rows.  A source (see :func:`load`) is, in this order:
 * an offline model key (:mod:`repcap.offline`: pinned PyPI packages, sha256-checked);
 * a catalog key (:mod:`repcap.catalog`): the offline copy when installed, else the hub;
 * a model-hub id ``org/name``: ``config.json`` and the safetensors index read, only the shard
-  holding the tensor downloaded;
+  holding the tensor downloaded; ``org/name/NAME.gguf`` (or ``.safetensors``) reads that file of
+  the repository (one of several GGUF files);
 * ``synthetic:KIND,...`` (:mod:`repcap.synthetic`): a stand-in matrix or model built in memory
   (the smoke profile's, and the tests'), read like a file.
 
@@ -98,10 +99,12 @@ class CatalogSource(NamedTuple):
 
 
 class HubSource(NamedTuple):
-    """A validated model-hub id ``org/name``."""
+    """A validated model-hub id ``org/name``, and the one file of it to read where the source names
+    one (``org/name/NAME.gguf``: a repository with several GGUF files)."""
 
     kind: Literal["hub"]
     what: str
+    file: str | None = None
 
 
 class SyntheticSource(NamedTuple):
@@ -141,6 +144,9 @@ def resolve(source: str | os.PathLike | Source) -> Source:
         return CatalogSource("catalog", entry)
     if hub.looks_like_hub_id(src) and Path(src).suffix.lower() not in (*SUFFIXES, *PICKLE_SUFFIXES):
         return HubSource("hub", hub.validate_hub_id(src))
+    in_repo = hub_file(src)
+    if in_repo is not None:
+        return HubSource("hub", *in_repo)
     check_name_lengths(src)
     if "/" in src or "\\" in src or src.startswith((".", "~")):
         raise RepcapError(
@@ -152,6 +158,24 @@ def resolve(source: str | os.PathLike | Source) -> Source:
         f"unknown model source {src[:200]!r}: not an existing file or folder, an offline key "
         f"({', '.join(offline.OFFLINE)}), a catalog key (repcap models) or a hub id 'org/name'"
     )
+
+
+#: The files of a hub repository a source may name (``org/name/NAME.gguf``).
+HUB_FILE_SUFFIXES = (".gguf", ".safetensors")
+
+
+def hub_file(src: str) -> tuple[str, str] | None:
+    """``(repo id, file)`` of a source ``org/name/FILE`` naming one ``.gguf`` or ``.safetensors``
+    file of a hub repository (not a local path), else None."""
+    from .formats.common import plain_relative
+
+    parts = src.split("/", 2)
+    if len(parts) != 3 or Path(parts[2]).suffix.lower() not in HUB_FILE_SUFFIXES or not plain_relative(parts[2]):
+        return None
+    repo_id = f"{parts[0]}/{parts[1]}"
+    if not hub.looks_like_hub_id(repo_id) or Path(parts[0]).exists():  # a local folder: a path that is not there
+        return None
+    return hub.validate_hub_id(repo_id), parts[2]
 
 
 def _naming(p: Path, exc: RepcapError) -> RepcapError:
@@ -232,7 +256,7 @@ def load(
             emb = hub.load_hub(entry.hub_id, head=head, tensor=tensor, revision=revision)
         emb.meta["catalog_key"] = entry.key
     else:
-        emb = hub.load_hub(src.what, head=head, tensor=tensor, revision=revision)
+        emb = hub.load_hub(src.what, head=head, tensor=tensor, revision=revision, filename=src.file)
     if head and emb.tied:
         emb.meta["head_is_embedding"] = True
     if emb.matrix.ndim != 2 or emb.matrix.shape[0] == 0 or emb.matrix.shape[1] == 0:
@@ -258,4 +282,4 @@ def list_tensors(source: str | os.PathLike | Source, *, revision: str | None = N
     if isinstance(src, CatalogSource):
         key = _offline_copy(src.what)
         return offline.list_tensors(key) if key else hub.list_hub(src.what.hub_id, revision=revision)
-    return hub.list_hub(src.what, revision=revision)
+    return hub.list_hub(src.what, revision=revision, filename=src.file)

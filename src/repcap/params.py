@@ -402,5 +402,22 @@ def resolve_parameters(path: Path, profile: str, overrides: dict[str, Any]) -> d
                     f"{where}: unknown parameter {_short(name, 80)} for {path.name}; {hint}valid parameters: "
                     f"{valid[:600]}"
                 )
-            resolved[name] = _coerce(name, _bounded(name, value), defaults[name], where)
+            resolved[name] = _unique(name, _coerce(name, _bounded(name, value), defaults[name], where), where)
     return resolved
+
+
+def _unique(name: str, value: Any, where: str) -> Any:
+    """A list parameter whose every value is new: a value written twice (``[3, 3]``, or a YAML
+    alias ``[&d 3, *d]``) would run twice, or break a cell that expects distinct values."""
+    if not isinstance(value, list):
+        return value
+    seen: set[str] = set()
+    for v in value:
+        k = json.dumps(v, sort_keys=True, default=str)
+        if k in seen:
+            raise RepcapError(
+                f"{where}: parameter {_short(name, 80)} lists {_short(v, 60)} more than once ({_short(value, 120)}); "
+                "each value runs once - remove the repeat"
+            )
+        seen.add(k)
+    return value

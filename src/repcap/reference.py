@@ -607,7 +607,56 @@ def _claim_row(path: Path, i: int, r: Any, seen: dict[str, Claim], chapters: set
         and c.quotes[0].value is None
     ):
         raise f.fail(f"compare {compare!r} needs a quote with a value; {qids[0]!r} is a range")
+    check_source_value(c, f.fail)
     return c
+
+
+def quote_file(qid: str) -> str:
+    """The data file a quote id comes from (for messages)."""
+    if qid.startswith("guha2026.laws."):
+        return "data/reference/guha2026_laws.csv"
+    if qid.startswith("guha2026.table1."):
+        return "data/reference/guha2026_table1.csv"
+    return "data/reference/quotes.yaml"
+
+
+def check_source_value(c: Claim, fail: Any) -> None:
+    """Compute, now, every number a verdict on ``c`` will use: the ratio or slope it derives from
+    its quotes, and the region its ``compare`` makes of them; a value that cannot be computed (a
+    ratio over 0, the log of a number that is not positive, a relative tolerance around 0, a range
+    from a quote of one value) is ``fail(message)`` naming the quote and the file it is in."""
+
+    def named(q: Quote) -> str:
+        return f"quote {q.id!r} ({quote_file(q.id)})"
+
+    qs = c.quotes
+    if c.derive is not None:
+        for q in qs:
+            if q.value is None:
+                raise fail(f"derive {c.derive!r} needs quotes with a value; {named(q)} is a range ({q.text()})")
+        if c.derive == "ratio" and qs[0].value == 0:
+            raise fail(f"derive 'ratio' divides by {named(qs[0])}, which is 0")
+        if c.derive == "slope":
+            for q in qs:
+                if q.value is not None and q.value <= 0:
+                    raise fail(
+                        f"derive 'slope' takes the log of {named(q)}, which is {q.value:g}; a log-log slope needs "
+                        "positive values"
+                    )
+    try:
+        value, low, high = c.source_value()
+    except (RepcapError, ArithmeticError, ValueError) as exc:
+        raise fail(f"its source value cannot be computed from {', '.join(named(q) for q in qs)} ({exc})") from None
+    if any(x is not None and not math.isfinite(x) for x in (value, low, high)):
+        raise fail(f"its source value from {', '.join(named(q) for q in qs)} is not a finite number")
+    if c.compare == "rel" and value == 0:
+        src = ", ".join(named(q) for q in qs) or "its threshold"
+        raise fail(f"compare 'rel' takes the tolerance relative to the source value, which is 0 ({src})")
+    if c.compare == "range" and (low is None or high is None):
+        which = f"{named(qs[0])} gives one value ({qs[0].text()})" if qs else "it has no quote"
+        raise fail(f"compare 'range' needs a quote with a low and a high; {which}")
+    if c.compare in ("abs", "rel", "equal", "above", "below") and value is None:
+        raise fail(f"compare {c.compare!r} needs a source value; {', '.join(named(q) for q in qs)} gives none")
 
 
 def _table1_rows() -> list[Claim]:
@@ -706,6 +755,7 @@ def claims() -> dict[str, Claim]:
     for c in _table1_rows() + _liu_head_rows():
         if c.id in out:
             raise RepcapError(f"{_display(path)}: claim {c.id!r}: the id is taken by a generated per-model row")
+        check_source_value(c, lambda msg, c=c: RepcapError(f"generated claim {c.id!r}: {msg}"))
         out[c.id] = c
     return out
 

@@ -469,6 +469,9 @@ def run(
     key = cache_key(path, profile, params)
     gen = generated_dir()
     rel = str(path.relative_to(project_root()) if path.is_relative_to(project_root()) else path)
+    from .sizing import check_chapter
+
+    check_chapter(path.stem, params, rel)  # a run that cannot fit is refused before its kernel starts
     with chapter_lock(name, log):
         stamp = _read_stamp(name)
         if not force and stamp and stamp.get("key") == key and _outputs_present(name, stamp):

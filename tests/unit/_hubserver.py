@@ -14,7 +14,10 @@ Errors as the hub sends them: a gated repo (401, ``X-Error-Code: GatedRepo``), a
 ``EntryNotFound``).  Faults a test can switch on (:attr:`HubServer.faults`): ``drop_once`` (the
 first ranged body over 64 KiB stops halfway and the connection closes), ``short`` (every ranged
 body over 1 KiB stops halfway), ``etag_flip`` (the resolve step reports another etag from the third ranged GET
-of a file on), ``slow`` (ranged GETs wait that many seconds first).
+of a file on), ``slow`` (ranged GETs wait that many seconds first), ``trickle`` (a ranged body over
+64 KiB goes out at that many bytes a second, in small pieces, each well within any socket timeout),
+``claim_size`` (the resolve step states that size for every LFS file), ``html_info`` (the model
+info answers 200 with an HTML login page, as a captive portal does).
 
 The server counts what it sends: :attr:`HubServer.sent` ``{(repo, file): body bytes}`` and
 :attr:`HubServer.log` (one ``(method, path, range)`` per request).
@@ -206,6 +209,9 @@ def _handler(server: HubServer, cdn: bool):
             if head:
                 return
             body = part if cut is None else part[:cut]
+            rate = server.faults.get("trickle")
+            if rate and len(body) > 64 * 1024:
+                return self._trickle(key, body, float(rate))
             with server.lock:
                 server.sent[key] += len(body)
             try:
@@ -215,6 +221,20 @@ def _handler(server: HubServer, cdn: bool):
                 pass
             if cut is not None:
                 self.close_connection = True
+
+        def _trickle(self, key, body: bytes, rate: float) -> None:
+            """``body`` at ``rate`` bytes a second, 16 bytes at a time, until the client hangs up."""
+            step = 16
+            for i in range(0, len(body), step):
+                try:
+                    self.wfile.write(body[i : i + step])
+                    self.wfile.flush()
+                except (BrokenPipeError, ConnectionResetError, OSError):
+                    self.close_connection = True
+                    return
+                with server.lock:
+                    server.sent[key] += len(body[i : i + step])
+                time.sleep(step / rate)
 
         # -- routes ---------------------------------------------------------------------------
         def do_HEAD(self):
@@ -253,6 +273,9 @@ def _handler(server: HubServer, cdn: bool):
                 rid, name, data = found
                 return self._body(rid, name, data, head, {"ETag": f'"{m.group(1)}"'})
             m = re.match(r"^/api/models/([^/]+/[^/]+)(?:/revision/([^/]+))?$", path)
+            if m and server.faults.get("html_info"):
+                page = b"<!DOCTYPE html><html><head><title>Sign in</title></head><body>Wi-Fi login</body></html>"
+                return self._send(200, page, {"Content-Type": "text/html; charset=utf-8"}, head=head)
             if m:
                 with server.lock:
                     server.log.append((self.command, self.path, None))
@@ -315,7 +338,7 @@ def _handler(server: HubServer, cdn: bool):
             hdrs.update(
                 {
                     "X-Linked-Etag": f'"{etag}"',
-                    "X-Linked-Size": str(len(data)),
+                    "X-Linked-Size": str(server.faults.get("claim_size") or len(data)),
                     "ETag": f'"{_git_sha1(data)}"',
                     "Location": f"{server.cdn_url}/lfs/{hashlib.sha256(data).hexdigest()}",
                 }

@@ -430,7 +430,8 @@ def test_make_paper_gpu_runs_the_bundle_command():
         timeout=60,
     )
     assert out.returncode == 0, out.stderr
-    assert 'repcap bundle compute paper-gpu --out "/tmp/x" --scale "smoke"' in out.stdout  # quoted: OUT may hold spaces
+    # OUT and SCALE travel in the environment, quoted (tests/unit/test_holdup_round4.py runs it)
+    assert 'repcap bundle compute paper-gpu --out "$REPCAP_PG_OUT" --scale "$REPCAP_PG_SCALE"' in out.stdout
     book = subprocess.run([make, "-n", "book"], cwd=root, capture_output=True, text=True, timeout=60).stdout
     assert "bundle import" in book and book.index("bundle import") < book.index("repcap book")
 

@@ -304,11 +304,12 @@ def test_tokens_in_other_scripts_show_their_code_points():
     assert figures.with_codepoints("日本語の文字です").endswith("U+306E U+6587 U+5B57 …]")
 
 
-def test_make_pdf_without_an_engine_says_so_in_one_line(monkeypatch, capsys):
+def test_make_pdf_without_an_engine_says_so_in_one_line(monkeypatch, capsys, tmp_path):
     """`make pdf` (python -m repcap.build pdf) on a machine without Chromium: one line, exit 1."""
     from repcap import build
 
-    monkeypatch.setenv("REPCAP_CHROMIUM", "no-such-chromium-here")
+    monkeypatch.delenv("REPCAP_CHROMIUM", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))  # no chromium on it
     assert build.pdf_engine() is None
     assert build.main(["pdf"]) == 1
     err = capsys.readouterr().err.strip().splitlines()
@@ -316,6 +317,23 @@ def test_make_pdf_without_an_engine_says_so_in_one_line(monkeypatch, capsys):
         "make pdf: no PDF engine: install Chromium (Debian/Ubuntu: apt-get install chromium) or set REPCAP_CHROMIUM"
     ]
     assert build.main([]) == 2
+
+
+def test_a_repcap_chromium_that_cannot_run_is_named(monkeypatch, capsys, tmp_path):
+    """REPCAP_CHROMIUM naming a missing program said "set REPCAP_CHROMIUM", which was set."""
+    from repcap import build
+
+    for value, why in (
+        ("no-such-chromium-here", "does not exist"),
+        (str(tmp_path / "chrome"), "does not exist"),
+        (str(tmp_path / "not-exec"), "is not executable"),
+    ):
+        (tmp_path / "not-exec").write_text("#!/bin/sh\n")
+        monkeypatch.setenv("REPCAP_CHROMIUM", value)
+        assert build.main(["pdf"]) == 1
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and f"REPCAP_CHROMIUM={value!r}" in err[0] and why in err[0], err
+        assert "or set REPCAP_CHROMIUM" not in err[0]
 
 
 def test_a_figure_of_several_bundled_experiments_names_them_all():

@@ -6,6 +6,7 @@
     repcap bundle import data/runs/reference                      # seed the sweep caches
     repcap bundle status data/runs/reference                      # fresh / stale / missing / replicas
     repcap bundle compare data/runs/reference data/runs/paper-gpu # the same points on two machines
+    repcap bundle unclaim                                         # claims on points; remove a dead run's
 
 The sets are :mod:`repcap.runs`'; the bundle format, its checks and provenance are
 :mod:`repcap.bundle`'s.  ``compute`` is resumable: finished points are cached as they finish.
@@ -14,6 +15,7 @@ The sets are :mod:`repcap.runs`'; the bundle format, its checks and provenance a
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 
@@ -55,6 +57,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "rest is left for the next run)",
     )
     c.add_argument("--no-progress", action="store_true", help="hide the progress bars")
+    c.add_argument(
+        "--claim-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="trust another host's claim on a point this long past its last sign of life before computing the point "
+        "here (default 600, or REPCAP_CLAIM_TIMEOUT)",
+    )
     add_arguments(c)
     c.set_defaults(func=run_compute)
 
@@ -78,6 +87,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     s = sub.add_parser("status", help="count a bundle's fresh, stale, missing and replicated points")
     s.add_argument("dir", metavar="DIR", help="the bundle folder")
     s.set_defaults(func=run_status)
+    _register_unclaim(sub)
+
+
+def _register_unclaim(sub) -> None:
+    u = sub.add_parser(
+        "unclaim",
+        help="list the claims on points being computed, or remove one a run left behind",
+        description="A run claims each point before it computes it, so that another run waits instead of computing it "
+        "too. A run that died on another host leaves its claim until it shows no sign of life for the claim timeout; "
+        "this removes it now. Without CLAIM: list every claim of the sweep caches.",
+    )
+    u.add_argument("claim", nargs="*", metavar="CLAIM", help="a claim file (as a waiting run prints it) or a point key")
+    u.add_argument("--stale", action="store_true", help="remove every stale claim")
+    u.add_argument("--force", action="store_true", help="also remove a claim whose process still runs on this host")
+    u.set_defaults(func=run_unclaim)
 
     k = sub.add_parser(
         "compare",
@@ -105,6 +129,7 @@ def run_compute(args: argparse.Namespace) -> int:
     from ..sweep.dask import from_args
 
     _check_budget(args.budget)
+    _set_claim_timeout(args.claim_timeout)
     pset = runs.point_set(args.set, args.scale)
     pset.only(args.only)  # an unknown experiment is refused before anything runs
     if args.out:  # a folder that cannot take the bundle is refused before the set is computed
@@ -190,6 +215,72 @@ def run_compare(args: argparse.Namespace) -> int:
                 f"  {p.experiment:14s} {_short(p.config):40s} {p.metric:16s} a={p.a:.6g} ({p.device_a}) "
                 f"b={p.b:.6g} ({p.device_b}) ln(a/b)={p.log_ratio:+.4f}"
             )
+    return 0
+
+
+def _set_claim_timeout(seconds: float | None) -> None:
+    """``--claim-timeout``: for this run and the processes it starts (workers of a local cluster)."""
+    import math
+    import os
+
+    from .. import RepcapError
+
+    if seconds is None:
+        return
+    if not (math.isfinite(seconds) and 0 <= seconds < 1e9):
+        raise RepcapError(f"--claim-timeout {seconds!r} must be a number of seconds >= 0")
+    os.environ["REPCAP_CLAIM_TIMEOUT"] = repr(float(seconds))
+    print(f"another host's claim on a point is trusted {seconds:g} s past its last sign of life", flush=True)
+
+
+def run_unclaim(args: argparse.Namespace) -> int:
+    """List the claims of the sweep caches, or remove the ones named (a live one on this host only
+    with --force)."""
+    import re
+    from pathlib import Path
+
+    from .. import RepcapError
+    from ..paths import cache_dir
+    from ..sweep.cache import Cache, read_claim
+
+    caches = [Cache(p) for p in sorted((cache_dir() / "sweeps").glob("*")) if p.is_dir()]
+    if args.stale:
+        targets = [p for c in caches for p in c.claims() if (i := read_claim(p)) is not None and i.stale]
+    else:
+        targets = []
+    for name in args.claim:
+        p = Path(name)
+        if re.fullmatch(r"[0-9a-f]{16,128}", name):
+            found = [c.claim_path(name) for c in caches if os.path.lexists(c.claim_path(name))]
+            if not found:
+                raise RepcapError(f"no claim on point {name} in the sweep caches under {cache_dir() / 'sweeps'}")
+            targets += found
+        elif re.fullmatch(r"\.[0-9a-f]{16,128}\.claim", p.name) and os.path.lexists(p):
+            targets.append(p)
+        else:
+            raise RepcapError(
+                f"{name[:200]!r} is not a claim file (.KEY.claim, as a waiting run prints it) or a point key that "
+                "holds a claim; `repcap bundle unclaim` lists them"
+            )
+    if not args.claim and not args.stale:
+        shown = [(p, read_claim(p)) for c in caches for p in c.claims()]
+        for p, info in shown:
+            if info is not None:
+                state = f"stale: {info.stale}" if info.stale else "held"
+                print(f"{p}\n    {info.describe()}; {state}")
+        print(f"{len(shown)} claims; `repcap bundle unclaim CLAIM` removes one, `--stale` every stale one")
+        return 0
+    for p in dict.fromkeys(targets):
+        info = read_claim(p)
+        if info is None:
+            continue
+        if info.local and info.stale is None and not args.force:
+            raise RepcapError(
+                f"{p}: pid {info.pid} on this host still runs and holds it ({info.describe()}); stop that run, or "
+                "add --force"
+            )
+        p.unlink(missing_ok=True)
+        print(f"removed {p} ({info.describe()})")
     return 0
 
 

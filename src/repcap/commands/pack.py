@@ -74,12 +74,34 @@ def confirm_cost(cfg, assume_yes: bool, stdin=None, stderr=None) -> None:
         raise RepcapError("not started")
 
 
+def _check_memory(cfg) -> None:
+    """Refuse, in one line, a packing whose vectors and optimiser state cannot fit in the memory
+    this process may use (:func:`repcap.sizing.packing_bytes`)."""
+    from .. import memory
+    from ..sizing import packing_bytes
+
+    need = packing_bytes(cfg.k, cfg.d)
+    if memory.too_big(need):
+        raise RepcapError(
+            f"k={cfg.k}, d={cfg.d}: the vectors, gradient, Adam state and Gram tiles need about {memory.gib(need)}, "
+            f"more than {memory.machine_text()}; lower --k or --d"
+        )
+
+
 def run(args: argparse.Namespace) -> int:
     from .. import packing
 
     cfg = build_config(args)
+    _check_memory(cfg)
     confirm_cost(cfg, args.yes)
-    res = packing.optimise(cfg, progress=not args.no_progress)
+    try:
+        res = packing.optimise(cfg, progress=not args.no_progress)
+    except (MemoryError, RuntimeError) as exc:  # the allocator's refusal, not a bug: one line
+        from .. import memory
+
+        if not memory.allocation_error(exc):
+            raise
+        raise RepcapError(memory.refusal(f"k={cfg.k}, d={cfg.d}", exc)) from None
     out = strict_json(res.summary(0))
     out.pop("hist")  # n_bins counts: for the sweep results, not the terminal
     if args.json:

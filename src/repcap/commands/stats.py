@@ -26,6 +26,13 @@ def register(sub) -> None:
     p.add_argument("--device", default="auto", help="auto | cpu | cuda[:N] (default auto)")
     p.add_argument("--tensor", default=None, help="read this 2-D tensor (see --list-tensors) instead of guessing")
     p.add_argument("--list-tensors", action="store_true", help="list the tensors (name, shape, storage) and stop")
+    p.add_argument(
+        "--file",
+        default=None,
+        metavar="NAME",
+        help="one file of a hub model (NAME.gguf or NAME.safetensors: a repository with several GGUF files); "
+        "the same as the source owner/name/NAME",
+    )
     p.add_argument("--rows", type=int, default=None, metavar="N", help="keep only the first N rows")
     # the statistics' flags (--bins, --top-k, --sample, ...), their help and checks: from the dataclass
     config.add_arguments(p, TiledConfig)
@@ -50,10 +57,35 @@ def printable(text: str, limit: int = 200) -> str:
     return s if len(s) <= limit else s[: limit - 3] + "..."
 
 
+def _source(args) -> str:
+    """The source to read: ``args.source``, or with ``--file`` that file of the hub model it names."""
+    if args.file is None:
+        return args.source
+    from .. import RepcapError
+    from ..embeddings import HUB_FILE_SUFFIXES, CatalogSource, HubSource, hub_file, resolve
+
+    src = resolve(args.source)
+    if isinstance(src, CatalogSource):
+        repo = src.what.hub_id
+    elif isinstance(src, HubSource) and src.file is None:
+        repo = src.what
+    else:
+        raise RepcapError(
+            f"--file {printable(args.file, 80)!r} picks one file of a hub model, and {printable(args.source, 80)!r} "
+            "is not a hub id or catalog key (a local file or folder: give the file's own path)"
+        )
+    if hub_file(f"{repo}/{args.file}") is None:
+        raise RepcapError(
+            f"--file {printable(args.file, 80)!r}: give the name of one {' or '.join(HUB_FILE_SUFFIXES)} file of "
+            f"{repo} (a plain relative name, as the repository lists it)"
+        )
+    return f"{repo}/{args.file}"
+
+
 def _list(args) -> int:
     from ..embeddings import list_tensors
 
-    infos = list_tensors(args.source)
+    infos = list_tensors(_source(args))
     if args.json:
         print(json.dumps([i.to_dict() for i in infos]))
         return 0
@@ -95,7 +127,7 @@ def run(args) -> int:
     cfg = config.from_args(TiledConfig, args)
     _check(cfg, args)
     rec = describe(
-        args.source,
+        _source(args),
         cfg,
         head=args.head,
         tiled=args.tiled or cfg.sample is not None,

@@ -52,21 +52,16 @@ def _configs(args: argparse.Namespace) -> tuple[Any, Any]:
 
 
 def _check_memory(cfg: Any) -> None:
-    """Refuse, in one line, a model whose weights and one batch cannot fit in this machine's RAM
-    (float32: W is n x m, a batch is batch x n; the optimiser keeps about four copies of W)."""
-    import os
+    """Refuse, in one line, a model whose weights and one batch cannot fit in the memory this
+    process may use (:func:`repcap.sizing.toy_bytes`, against :mod:`repcap.memory`'s limit)."""
+    from .. import RepcapError, memory
+    from ..sizing import toy_bytes
 
-    from .. import RepcapError
-
-    need = 4 * (5 * cfg.n * cfg.m + 3 * cfg.batch * cfg.n)
-    try:
-        have = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError, AttributeError):  # not a POSIX system: leave it to the allocator
-        return
-    if need > have:
+    need = toy_bytes(cfg.n, cfg.m, cfg.batch)
+    if memory.too_big(need):
         raise RepcapError(
-            f"n = {cfg.n:,} features at m = {cfg.m}, batch {cfg.batch:,} need about {need / 2**30:,.0f} GiB, "
-            f"more than this machine's {have / 2**30:,.0f} GiB"
+            f"n = {cfg.n:,} features at m = {cfg.m}, batch {cfg.batch:,} need about {memory.gib(need)}, "
+            f"more than {memory.machine_text()}"
         )
 
 
@@ -78,13 +73,11 @@ def run(args: argparse.Namespace) -> int:
     try:
         res = toy.train([spec], cfg, progress=not args.no_progress)
     except (MemoryError, RuntimeError) as exc:  # the allocator's refusal, not a bug: one line
-        if not isinstance(exc, MemoryError) and "allocate" not in str(exc):
-            raise
-        from .. import RepcapError
+        from .. import RepcapError, memory
 
-        raise RepcapError(
-            f"n = {cfg.n:,}, m = {cfg.m}, batch {cfg.batch:,}: out of memory ({str(exc)[:160]})"
-        ) from None
+        if not memory.allocation_error(exc):
+            raise
+        raise RepcapError(memory.refusal(f"n = {cfg.n:,}, m = {cfg.m}, batch {cfg.batch:,}", exc)) from None
     meas = res.measurements()[0]
     out = {
         "loss": meas["loss"],

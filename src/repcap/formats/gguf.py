@@ -54,25 +54,127 @@ _GGUF_MIN = 4 + 4 + 8 + 8
 _HINT = "re-download or re-export it"
 
 
+#: Largest metadata string, tensor name, array and tensor rank a GGUF file may declare: a real file's
+#: longest string is a chat template (kilobytes), its longest array a vocabulary (a few 10^5), its
+#: names are at most 64 bytes and its ranks at most 4.
+GGUF_MAX_STRING = 1 << 24
+GGUF_MAX_ARRAY = 1 << 26
+GGUF_MAX_NAME = 1 << 12
+GGUF_MAX_DIMS = 8
+
+
+class GGUFPastEnd(ValueError):
+    """A read of the strict reader that runs past the bytes it was given, ending at ``end`` (a
+    prefix of a remote file: more bytes may hold it, where ``end`` is inside the whole file)."""
+
+    def __init__(self, msg: str, end: int) -> None:
+        super().__init__(msg)
+        self.end = end
+
+
 @functools.lru_cache(maxsize=1)
 def _strict_gguf_reader_class():
-    """``gguf.GGUFReader`` whose every read must lie inside the file.  The stock reader returns empty
-    views past the end, so a metadata array declaring 2**63 one-byte items loops (almost) forever
-    instead of failing; found by tests/unit/test_fuzz_readers.py."""
+    """``gguf.GGUFReader`` whose every read must lie inside the file and whose every declared count
+    and length is possible.  The stock reader returns empty views past the end, so a metadata array
+    declaring 2**63 one-byte items loops (almost) forever instead of failing; found by
+    tests/unit/test_fuzz_readers.py.
+
+    ``total``: the size of the whole file when the reader is given a prefix of it (a remote file's
+    first bytes): a read past the prefix but inside ``total`` raises :class:`GGUFPastEnd` (read
+    more), one past ``total`` is malformed."""
     import gguf
 
     class StrictGGUFReader(gguf.GGUFReader):
+        def __init__(self, path, total: int | None = None):
+            self.total = total
+            super().__init__(path)
+
+        def _whole(self) -> int:
+            return len(self.data) if self.total is None else max(int(self.total), len(self.data))
+
         def _get(self, offset, dtype, count=1, override_order=None):
             count = int(count)
             end = int(offset) + int(np.dtype(dtype).itemsize) * count
-            if count < 0 or int(offset) < 0 or end > len(self.data):
+            if count < 0 or int(offset) < 0 or end > self._whole():
                 raise ValueError(
                     f"read of {count} x {np.dtype(dtype)} at byte {int(offset)} runs past the end "
-                    f"of the file ({len(self.data)} bytes)"
+                    f"of the file ({self._whole()} bytes)"
                 )
+            if end > len(self.data):
+                raise GGUFPastEnd(f"read of {count} x {np.dtype(dtype)} at byte {int(offset)}", end)
             return super()._get(offset, dtype, count, override_order)
 
+        def _count(self, what: str, n, at_least: int, limit: int | None = None) -> None:
+            n = int(n)
+            if n * at_least > self._whole():
+                raise ValueError(f"declares {n} {what}, which runs past the end of the file ({self._whole()} bytes)")
+            if limit is not None and n > limit:
+                raise ValueError(f"declares {n} {what}, more than any real GGUF file holds (at most {limit})")
+
+        def _get_str(self, offset):
+            self._count("bytes in a string", self._get(offset, np.uint64)[0], 1, GGUF_MAX_STRING)
+            return super()._get_str(offset)
+
+        def _get_field_parts(self, orig_offs, raw_type):
+            if int(raw_type) == int(gguf.GGUFValueType.ARRAY):
+                self._count("items in an array", self._get(int(orig_offs) + 4, np.uint64)[0], 1, GGUF_MAX_ARRAY)
+            return super()._get_field_parts(orig_offs, raw_type)
+
+        def _build_fields(self, offs, count):
+            self._count("metadata entries", count, 13)  # key length, key, value type, a byte of value
+            return super()._build_fields(offs, count)
+
+        def _build_tensor_info(self, offs, count):
+            self._count("tensors", count, 24)  # name length, rank, type, offset
+            return super()._build_tensor_info(offs, count)
+
+        def _get_tensor_info_field(self, orig_offs):
+            n = int(self._get(orig_offs, np.uint64)[0])
+            self._count("bytes in a tensor name", n, 1, GGUF_MAX_NAME)
+            self._count("dimensions of a tensor", self._get(int(orig_offs) + 8 + n, np.uint32)[0], 8, GGUF_MAX_DIMS)
+            return super()._get_tensor_info_field(orig_offs)
+
     return StrictGGUFReader
+
+
+@functools.lru_cache(maxsize=1)
+def _prefix_reader_class():
+    """The strict reader for a prefix of a file: it parses the header, metadata and tensor table,
+    and builds no tensor (their data lies past the prefix)."""
+
+    class PrefixReader(_strict_gguf_reader_class()):  # type: ignore[misc]
+        def _build_tensors(self, start_offs, fields):
+            self.tensors = []
+
+    return PrefixReader
+
+
+def prefix_data_offset(path: Path, total: int) -> int:
+    """Where the data section starts, from a file holding the first bytes of a GGUF file of
+    ``total`` bytes.  Raises :class:`GGUFPastEnd` (with the byte the parse needs) where the tensor
+    table goes on past those bytes, and :class:`RepcapError` where the bytes are malformed: a
+    parse failure inside the bytes given is final."""
+    try:
+        import gguf  # noqa: F401
+    except ImportError as exc:  # pragma: no cover
+        raise RepcapError("reading .gguf files needs the 'gguf' package: pip install 'repcap[models]'") from exc
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(8)
+    except OSError as exc:
+        raise os_error(path, exc) from None
+    if pickle_magic(head):
+        raise RepcapError(f"{path}: this .gguf file is really a pickle / torch.save checkpoint; repcap never unpickles")
+    if head[:4] != b"GGUF":
+        raise RepcapError(f"{path}: not a GGUF file (no GGUF magic); {_HINT}")
+    try:
+        return int(_prefix_reader_class()(str(path), total=total).data_offset)
+    except GGUFPastEnd:
+        raise
+    except Exception as exc:
+        raise RepcapError(
+            f"{path}: malformed GGUF file ({type(exc).__name__}: {repr(str(exc))[:200]}); {_HINT}"
+        ) from None
 
 
 def _gguf_reader(path: Path):

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import RepcapError
+from .. import RepcapError, memory
 from ..matrix import Embedding, TensorInfo
 from .common import NOT_REAL, as_float32, os_error, refuse_storage
 
@@ -45,6 +45,11 @@ def check_npy(path: str | os.PathLike) -> tuple[tuple[int, ...], np.dtype]:
         raise os_error(path, exc) from None
     except (ValueError, SyntaxError, TypeError) as exc:
         raise RepcapError(f"{path}: not a readable .npy file ({str(exc)[:120]}); re-save it with np.save") from None
+    if not all(type(x) is int and x >= 0 for x in shape):
+        raise RepcapError(
+            f"{path}: the header declares shape {tuple(shape)}, with a negative dimension: a malformed or "
+            "hostile file, refused; re-save it with np.save"
+        )
     if dtype.hasobject:
         raise RepcapError(
             f"{path}: holds Python objects (a pickle); repcap reads only plain numeric .npy arrays - {_RESAVE}"
@@ -69,16 +74,22 @@ def list_tensors(path: str | os.PathLike) -> list[TensorInfo]:
 def read_array(path: str | os.PathLike, *, mmap: bool = True) -> np.ndarray:
     """The checked array (memory-mapped by default), ``allow_pickle=False``."""
     path = Path(path)
-    check_npy(path)
+    shape, dtype = check_npy(path)
     try:
         return np.load(path, allow_pickle=False, mmap_mode="r" if mmap else None)
+    except (MemoryError, OSError) as exc:
+        if not memory.allocation_error(exc):
+            raise RepcapError(f"{path}: not a readable .npy file ({exc})") from None
+        need = math.prod(shape) * dtype.itemsize
+        raise RepcapError(
+            f"{path}: a readable .npy file, but its {memory.gib(need)} array cannot be mapped into memory "
+            f"({memory.machine_text()}); read a smaller file, or raise the limit"
+        ) from None
     except ValueError as exc:
         raise RepcapError(
             f"{path}: holds Python objects (a pickle) or a malformed header; repcap reads only plain "
             f"numeric .npy arrays - {_RESAVE}"
         ) from exc
-    except OSError as exc:
-        raise RepcapError(f"{path}: not a readable .npy file ({exc})") from exc
 
 
 def load_npy(path: str | os.PathLike) -> Embedding:
@@ -86,8 +97,17 @@ def load_npy(path: str | os.PathLike) -> Embedding:
     arr = read_array(path)
     if arr.ndim != 2 or not np.issubdtype(arr.dtype, np.number):
         raise RepcapError(f"{path}: expected a 2-D numeric (V, d) array, got shape {arr.shape} dtype {arr.dtype}")
+    try:
+        matrix = as_float32(np.asarray(arr))
+    except (MemoryError, RuntimeError) as exc:
+        if not memory.allocation_error(exc):
+            raise
+        raise RepcapError(
+            f"{path}: its {arr.shape[0]:,} x {arr.shape[1]:,} matrix needs {memory.gib(arr.size * 4)} as float32, "
+            f"more than is free ({memory.machine_text()}); read a smaller file, or raise the limit"
+        ) from None
     return Embedding(
-        matrix=as_float32(np.asarray(arr)),
+        matrix=matrix,
         name=str(path),
         source_kind="npy",
         tensor_name=None,

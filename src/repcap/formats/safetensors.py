@@ -92,7 +92,12 @@ def _check_entry(path: Path | str, name: str, info, buf: int) -> dict:
         raise RepcapError(f"{bad}: data_offsets {repr(offs)[:60]} are not [begin, end]; {_HINT}")
     numel = math.prod(shape)
     nbytes = (numel * SAFETENSORS_DTYPE_BITS[dtype] + 7) // 8
-    if nbytes > buf or offs[1] > buf:
+    if offs[1] > buf and nbytes <= buf:
+        raise RepcapError(
+            f"{path}: tensor {str(name)[:80]!r}: its data_offsets [{offs[0]}, {offs[1]}] run past the end of the "
+            f"data, which holds {buf} bytes: truncated or hostile file, refused without reading it; {_HINT}"
+        )
+    if nbytes > buf:
         raise RepcapError(
             f"{path}: tensor {str(name)[:80]!r} declares shape {shape} {dtype} ({numel:.3g} elements, "
             f"{nbytes} bytes) but the file holds only {buf} data bytes: truncated or hostile "
@@ -104,6 +109,22 @@ def _check_entry(path: Path | str, name: str, info, buf: int) -> dict:
             f"data_offsets span {offs[1] - offs[0]}; {_HINT}"
         )
     return {"dtype": dtype, "shape": shape, "data_offsets": offs}
+
+
+class _DuplicateName(ValueError):
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.name = name
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
+    """A JSON object whose every key is new (``json.loads`` keeps the last of two silently)."""
+    out: dict = {}
+    for k, v in pairs:
+        if k in out:
+            raise _DuplicateName(k)
+        out[k] = v
+    return out
 
 
 def check_safetensors(path: str | os.PathLike) -> dict[str, dict]:
@@ -127,7 +148,12 @@ def check_header(label: Path | str, raw: bytes, n: int, size: int) -> dict[str, 
     before any tensor byte is requested)."""
     path = label
     try:
-        header = json.loads(raw.decode("utf-8"))
+        header = json.loads(raw.decode("utf-8"), object_pairs_hook=_unique_keys)
+    except _DuplicateName as exc:
+        raise RepcapError(
+            f"{path}: malformed safetensors header: {str(exc.name)[:80]!r} appears twice in one object (a "
+            f"reader would keep the last silently); refused; {_HINT}"
+        ) from None
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise RepcapError(f"{path}: malformed safetensors header (not JSON: {repr(str(exc))[:80]}); {_HINT}") from None
     if not isinstance(header, dict):

@@ -42,9 +42,21 @@ RANGE_ATTEMPTS = 4
 RESUME_WAIT = 0.5
 #: A range at least this large shows a progress bar.
 PROGRESS_BYTES = 1 << 20
-#: The first read of a GGUF file (doubled until the tensor table is whole), and the most we read.
+#: The first read of a GGUF file (doubled until the tensor table is whole), and the most we read
+#: (a real header with a 256k-token vocabulary and its merges is about 10 MB).
 GGUF_PREFIX = 1 << 18
-GGUF_MAX_HEADER = 1 << 30
+GGUF_MAX_HEADER = 1 << 28
+#: The largest file size a server may state (the hub itself stores files of at most 50 GB): a
+#: larger one is refused before anything is read or staged.
+MAX_REMOTE_FILE = 1 << 40
+#: A range read's deadline: HF_HUB_DOWNLOAD_TIMEOUT seconds for each MiB, plus this many timeouts
+#: (so a server that sends a byte now and then, each within the socket timeout, cannot hold a run).
+DEADLINE_SLACK = 4
+
+
+def range_deadline(nbytes: int, timeout: float) -> float:
+    """Seconds a range of ``nbytes`` may take in all, with HF_HUB_DOWNLOAD_TIMEOUT = ``timeout``."""
+    return float(timeout) * (DEADLINE_SLACK + nbytes / float(1 << 20))
 
 
 def _hf():
@@ -74,6 +86,19 @@ def hub_error(repo_id: str, what: str, exc: BaseException) -> RepcapError:
     from huggingface_hub import errors
 
     kind = type(exc).__name__
+    if isinstance(exc, ValueError) and not isinstance(exc, errors.HfHubHTTPError):  # a body that is not JSON
+        doc = str(getattr(exc, "doc", "") or "")
+        page = doc.lstrip()[:200].lower()
+        if page.startswith(("<!doctype html", "<html", "<head", "<body")) or "<html" in page:
+            got = "an HTML page, not JSON (a captive portal or a proxy's login page?)"
+        else:
+            got = (
+                f"something that is not JSON ({' '.join(doc.split())[:60]!r})" if doc else "something that is not JSON"
+            )
+        return RepcapError(
+            f"hub model {repo_id!r}: the hub at {endpoint()} answered the request for {what} with {got}; "
+            f"check the network (log in to it, or set HF_ENDPOINT), or {_local_hint()}"
+        )
     if isinstance(exc, errors.LocalEntryNotFoundError):
         hint = (
             f"not in the local hub cache, and the hub at {endpoint()} cannot be asked (no network, or "
@@ -99,6 +124,20 @@ def hub_error(repo_id: str, what: str, exc: BaseException) -> RepcapError:
     else:
         hint = f"{_one(exc)}; {_local_hint()}"
     return RepcapError(f"hub model {repo_id!r}: cannot fetch {what} ({kind}): {hint}")
+
+
+def checked_size(label: str, size) -> int:
+    """A file size a server stated, if it is one a model file can have."""
+    try:
+        n = int(size)
+    except (TypeError, ValueError):
+        raise RepcapError(f"{label}: the hub stated its size as {str(size)[:40]!r}, not a number; refused") from None
+    if not 0 <= n <= MAX_REMOTE_FILE:
+        raise RepcapError(
+            f"{label}: the hub states that it holds {n:,} bytes, which no model file does (the limit here is "
+            f"{MAX_REMOTE_FILE:,} bytes, 1 TiB); refused before reading it"
+        )
+    return n
 
 
 def _one(exc: BaseException) -> str:
@@ -154,7 +193,20 @@ class HubRepo:
             path = hf.hf_hub_download(self.repo_id, fname, revision=self.commit)
         except Exception as exc:
             raise hub_error(self.repo_id, fname, exc) from None
-        return read_json_object(Path(path), what)
+        try:
+            return read_json_object(Path(path), what)
+        except RepcapError as exc:
+            try:
+                head = Path(path).read_bytes()[:200].lstrip().lower()
+            except OSError:
+                head = b""
+            if head.startswith((b"<!doctype html", b"<html")):
+                raise RepcapError(
+                    f"{self.label(fname)}: the hub at {endpoint()} sent an HTML page for it, not JSON (a captive "
+                    f"portal or a proxy's login page?); it is in the hub cache at {path}: delete it, check the "
+                    f"network, or {_local_hint()}"
+                ) from None
+            raise RepcapError(f"{self.label(fname)} (hub cache {path}): {str(exc).split(': ', 1)[-1]}") from None
 
     # byte ranges ----------------------------------------------------------------------------
     def meta(self, fname: str) -> tuple[str, int]:
@@ -177,7 +229,7 @@ class HubRepo:
             raise hub_error(self.repo_id, fname, exc) from None
         if not m.etag or m.size is None:
             raise RepcapError(f"{self.label(fname)}: the hub gave no etag or size for it; cannot read a range")
-        return m.etag, int(m.size)
+        return m.etag, checked_size(self.label(fname), m.size)
 
     def read(self, fname: str, etag: str, size: int, tensor: str, start: int, end: int, keep: bool = True) -> bytes:
         """Bytes ``[start, end)`` of ``fname``: from the slice cache, else one range request (with
@@ -205,6 +257,9 @@ class HubRepo:
 
         url = _hf().hf_hub_url(self.repo_id, fname, revision=self.commit)
         n = end - start
+        timeout = float(constants.HF_HUB_DOWNLOAD_TIMEOUT)
+        deadline = range_deadline(n, timeout)
+        t0 = time.monotonic()
         buf = bytearray()
         wait = RESUME_WAIT
         what = "its header" if tensor == HEADER else f"tensor {tensor}"
@@ -219,6 +274,8 @@ class HubRepo:
         try:
             for attempt in range(RANGE_ATTEMPTS):
                 if attempt:
+                    if time.monotonic() - t0 + wait > deadline:
+                        raise self._too_slow(fname, what, len(buf), n, time.monotonic() - t0, deadline, timeout)
                     time.sleep(wait)
                     wait *= 2
                 headers = build_hf_headers()
@@ -244,10 +301,16 @@ class HubRepo:
                                 f"{etag[:16]} at the header, {got[:16]} for {what}); refused - run again"
                             )
                         if resp.status_code != 206 or not _content_range_ok(resp, start + len(buf), end):
+                            html = "html" in resp.headers.get("Content-Type", "").lower()
                             raise RepcapError(
                                 f"{self.label(fname)}: the server at {endpoint()} did not answer the range request "
-                                f"for {what} with that range (HTTP {resp.status_code}, Content-Range "
-                                f"{resp.headers.get('Content-Range')!r}); refused rather than read the whole file"
+                                f"for {what} with that range (HTTP {resp.status_code}, "
+                                + (
+                                    "an HTML page: a captive portal or a proxy's login page?"
+                                    if html
+                                    else f"Content-Range {resp.headers.get('Content-Range')!r}"
+                                )
+                                + "); refused rather than read the whole file"
                             )
                         for chunk in resp.iter_bytes():
                             if len(buf) + len(chunk) > n:
@@ -256,6 +319,8 @@ class HubRepo:
                                 )
                             buf += chunk
                             bar.update(len(chunk))
+                            if time.monotonic() - t0 > deadline and len(buf) < n:
+                                raise self._too_slow(fname, what, len(buf), n, time.monotonic() - t0, deadline, timeout)
                 except RepcapError:
                     raise
                 except (httpx2.TransportError, httpx2.StreamError) as exc:  # dropped, short body, timeout
@@ -275,6 +340,16 @@ class HubRepo:
         raise RepcapError(
             f"{self.label(fname)}: {what} arrived incomplete ({len(buf)} of {n} bytes) after {RANGE_ATTEMPTS} "
             f"attempts ({failure}); nothing was used - run again, or {_local_hint()}"
+        )
+
+    def _too_slow(
+        self, fname: str, what: str, got: int, n: int, spent: float, deadline: float, timeout: float
+    ) -> RepcapError:
+        return RepcapError(
+            f"{self.label(fname)}: the server at {endpoint()} sent {what} too slowly: {got:,} of {n:,} "
+            f"bytes in {spent:.0f} s, past the {deadline:.0f} s this range may take (HF_HUB_DOWNLOAD_TIMEOUT = "
+            f"{timeout:g} s for each MiB, plus {DEADLINE_SLACK}); nothing was kept - run again later, raise "
+            f"HF_HUB_DOWNLOAD_TIMEOUT, or {_local_hint()}"
         )
 
 
@@ -307,7 +382,10 @@ def _st_header(repo: HubRepo, fname: str) -> tuple[dict[str, dict], int, str, in
     if len(raw) != 8 + n:
         raw = raw[:8] + repo.read(fname, etag, size, HEADER, 8, 8 + n, keep=False)
         repo.cache.put(repo.commit, fname, etag, size, HEADER, 0, raw)
-    return st_format.check_header(label, raw[8:], n, size), 8 + n, etag, size
+    try:
+        return st_format.check_header(label, raw[8:], n, size), 8 + n, etag, size
+    except RepcapError as exc:  # the hub serves it so: re-downloading would not help
+        raise RepcapError(str(exc).replace(f"; {st_format._HINT}", "; the file on the hub is so")) from None
 
 
 def _st_tensor(repo: HubRepo, fname: str, head: bool, tensor: str | None, config: dict | None, pick: str | None):
@@ -345,10 +423,14 @@ def _st_tensor(repo: HubRepo, fname: str, head: bool, tensor: str | None, config
 
 
 def _gguf_prefix(repo: HubRepo, fname: str) -> tuple[bytes, str, int]:
-    """The bytes of a remote GGUF file up to its data section (header, metadata, tensor table)."""
+    """The bytes of a remote GGUF file up to its data section (header, metadata, tensor table):
+    a first read, then more while the table goes on past what was read (doubling, or to the byte
+    the parse needs).  A parse failure inside the bytes already read is final: nothing more is
+    fetched for a file whose table is broken."""
     from ..formats import gguf as gguf_format
 
     etag, size = repo.meta(fname)
+    label = repo.label(fname)
     cached = repo.cache.find(repo.commit, fname, HEADER)
     if cached is not None:
         return repo.read(fname, etag, size, HEADER, *cached), etag, size
@@ -357,33 +439,61 @@ def _gguf_prefix(repo: HubRepo, fname: str) -> tuple[bytes, str, int]:
     while True:
         got += repo.read(fname, etag, size, HEADER, len(got), want, keep=False)
         with tempfile.TemporaryDirectory(prefix="repcap-gguf-") as tmp:
-            p = _sparse(Path(tmp) / "f.gguf", size, [(0, got)])
+            p = Path(tmp) / "f.gguf"
+            _write_temp(p, got, label)
             try:
-                r = gguf_format._gguf_reader(p)
-                data_offset = int(r.data_offset)
-            except RepcapError:
-                data_offset = None
-            if data_offset is not None and data_offset <= len(got):
-                break
-        if want >= size or want >= GGUF_MAX_HEADER:
-            # the header does not parse even from the whole prefix: let the reader name the fault
-            with tempfile.TemporaryDirectory(prefix="repcap-gguf-") as tmp:
-                gguf_format._gguf_reader(_sparse(Path(tmp) / "f.gguf", size, [(0, got)]))
-            raise RepcapError(f"{repo.label(fname)}: the GGUF tensor table does not end within {want} bytes")
-        want = min(2 * want, size)
+                data_offset = gguf_format.prefix_data_offset(p, size)
+            except gguf_format.GGUFPastEnd as more:
+                data_offset, need = None, more.end
+            except RepcapError as exc:
+                raise _relabelled(exc, p, label) from None
+        if data_offset is not None:
+            break
+        if want >= size:  # cannot happen: a read past the whole file is malformed, not "more"
+            raise RepcapError(f"{label}: the GGUF tensor table does not end within the file ({size} bytes)")
+        if need > GGUF_MAX_HEADER:
+            raise RepcapError(
+                f"{label}: the GGUF header and tensor table would run past byte {need:,}, more than any "
+                f"model's ({GGUF_MAX_HEADER:,} bytes): malformed or hostile, refused after {len(got):,} bytes"
+            )
+        want = min(max(2 * want, need), size, GGUF_MAX_HEADER)
     prefix = got[:data_offset]
     repo.cache.put(repo.commit, fname, etag, size, HEADER, 0, prefix)
     return prefix, etag, size
 
 
-def _sparse(path: Path, size: int, parts: list[tuple[int, bytes]]) -> Path:
-    """A file of ``size`` bytes holding ``parts`` at their offsets and zeros (holes) elsewhere."""
-    with open(path, "wb") as fh:
-        fh.truncate(size)
-        for off, data in parts:
-            fh.seek(off)
+def _write_temp(path: Path, data: bytes, label: str, size: int | None = None, parts: list | None = None) -> Path:
+    """``data`` at the start of a private temporary file (sparse up to ``size`` bytes, with
+    ``parts`` at their offsets); a failure of the local disk names ``label`` and the folder."""
+    try:
+        with open(path, "wb") as fh:
+            if size is not None:
+                fh.truncate(size)
             fh.write(data)
+            for off, chunk in parts or []:
+                fh.seek(off)
+                fh.write(chunk)
+    except OSError as exc:
+        raise RepcapError(
+            f"{label}: cannot stage its header in the temporary folder {path.parent.parent} "
+            f"({exc.strerror or exc}); free space there or set TMPDIR"
+        ) from None
     return path
+
+
+def _relabelled(exc: RepcapError, path: Path, label: str) -> RepcapError:
+    """A reader's error about a private temporary file, said of the hub file it stands for: its
+    name instead of the temporary path, and no advice to re-download (the hub serves it so)."""
+    from ..formats import gguf as gguf_format
+
+    msg = str(exc).replace(str(path), label).replace(str(path.parent), label)
+    msg = msg.replace(f"; {gguf_format._HINT}", "; the file on the hub is so, nothing was kept")
+    return RepcapError(msg)
+
+
+def _sparse(path: Path, size: int, parts: list[tuple[int, bytes]], label: str = "") -> Path:
+    """A file of ``size`` bytes holding ``parts`` at their offsets and zeros (holes) elsewhere."""
+    return _write_temp(path, b"", label or str(path), size, parts)
 
 
 def _gguf_tensor(repo: HubRepo, fname: str, head: bool, tensor: str | None) -> Embedding:
@@ -393,18 +503,21 @@ def _gguf_tensor(repo: HubRepo, fname: str, head: bool, tensor: str | None) -> E
     prefix, etag, size = _gguf_prefix(repo, fname)
     label = repo.label(fname)
     with tempfile.TemporaryDirectory(prefix="repcap-gguf-") as tmp:
-        p = _sparse(Path(tmp) / Path(fname).name, size, [(0, prefix)])
-        f = gguf_format.open_gguf(p)
-        by_name = {t.name: t for t in f._reader.tensors}
-        name, _ = choose_tensor(label, {k: _shape(v) for k, v in by_name.items()}, head, tensor)
+        p = _sparse(Path(tmp) / Path(fname).name, size, [(0, prefix)], label)
+        try:
+            f = gguf_format.open_gguf(p)
+            by_name = {t.name: t for t in f._reader.tensors}
+            name, _ = choose_tensor(label, {k: _shape(v) for k, v in by_name.items()}, head, tensor)
+        except RepcapError as exc:
+            raise _relabelled(exc, p, label) from None
         t = by_name[name]
         start, end = int(t.data_offset), int(t.data_offset) + int(t.n_bytes)
         data = repo.read(fname, etag, size, name, start, end)
-        _sparse(p, size, [(0, prefix), (start, data)])
+        _sparse(p, size, [(0, prefix), (start, data)], label)
         try:
             emb = gguf_format.open_gguf(p).read(name, head=head)
         except RepcapError as exc:
-            raise RepcapError(str(exc).replace(str(p), label)) from None
+            raise _relabelled(exc, p, label) from None
     emb.name = repo.repo_id
     emb.source_kind = "hub"
     emb.meta["path"] = f"{repo.repo_id}/{fname}"
@@ -426,7 +539,8 @@ def _gguf_file(repo: HubRepo, filename: str | None) -> str:
     if ggufs:
         raise RepcapError(
             f"hub model {repo.repo_id!r} has no safetensors release and {len(ggufs)} .gguf files "
-            f"({', '.join(ggufs[:6])}); name one (load_hub(..., filename=NAME.gguf))"
+            f"({', '.join(ggufs[:6])}); name one: repcap stats {repo.repo_id} --file {ggufs[0]} (or the source "
+            f"{repo.repo_id}/{ggufs[0]}; in Python load_hub(..., filename=...))"
         )
     raise RepcapError(
         f"hub model {repo.repo_id!r} has no model.safetensors, safetensors index or .gguf file; repcap "
@@ -539,8 +653,13 @@ def _list_hub(repo_id: str, revision: str | None, filename: str | None) -> list[
 
         fname = _gguf_file(repo, filename)
         prefix, _, size = _gguf_prefix(repo, fname)
+        label = repo.label(fname)
         with tempfile.TemporaryDirectory(prefix="repcap-gguf-") as tmp:
-            return gguf_format.open_gguf(_sparse(Path(tmp) / "f.gguf", size, [(0, prefix)])).list_tensors()
+            p = _sparse(Path(tmp) / "f.gguf", size, [(0, prefix)], label)
+            try:
+                return gguf_format.open_gguf(p).list_tensors()
+            except RepcapError as exc:
+                raise _relabelled(exc, p, label) from None
     if filename is None and repo.has(INDEX):
         files = sorted(
             {safe_relative(v, repo_id) for v in weight_map(repo.json(INDEX, "safetensors index"), repo_id).values()}

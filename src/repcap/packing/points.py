@@ -13,6 +13,7 @@ import time
 import numpy as np
 
 from .. import RepcapError, config
+from ..feasible import packing_result
 from ..sweep.registry import point_function
 from .baselines import projection_distortion, random_eps_star
 from .config import PackConfig
@@ -48,6 +49,7 @@ EXECUTION_FIELDS = ("device", "threads", "tile")
     # a decaying-rate run had a point function of its own before the schedule joined PackConfig
     # (lr_floor); its configs all name their lr_floor, so they are this function's as they stand
     legacy=("repcap.packing.points:sweep_packed", "repcap.packing.annealed:sweep_annealed"),
+    check=packing_result,
 )
 def sweep_packed(configs: list[dict]) -> list[dict]:
     """Batched sweep point: configs that differ only in ``seed`` are optimised as one batch.
@@ -90,6 +92,7 @@ def _arguments(values: dict, required: tuple, optional: tuple, what: str) -> dic
     execution=EXECUTION_FIELDS,
     metrics=("eps_star",),
     legacy=("repcap.packing.points:sweep_random",),
+    check=packing_result,
 )
 def sweep_random(config_: dict) -> dict:
     """Sweep point for Guha's random baseline: ``k, d`` and optionally ``trials, seed``

@@ -58,6 +58,7 @@ def compute(
 
     from .. import sweep
     from ..devices import resolve_device
+    from ..sweep.checks import read
     from .cost import point_seconds
 
     kind = resolve_device("auto").type
@@ -72,7 +73,8 @@ def compute(
             store, code = sweep.Cache.named(e.cache), sweep.code_digest(e.fn)
         for chunk in _chunks(e, mb) if budget_s is not None else [list(e.configs)]:
             if budget_s is not None:
-                todo = [c for c in chunk if not store.path(sweep.point_key(e.fn, c, code)).exists()]
+                # a damaged, unreadable or impossible entry is not a cached point: it is computed again
+                todo = [c for c in chunk if read(store, e.fn, sweep.point_key(e.fn, c, code), c) is None]
                 expected = sum(point_seconds(e.fn, c, kind) for c in todo)
                 if todo and time.perf_counter() - t0 + expected > budget_s:
                     run.n_left += len(todo)

@@ -23,8 +23,10 @@ import hashlib
 import json
 import os
 import socket
+import stat
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -39,8 +41,13 @@ from ..paths import cache_dir
 STALE_TEMP_S = 3600.0
 #: The marker file that tells a worker it sees the same cache folder as the client.
 MARKER = ".repcap-cache"
-#: A claim (:meth:`Cache.claim`) from another host is taken over after this many seconds.
-STALE_CLAIM_S = 6 * 3600.0
+#: A claim (:meth:`Cache.claim`) from another host is trusted this many seconds past its last sign
+#: of life (by default; ``REPCAP_CLAIM_TIMEOUT`` or ``repcap bundle compute --claim-timeout`` set it).
+STALE_CLAIM_S = 600.0
+#: How often a process touches the claims it holds (its sign of life to runs on other hosts).
+HEARTBEAT_S = 60.0
+#: A claim file that does not parse (being written, or damaged) is stale after this many seconds.
+DAMAGED_CLAIM_S = 60.0
 
 
 def _umask() -> int:
@@ -104,6 +111,207 @@ def _pid_alive(pid: int) -> bool:
     except (OSError, IndexError):  # no /proc (not Linux): the signal test is all there is
         return True
     return state not in ("Z", "X")
+
+
+def claim_timeout() -> float:
+    """Seconds a claim from another host is trusted past its last sign of life:
+    ``REPCAP_CLAIM_TIMEOUT`` if set, else :data:`STALE_CLAIM_S`."""
+    env = os.environ.get("REPCAP_CLAIM_TIMEOUT", "").strip()
+    if not env:
+        return STALE_CLAIM_S
+    try:
+        v = float(env)
+    except ValueError:
+        v = -1.0
+    if not 0 <= v < 1e9:
+        raise RepcapError(
+            f"REPCAP_CLAIM_TIMEOUT={env[:40]!r}: give a number of seconds (0 or more) that another host's "
+            "claim on a point is trusted"
+        )
+    return v
+
+
+def _boot_id() -> str | None:
+    try:
+        return Path("/proc/sys/kernel/random/boot_id").read_text().strip() or None
+    except OSError:
+        return None
+
+
+def _proc_start(pid: int) -> str | None:
+    """When process ``pid`` started (clock ticks since boot, /proc/PID/stat field 22), or None
+    where there is no /proc.  A pid reused by a later process has another start."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return None
+
+
+def _proc_command(pid: int) -> str:
+    try:
+        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return ""
+    return " ".join(raw.decode("utf-8", errors="replace").split("\0")).strip()
+
+
+def claim_record(pid: int) -> dict:
+    """What a claim file holds for process ``pid`` of this host: host, pid, time, the boot it
+    runs in and its start time (so that a pid reused after it died, or after a reboot, is not
+    taken for the process that claimed)."""
+    rec: dict[str, Any] = {"host": _host_token(), "pid": int(pid), "time": time.time()}
+    boot, start = _boot_id(), _proc_start(pid)
+    if boot:
+        rec["boot"] = boot
+    if start:
+        rec["start"] = start
+    return rec
+
+
+def _read_claim_file(p: Path) -> dict | None:
+    """A claim file's JSON object; None if it is missing, not a regular file, too large or does
+    not parse (opened without following a link or blocking on a FIFO)."""
+    try:
+        fd = os.open(p, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > 4096:
+            return None
+        obj = json.loads(os.read(fd, 4097).decode("utf-8"))
+    except (OSError, ValueError):
+        return None
+    finally:
+        os.close(fd)
+    return obj if isinstance(obj, dict) else None
+
+
+def _age(seconds: float) -> str:
+    s = abs(seconds)
+    text = f"{s:.0f} s" if s < 120 else (f"{s / 60:.0f} min" if s < 7200 else f"{s / 3600:.1f} h")
+    return text if seconds >= 0 else f"{text} in the future"
+
+
+@dataclass
+class ClaimInfo:
+    """One claim: who holds it and whether it is stale (``stale``: why, or None while it holds)."""
+
+    path: Path
+    host: str
+    pid: int | None
+    since: float | None  # the claim's own date (the holder's clock)
+    beat: float  # the file's mtime: the holder's last sign of life
+    local: bool  # claimed on this host
+    stale: str | None
+    timeout: float
+    command: str = ""
+
+    def describe(self) -> str:
+        now = time.time()
+        since = f"claimed {_age(now - self.since)} ago" if self.since is not None else "a damaged claim"
+        if self.since is not None and self.since > now:
+            since = f"dated {_age(now - self.since)} (a clock skew)"
+        who = f"pid {self.pid}" + (f" ({self.command[:60]})" if self.command else "")
+        where = "this host" if self.local else f"host {self.host}"
+        return f"{where}, {who}, {since}, last sign of life {_age(now - self.beat)} ago"
+
+
+#: Claims of other hosts this process has watched: path -> (the mtime last seen, when it was seen
+#: to change, by this process's monotonic clock).  A claim is trusted at most ``timeout`` seconds
+#: of this clock without a sign of life, whatever the dates in it say.
+_WATCHED: dict[str, tuple[int, float]] = {}
+
+
+def read_claim(p: Path, stale_s: float | None = None) -> ClaimInfo | None:
+    """The claim at ``p`` and whether it is stale, or None where there is none.  Stale: a claim of
+    this process (taken over by it); on this host, a process that has died, a pid that now belongs
+    to another process (its start time differs, the machine has restarted since, or, for a claim
+    without a start time, a process that is not Python or repcap); from another host, no sign of
+    life (the holder touches its claims every :data:`HEARTBEAT_S`) for ``stale_s`` (default
+    :func:`claim_timeout`) seconds, by its file's date or by this process's own clock since it
+    first saw the claim, or a date further in the future than that (a clock skew cannot extend
+    the trust); a claim that does not parse, after :data:`DAMAGED_CLAIM_S` seconds."""
+    timeout = claim_timeout() if stale_s is None else float(stale_s)
+    try:
+        st = os.lstat(p)
+    except OSError:
+        return None
+    now = time.time()
+    info = _read_claim_file(p)
+    try:
+        host, pid = str(info["host"]), int(info["pid"])  # type: ignore[index]
+        since = float(info["time"])  # type: ignore[index]
+    except (TypeError, KeyError, ValueError):
+        stale = None if abs(now - st.st_mtime) <= DAMAGED_CLAIM_S else "damaged (not a claim repcap wrote)"
+        if not stat.S_ISREG(st.st_mode):
+            stale = "not a regular file"
+        return ClaimInfo(p, "?", None, None, st.st_mtime, False, stale, timeout)
+    local = host == _host_token()
+    c = ClaimInfo(p, host, pid, since, st.st_mtime, local, None, timeout)
+    if local:
+        c.command = _proc_command(pid)
+        boot, start = info.get("boot"), info.get("start")  # type: ignore[union-attr]
+        if pid == os.getpid() and (start is None or start == _proc_start(pid)):
+            c.stale = "this process's own"
+        elif not _pid_alive(pid):
+            c.stale = f"pid {pid} is not running"
+        elif boot is not None and _boot_id() is not None and boot != _boot_id():
+            c.stale = "claimed before this machine restarted"
+        elif start is not None and _proc_start(pid) is not None and start != _proc_start(pid):
+            c.stale = f"pid {pid} is now another process"
+        elif start is None and c.command and not any(w in c.command for w in ("python", "repcap")):
+            c.stale = f"pid {pid} is now {c.command[:40]!r}, not a repcap run"
+        return c
+    key = str(p)
+    seen = _WATCHED.get(key)
+    mono = time.monotonic()
+    if seen is None or seen[0] != st.st_mtime_ns:
+        seen = (st.st_mtime_ns, mono)
+        _WATCHED[key] = seen
+    if since - now > timeout:
+        c.stale = f"dated {_age(now - since)}, beyond the {timeout:.0f} s a claim is trusted (a clock skew)"
+    elif now - st.st_mtime > timeout:
+        c.stale = f"no sign of life for {_age(now - st.st_mtime)}"
+    elif mono - seen[1] > timeout:
+        c.stale = f"no sign of life for {mono - seen[1]:.0f} s while this run waited"
+    return c
+
+
+class _Heartbeat:
+    """Touches the claim files this process holds every :data:`HEARTBEAT_S` seconds, from a
+    daemon thread started with the first claim (and again in a forked child)."""
+
+    def __init__(self) -> None:
+        self.paths: set[Path] = set()
+        self.lock = threading.Lock()
+        self.owner = -1
+        self.thread: threading.Thread | None = None
+
+    def hold(self, p: Path) -> None:
+        with self.lock:
+            if self.owner != os.getpid():  # a forked child: its parent's claims are not its own
+                self.paths, self.owner, self.thread = set(), os.getpid(), None
+            self.paths.add(p)
+            if self.thread is None:
+                self.thread = threading.Thread(target=self._run, name="repcap-claims", daemon=True)
+                self.thread.start()
+
+    def drop(self, p: Path) -> None:
+        with self.lock:
+            self.paths.discard(p)
+
+    def _run(self) -> None:
+        while True:
+            time.sleep(HEARTBEAT_S)
+            with self.lock:
+                held = list(self.paths) if self.owner == os.getpid() else []
+            for p in held:
+                with contextlib.suppress(OSError):
+                    os.utime(p)
+
+
+_HEART = _Heartbeat()
 
 
 def atomic_write_text(path: Path, text: str) -> None:
@@ -221,14 +429,15 @@ class Cache:
     def claim_path(self, key: str) -> Path:
         return self.root / key[:2] / f".{key}.claim"
 
-    def claim(self, key: str, stale_s: float = STALE_CLAIM_S) -> bool:
+    def claim(self, key: str, stale_s: float | None = None) -> bool:
         """Mark ``key`` as being computed by this process: True if the claim is ours now, False
         if a live process holds it (then this run should leave the point to that one and read it
-        later).  The claim file holds host, pid and time; a claim whose process has died (same
-        host) or older than ``stale_s`` (any host) is taken over.  A claim that cannot be written
-        (a read-only cache) is not an error: True, and the point is computed as before."""
+        later).  The claim file holds host, pid, time and the process's start (see
+        :func:`claim_record`); while it is held, this process touches it every
+        :data:`HEARTBEAT_S` seconds.  A stale claim (:meth:`claim_info`) is taken over.  A claim
+        that cannot be written (a read-only cache) is not an error: True, and the point is computed
+        as before."""
         p = self.claim_path(key)
-        me = {"host": _host_token(), "pid": os.getpid(), "time": time.time()}
         for _ in range(3):
             try:
                 p.parent.mkdir(parents=True, exist_ok=True)
@@ -242,40 +451,36 @@ class Cache:
             except OSError:
                 return True
             with os.fdopen(fd, "w") as fh:
-                fh.write(json.dumps(me) + "\n")
+                fh.write(json.dumps(claim_record(os.getpid())) + "\n")
+            _HEART.hold(p)
             return True
         return False
 
-    def _claim_stale(self, p: Path, stale_s: float) -> bool:
-        try:
-            info = json.loads(p.read_text())
-            host, pid, when = str(info["host"]), int(info["pid"]), float(info["time"])
-        except FileNotFoundError:
-            return True
-        except (OSError, ValueError, KeyError, TypeError):  # being written, or damaged: by its age
-            try:
-                return abs(time.time() - p.stat().st_mtime) > 60.0
-            except OSError:
-                return True
-        if host == _host_token() and (pid == os.getpid() or not _pid_alive(pid)):
-            return True
-        return abs(time.time() - when) > stale_s
+    def _claim_stale(self, p: Path, stale_s: float | None = None) -> bool:
+        info = read_claim(p, stale_s)
+        return info is None or info.stale is not None
+
+    def claim_info(self, key: str, stale_s: float | None = None) -> ClaimInfo | None:
+        """The claim on ``key`` (who holds it, since when, whether it is stale and why), or None."""
+        return read_claim(self.claim_path(key), stale_s)
 
     def release(self, key: str) -> None:
         """Remove this process's claim on ``key`` (another's is left alone)."""
         p = self.claim_path(key)
-        try:
-            info = json.loads(p.read_text())
-        except (OSError, ValueError):
-            return
-        if isinstance(info, dict) and info.get("host") == _host_token() and info.get("pid") == os.getpid():
+        _HEART.drop(p)
+        info = _read_claim_file(p)
+        if info is not None and info.get("host") == _host_token() and info.get("pid") == os.getpid():
             with contextlib.suppress(OSError):
                 p.unlink()
 
-    def claimed(self, key: str, stale_s: float = STALE_CLAIM_S) -> bool:
+    def claimed(self, key: str, stale_s: float | None = None) -> bool:
         """Whether another live process holds a claim on ``key``."""
         p = self.claim_path(key)
-        return p.exists() and not self._claim_stale(p, stale_s)
+        return os.path.lexists(p) and not self._claim_stale(p, stale_s)
+
+    def claims(self) -> list[Path]:
+        """Every claim file of this cache (``repcap bundle unclaim`` lists them)."""
+        return sorted(self.root.glob("??/.*.claim")) if self.root.exists() else []
 
     def entries(self) -> Iterator[Path]:
         """The entry files (temp files excluded)."""

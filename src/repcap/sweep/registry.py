@@ -19,7 +19,9 @@ and the registry is then the one place that knows, for a name:
   the engine's fingerprints, and with them its numerics version);
 * ``metrics``: the result fields a comparison of two replicas looks at first;
 * ``legacy``: the ``module:qualname`` the function had in bundles before the registry (a bundle of
-  format 1 names it so).
+  format 1 names it so);
+* ``check``: ``check(config, result) -> reason or None``, what a rigorous bound says a result
+  cannot be (:mod:`repcap.sweep.checks` runs it on every cache read and bundle import).
 
 A point's identity is :func:`repcap.sweep.keys.point_key`: the name, the numerics version, the
 normalised config and the data it reads.  Where the function's module lives, or how its code is
@@ -53,6 +55,7 @@ class PointFunction:
     batched: bool = False
     metrics: tuple[str, ...] = ()
     legacy: tuple[str, ...] = ()
+    check: Callable[[dict, Any], str | None] | None = None
 
     @property
     def engine(self) -> str:
@@ -75,6 +78,7 @@ def point_function(
     batched: bool = False,
     metrics: tuple[str, ...] = (),
     legacy: tuple[str, ...] = (),
+    check: Callable[[dict, Any], str | None] | None = None,
 ) -> Callable[[Callable], Callable]:
     """Register the decorated function as the point function ``name`` (see the module docstring).
     Registering a name twice with another function is refused (a module imported twice under two
@@ -88,7 +92,7 @@ def point_function(
 
     def register(fn: Callable) -> Callable:
         pf = PointFunction(
-            name, fn, numerics, normalise, call, tuple(execution), dict(defaults or {}), batched, metrics, legacy
+            name, fn, numerics, normalise, call, tuple(execution), dict(defaults or {}), batched, metrics, legacy, check
         )
         old = _REGISTRY.get(name)
         if old is not None and _qualname(old.fn) != _qualname(fn):

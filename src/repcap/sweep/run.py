@@ -27,6 +27,7 @@ from typing import Any
 from tqdm.auto import tqdm
 
 from .. import RepcapError, show_progress
+from . import checks
 from .cache import Cache, canonical
 from .keys import code_digest, fn_name, point_key
 from .tasks import LOCAL, Executor, PointTask, TaskOutcome
@@ -114,7 +115,7 @@ def run(
     configs = [dict(c) for c in configs]
     code = code_digest(fn) if code is None else code
     keys = [point_key(fn, c, code) for c in configs]
-    results: list[dict | None] = [store.get(k) for k in keys]
+    results: list[dict | None] = [checks.read(store, fn, k, c) for k, c in zip(keys, configs)]
     todo = [i for i, r in enumerate(results) if r is None]
     n_cached = len(configs) - len(todo)
     if not todo:
@@ -226,7 +227,7 @@ def _report(
     errors = [{"index": i, "config": configs[i], "error": done.failed[keys[i]]} for i in todo if keys[i] in done.failed]
     for i in todo:
         if keys[i] not in done.failed:
-            results[i] = done.by_key[keys[i]] if keys[i] in done.by_key else store.get(keys[i])
+            results[i] = done.by_key[keys[i]] if keys[i] in done.by_key else checks.read(store, fn, keys[i], configs[i])
     missing = [configs[i] for i, r in enumerate(results) if r is None and keys[i] not in done.failed]
     if missing:
         raise RepcapError(

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import socket
 import time
 from collections.abc import Callable, Sequence
@@ -22,12 +23,29 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from .. import RepcapError
-from .cache import MARKER, Cache, canonical
+from . import checks
+from .cache import MARKER, Cache, ClaimInfo, canonical, warn
 from .keys import fn_name
 from .provenance import record
 
 #: How often a task looks again at a point another run has claimed (seconds).
 CLAIM_POLL_S = 2.0
+#: How often a task that waits on another run's claim says so (seconds).
+CLAIM_REPORT_S = 300.0
+
+
+def _waiting(key: str, fn: str, info: ClaimInfo) -> str:
+    """The line a task prints while it waits on ``info``: whose claim, and how to break it."""
+    if info.local:
+        until = f"while pid {info.pid} runs; if it is stuck, stop it (kill {info.pid})"
+        brk = f"repcap bundle unclaim --force {info.path}"
+    else:
+        until = f"until it shows no sign of life for {info.timeout:.0f} s (--claim-timeout / REPCAP_CLAIM_TIMEOUT)"
+        brk = f"repcap bundle unclaim {info.path}"
+    return (
+        f"point {key[:12]} of {fn.split(':')[-1]} is being computed by another run ({info.describe()}); "
+        f"waiting {until}; if that run is gone: {brk}"
+    )
 
 
 def error_message(exc: BaseException) -> str:
@@ -66,7 +84,7 @@ class PointTask:
                 f"this worker ({socket.gethostname()}) cannot see the sweep cache folder {self.root}: put the cache "
                 f"(REPCAP_CACHE) on a file system shared by the client and every worker, at the same path"
             )
-        results: list[dict | None] = [store.get(k) for k in self.keys]
+        results: list[dict | None] = [checks.read(store, self.fn, k, c) for k, c in zip(self.keys, self.configs)]
         pending = [i for i, r in enumerate(results) if r is None]
         # claim each point before computing it: a point another live run is computing is left to
         # it and read when it is done (two runs of one set share the work instead of doubling it)
@@ -85,13 +103,27 @@ class PointTask:
 
     def _await(self, store: Cache, i: int, results: list, errors: list) -> bool:
         """The point another run has claimed: read into ``results`` once its claim is gone (or
-        stale), or computed here if that run ended without writing it (then True)."""
-        while store.claimed(self.keys[i]):
+        stale), or computed here if that run ended without writing it (then True).  While it
+        waits it says, every :data:`CLAIM_REPORT_S` seconds, which claim it waits for and how to
+        break it."""
+        key, said = self.keys[i], -math.inf
+        while True:
+            info = store.claim_info(key)
+            if info is None or info.stale is not None:
+                results[i] = checks.read(store, self.fn, key, self.configs[i])
+                if results[i] is not None:
+                    return False
+                if store.claim(key):  # that run ended without it: computed here, under our own claim
+                    break
+                continue  # another waiting run took the point over first: wait for that one
+            if time.monotonic() - said >= CLAIM_REPORT_S:
+                said = time.monotonic()
+                warn(_waiting(key, fn_name(self.fn), info))
             time.sleep(CLAIM_POLL_S)
-        results[i] = store.get(self.keys[i])
-        if results[i] is not None:
-            return False
-        self._compute(store, [i], results, errors)
+        try:
+            self._compute(store, [i], results, errors)
+        finally:
+            store.release(key)
         return True
 
     def _compute(self, store: Cache, todo: list[int], results: list, errors: list) -> None:
