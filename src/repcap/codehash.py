@@ -216,12 +216,18 @@ def data_digest(modules: Iterable[str], root: Path | None = None, data_root: Pat
     """sha256 over the names and bytes of :func:`data_files` (``data_root``: the folder they are in;
     default :func:`repcap.paths.reference_dir`).  A declared file that is missing counts as
     missing: its absence is part of the digest."""
+    return files_digest(data_files(modules, root), data_root)
+
+
+def files_digest(names: Iterable[str], data_root: Path | None = None) -> str:
+    """sha256 over the names and bytes of the data files ``names`` (in ``data_root``, default
+    :func:`repcap.paths.reference_dir`), sorted; a missing file counts as missing."""
     if data_root is None:
         from .paths import reference_dir
 
         data_root = reference_dir()
     h = hashlib.sha256()
-    for name in data_files(modules, root):
+    for name in sorted(set(names)):
         p = data_root / name
         h.update(name.encode() + b"\0")
         h.update(_file_sha(*_stat_key(p)).encode() if p.is_file() else b"missing")

@@ -148,9 +148,40 @@ def test_the_fallback_swap_and_a_killed_swap_are_recovered(ref, monkeypatch):
     # killed between the two renames: the old bundle is beside, under a dead pid
     aside = d.parent / ".ref.old-999999999-abcd"
     d.rename(aside)
+    from repcap.sweep.cache import _host_token
+
+    marker = json.dumps({"host": _host_token(), "pid": 999999999, "start": ""})
+    (aside / writer.STAGING_MARKER).write_text(marker)  # as the fallback swap marks it
     plan = bundle.check_out(d, "reference")
     assert d.is_dir() and not aside.exists() and "restored the previous bundle" in plan.notes[0]
-    assert _n_entries(d) == N_REF
+    assert _n_entries(d) == N_REF and not (d / writer.STAGING_MARKER).exists()
+
+
+def test_a_folder_named_like_a_leftover_without_the_marker_is_kept(ref):
+    """Only an export's own staging folders (its marker: host, pid, process start) are removed; a
+    user's folder named like one (a backup) stays, with what it holds."""
+    d, _ = ref
+    backup = d.parent / ".ref.old-2019-backup"
+    backup.mkdir()
+    (backup / "NOTES.txt").write_text("mine")
+    staging = d.parent / ".ref.new-999999999-x"
+    staging.mkdir()
+    from repcap.sweep.cache import _host_token
+
+    (staging / writer.STAGING_MARKER).write_text(json.dumps({"host": _host_token(), "pid": 999999999, "start": ""}))
+    plan = bundle.check_out(d, "reference")
+    assert (backup / "NOTES.txt").read_text() == "mine" and not staging.exists()
+    assert any(f"removed {staging}" in n for n in plan.notes)
+
+
+def test_a_linked_bundle_folder_is_followed_and_said(ref, tmp_path):
+    d, _ = ref
+    link = tmp_path / "linked"
+    link.symlink_to(d)
+    rep: list = []
+    bundle.export("reference", link, report=rep)
+    assert any(f"is a link to {d.resolve()}" in n for n in rep[0].notes)
+    assert link.is_symlink() and _n_entries(d) == N_REF
 
 
 def test_a_hostile_provenance_is_refused_and_never_reaches_markdown(ref, env):
@@ -172,7 +203,7 @@ def test_a_hostile_provenance_is_refused_and_never_reaches_markdown(ref, env):
 
     e = runs.point_set("reference").experiment("yoder")
     cache, c = Cache.named(e.cache), e.configs[0]
-    rp = _record_path(cache, bundle.point_id("repcap.packing.points:sweep_packed", c))
+    rp = _record_path(cache, bundle.point_id("packing.optimise", c))
     rec = json.loads(rp.read_text())
     rec["provenance"]["device"] = "<img src=x onerror=alert(1)>"
     rec["bundle"]["path"] = "<script>alert(1)</script>"

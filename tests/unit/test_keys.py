@@ -88,6 +88,10 @@ INERT_USES = {
     "repcap.config:setting": "field metadata (help, check) of the settings dataclasses",
     "repcap.config:at_least": "an input check",
     "repcap.config:between": "an input check",
+    "repcap.config:count": "an input check",
+    "repcap.config:each": "an input check",
+    "repcap.config:probability": "an input check",
+    "repcap.config:seed": "an input check",
     "repcap.config:positive": "an input check",
     "repcap.config:finite": "an input check",
     "repcap.config:check": "runs the checks",
@@ -162,8 +166,9 @@ def test_editing_a_data_file_the_closure_reads_changes_the_data_part(tree, tmp_p
     assert "quotes.yaml" in codehash.data_files([SURVEY], tree)
     _append(data / "quotes.yaml", "\n# an edit\n")
     assert codehash.data_digest([SURVEY], tree, data) != base
-    # toy and packing points read no data file: editing one keeps their keys
-    assert codehash.data_files([TOY], tree) == codehash.data_files([PACK], tree) == []
+    # toy points read no data file: editing one keeps their keys (packing declares it reads none:
+    # test_a_function_declares_the_data_its_numbers_read)
+    assert codehash.data_files([TOY], tree) == []
     toy_base = codehash.data_digest([TOY], tree, data)
     _append(data / "guha2026_table1.csv", "\n")
     assert codehash.data_digest([TOY], tree, data) == toy_base
@@ -343,7 +348,7 @@ def test_the_key_is_the_hash_of_its_parts():
     cfg = {"k": 10, "d": 3}
     parts = keys.key_parts(packing.sweep_packed, cfg)
     comp = keys.computation_parts(packing.sweep_packed)
-    assert comp == {"numerics": "packing/1", "data": codehash.data_digest([PACK])}
+    assert comp == {"numerics": "packing/1", "data": codehash.files_digest([])}
     assert parts == {
         "fn": "packing.optimise",
         "config": sweep.canonical({"k": 10, "d": 3}),
@@ -360,3 +365,18 @@ def test_a_computed_point_records_its_provenance_in_the_cache(tmp_path):
     prov = cache.provenance(key)
     assert prov is not None and prov["device"].startswith("cpu") and prov["versions"]["torch"]
     assert prov["code"] == codehash.file_digest([PACK]) and prov["seconds"] == cache.get(key)["seconds"]
+
+
+def test_a_function_declares_the_data_its_numbers_read():
+    """The toy and packing engines read no data file: editing quotes.yaml (which the bound checks of
+    packing results read) moves none of their keys.  A declared file must be one that a module of
+    the function's closure reads."""
+    for pf in registry.all_registered():
+        closure_files = set(codehash.data_files([pf.fn.__module__]))
+        if pf.data is not None:
+            assert set(pf.data) <= closure_files, pf.name
+    for name in ("toy.train", "toy.overlaps", "packing.optimise", "packing.random", "packing.projection"):
+        assert registry.get(name).data == (), name
+    assert "quotes.yaml" in codehash.data_files([PACK])  # read by the bound checks, not by the numbers
+    assert keys.data_part(packing.sweep_packed) == codehash.files_digest([])
+    assert keys.data_part(registry.get("survey.describe").fn) == codehash.data_digest([SURVEY])

@@ -23,6 +23,7 @@ from typing import Any
 from .. import RepcapError
 from .. import runs as _runs
 from ..sweep import Cache, canonical
+from ..sweep.checks import impossible
 from ..sweep.keys import computation_digest, config_part, data_part
 from ..sweep.provenance import PLAIN, UNPLAIN, other_versions, source_digest
 from ..sweep.registry import registered
@@ -344,6 +345,9 @@ def _check_entry(e: Any, where: str, fn_expected: str, now: dict[str, Any]) -> t
     for k in ("config", "identity", "result"):
         _alphabet(e[k], f"{where}.{k}")
     _ranges(e["result"], f"{where}.result")
+    why = impossible(fn, e["config"], e["result"])
+    if why is not None:  # a checksum finds damage, not forgery: the engine's bounds find this
+        raise RepcapError(f"{where}: an impossible result ({why}); the bundle is refused")
     if entry_key(e["fn"], e["identity"], e["numerics"], e["data"]) != e["key"]:
         raise RepcapError(
             f"{where}: its key does not match its function, identity, numerics and data (the bundle is damaged)"

@@ -140,6 +140,8 @@ def _swap_in(new: Path, out: Path) -> None:
         return
     old = out.parent / f".{out.name[:100]}.old-{os.getpid()}-{os.urandom(4).hex()}"
     os.rename(out, old)
+    with contextlib.suppress(OSError):  # marked as this export's, so that a later one may restore it
+        _write_file(old / STAGING_MARKER, _marker_text())
     try:
         os.rename(new, out)
     except BaseException:
@@ -157,11 +159,47 @@ def _fsync_dir(path: Path) -> None:
             os.close(fd)
 
 
+#: The file an export writes first into its staging folder (host, pid, process start): the only
+#: mark by which a later export may remove a leftover folder (a folder merely named like one is the
+#: user's and is kept).
+STAGING_MARKER = ".repcap-export"
+
+
+def _marker_text() -> str:
+    from ..sweep.cache import _host_token
+
+    return json.dumps({"host": _host_token(), "pid": os.getpid(), "start": _process_start(os.getpid())}) + "\n"
+
+
+def _process_start(pid: int) -> str:
+    """The start time of process ``pid`` on this host (``/proc``; empty where unknown), so that a
+    reused pid is not taken for the export that left a folder."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return ""
+
+
+def _left_by_dead_export(folder: Path) -> bool:
+    """Whether ``folder`` holds an export's marker whose process (on this host) has ended."""
+    from ..sweep.cache import _host_token
+
+    try:
+        info = json.loads((folder / STAGING_MARKER).read_text())
+        host, pid, start = str(info["host"]), int(info["pid"]), str(info.get("start", ""))
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+    if host != _host_token():
+        return False
+    return not _pid_alive(pid) or (bool(start) and _process_start(pid) != start)
+
+
 def _recover(out: Path) -> str | None:
-    """Tidy what a killed export left beside ``out``: a staging folder of a dead process is removed;
-    an old bundle moved aside (killed between the two renames of the fallback swap) is moved back
-    when ``out`` is gone.  Returns a line saying so, or None."""
-    said = None
+    """Tidy what a killed export left beside ``out``: a staging folder of a dead export (its
+    marker says so) is removed; an old bundle moved aside (killed between the two renames of the
+    fallback swap) is moved back when ``out`` is gone.  A folder named like a leftover but without
+    the marker is the user's: kept.  Returns a line saying what was done, or None."""
+    said = []
     parent = out.parent
     if not parent.is_dir():
         return None
@@ -171,18 +209,18 @@ def _recover(out: Path) -> str | None:
     except OSError:
         return None
     for n in names:
-        rest = n[len(prefix) :]
-        kind, _, tail = rest.partition("-")
-        pid = tail.split("-")[0]
-        if kind not in ("new", "old") or not pid.isdigit() or _pid_alive(int(pid)):
-            continue
+        kind = n[len(prefix) :].partition("-")[0]
         p = parent / n
+        if kind not in ("new", "old") or not p.is_dir() or p.is_symlink() or not _left_by_dead_export(p):
+            continue
         if kind == "old" and not out.exists() and (p / MANIFEST).is_file():
             os.rename(p, out)
-            said = f"bundle {out}: restored the previous bundle that an interrupted export had moved aside"
+            (out / STAGING_MARKER).unlink(missing_ok=True)
+            said.append(f"bundle {out}: restored the previous bundle that an interrupted export had moved aside ({p})")
         else:
             shutil.rmtree(p, ignore_errors=True)
-    return said
+            said.append(f"bundle {out}: removed {p}, left by an interrupted export")
+    return "; ".join(said) or None
 
 
 @dataclass
@@ -212,8 +250,14 @@ def check_out(out_dir: str | Path, set_name: str, scale: str = "full", *, replac
         note = _recover(out)
         if note:
             plan.notes.append(note)
-        if out.is_symlink() or (out.exists() and not out.is_dir()):
-            raise RepcapError(f"bundle folder {out}: exists and is not a folder")
+        if out.is_symlink():
+            target = out.resolve()
+            if not target.is_dir():
+                raise RepcapError(f"bundle folder {out}: a link to {target}, which is not a folder")
+            plan.notes.append(f"bundle folder {out} is a link to {target}: the bundle is written there")
+            plan.out = out = target
+        if out.exists() and not out.is_dir():
+            raise RepcapError(f"bundle folder {out}: exists and is not a folder (a file)")
         if not out.exists():
             anc = out.absolute().parent
             while not anc.exists():
@@ -465,6 +509,7 @@ def _stage_and_swap(out: Path, files: dict[str, str], plan: ExportPlan) -> None:
         parent.mkdir(parents=True, exist_ok=True)
         stage = Path(tempfile.mkdtemp(prefix=f".{out.name[:100]}.new-{os.getpid()}-", dir=parent))
         os.chmod(stage, 0o755)  # mkdtemp's 0700 would keep the bundle from whoever shares it
+        _write_file(stage / STAGING_MARKER, _marker_text())
         ours = {MANIFEST} | ({x["file"] for x in plan.old.manifest["experiments"]} if plan.old else set())
         if out.is_dir() and plan.old is not None:  # anything else the folder holds (a README) stays
             for n in sorted(os.listdir(out)):
@@ -479,6 +524,7 @@ def _stage_and_swap(out: Path, files: dict[str, str], plan: ExportPlan) -> None:
                 _write_file(stage / n, text)
         _write_file(stage / MANIFEST, files[MANIFEST])
         _fsync_dir(stage)
+        (stage / STAGING_MARKER).unlink()  # the bundle itself carries no marker
         _swap_in(stage, out.absolute())
         stage = None
         _fsync_dir(parent)

@@ -49,6 +49,7 @@ EXECUTION_FIELDS = ("device", "threads", "tile")
     # a decaying-rate run had a point function of its own before the schedule joined PackConfig
     # (lr_floor); its configs all name their lr_floor, so they are this function's as they stand
     legacy=("repcap.packing.points:sweep_packed", "repcap.packing.annealed:sweep_annealed"),
+    data=(),  # its numbers read no data file (the bounds a check reads are not its numbers)
     check=packing_result,
 )
 def sweep_packed(configs: list[dict]) -> list[dict]:
@@ -92,6 +93,7 @@ def _arguments(values: dict, required: tuple, optional: tuple, what: str) -> dic
     execution=EXECUTION_FIELDS,
     metrics=("eps_star",),
     legacy=("repcap.packing.points:sweep_random",),
+    data=(),  # its numbers read no data file (the bounds a check reads are not its numbers)
     check=packing_result,
 )
 def sweep_random(config_: dict) -> dict:
@@ -108,6 +110,7 @@ def sweep_random(config_: dict) -> dict:
     numerics=NUMERICS,
     execution=EXECUTION_FIELDS,
     legacy=("repcap.packing.points:sweep_projection",),
+    data=(),  # its numbers read no data file (the bounds a check reads are not its numbers)
 )
 def sweep_projection(config_: dict) -> dict:
     """Sweep point for a random projection: ``N, k`` and optionally ``kind, seed``

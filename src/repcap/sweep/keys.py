@@ -11,8 +11,9 @@ sha256 of the canonical JSON of four parts (:func:`key_parts`):
    threads, tile, CPU chunking: where a point ran does not change what it is) and minus the
    settings at their defaults (so that a setting added with a default that keeps the old behaviour
    moves no key);
-4. **data**: the sha256 of every data file that a module of the function's import closure declares
-   it reads (``DATA_FILES``: :func:`repcap.codehash.data_files`).
+4. **data**: the sha256 of the data files its numbers depend on, as the function registered them
+   (``data=``; the packing and toy engines read none), else every data file that a module of its
+   import closure declares it reads (``DATA_FILES``: :func:`repcap.codehash.data_files`).
 
 Parts 2 and 4 enter the key as one digest, :func:`computation_digest`, which a caller may compute
 once for many configs (:func:`code_digest`).  The engine's source text, the package versions and the
@@ -116,7 +117,11 @@ def config_part(fn: Callable, config: dict) -> dict:
 
 
 def data_part(fn: Callable) -> str:
-    """Part 4: the digest of the data files ``fn``'s modules read."""
+    """Part 4: the digest of the data files ``fn``'s numbers depend on: those it registered
+    (``data=``), else every file its modules declare they read."""
+    pf = registered(fn)
+    if pf is not None and pf.data is not None:
+        return codehash.files_digest(pf.data)
     return codehash.data_digest([fn.__module__])
 
 

@@ -21,7 +21,10 @@ and the registry is then the one place that knows, for a name:
 * ``legacy``: the ``module:qualname`` the function had in bundles before the registry (a bundle of
   format 1 names it so);
 * ``check``: ``check(config, result) -> reason or None``, what a rigorous bound says a result
-  cannot be (:mod:`repcap.sweep.checks` runs it on every cache read and bundle import).
+  cannot be (:mod:`repcap.sweep.checks` runs it on every cache read and bundle import);
+* ``data``: the ``data/reference`` files whose bytes its numbers depend on (``()``: none); None, the
+  cautious default, takes every file that a module of its import closure declares it reads
+  (``DATA_FILES``), which includes files read only for messages and checks.
 
 A point's identity is :func:`repcap.sweep.keys.point_key`: the name, the numerics version, the
 normalised config and the data it reads.  Where the function's module lives, or how its code is
@@ -56,6 +59,7 @@ class PointFunction:
     metrics: tuple[str, ...] = ()
     legacy: tuple[str, ...] = ()
     check: Callable[[dict, Any], str | None] | None = None
+    data: tuple[str, ...] | None = None
 
     @property
     def engine(self) -> str:
@@ -79,6 +83,7 @@ def point_function(
     metrics: tuple[str, ...] = (),
     legacy: tuple[str, ...] = (),
     check: Callable[[dict, Any], str | None] | None = None,
+    data: tuple[str, ...] | None = None,
 ) -> Callable[[Callable], Callable]:
     """Register the decorated function as the point function ``name`` (see the module docstring).
     Registering a name twice with another function is refused (a module imported twice under two
@@ -92,7 +97,18 @@ def point_function(
 
     def register(fn: Callable) -> Callable:
         pf = PointFunction(
-            name, fn, numerics, normalise, call, tuple(execution), dict(defaults or {}), batched, metrics, legacy, check
+            name,
+            fn,
+            numerics,
+            normalise,
+            call,
+            tuple(execution),
+            dict(defaults or {}),
+            batched,
+            metrics,
+            legacy,
+            check,
+            None if data is None else tuple(data),
         )
         old = _REGISTRY.get(name)
         if old is not None and _qualname(old.fn) != _qualname(fn):

@@ -79,6 +79,7 @@ def overlap_candidates(W: torch.Tensor, p: torch.Tensor) -> dict[str, float]:
     batched=True,
     metrics=("loss", "overlap_all"),
     legacy=("repcap.toy.overlaps:overlap_points",),
+    data=(),  # its numbers read no data file
 )
 def overlap_points(configs: Sequence[dict], device: str = "auto") -> list[dict]:
     """Batched sweep function (configs of one :func:`repcap.toy.group_key`): train each toy config

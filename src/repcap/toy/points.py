@@ -92,6 +92,7 @@ EXECUTION_FIELDS = ("device", "cpu_chunk_elems")
     batched=True,
     metrics=("loss", "phi_half", "mean_sq_overlap"),
     legacy=("repcap.toy.points:train_points",),
+    data=(),  # its numbers read no data file
 )
 def train_points(configs: Sequence[dict], device: str = "auto", progress: bool = False) -> list[dict]:
     """Batched sweep function: train every config (all with one :func:`group_key`) as one batch
