@@ -1,0 +1,114 @@
+"""The frontier comparisons (our computations): each against a hand computation from the published
+numbers, the closed-form laws and bounds, or a brute-force search over the catalogue."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from repcap import RepcapError, bounds, laws, reference
+from repcap import constructions as C
+from repcap import frontier as F
+
+
+@pytest.fixture(scope="module")
+def codes():
+    return C.catalogue()
+
+
+def test_law_at_the_issue_examples(codes):
+    four = laws.PUBLISHED["four"]
+    C_, a, b, c = (four.constants[x] for x in "Cabc")
+    for m, t in ((8, 2), (12, 2)):
+        code = C.dual_bch_code(m, t)
+        row = F.law_at_code(code)
+        n, mu = code.d, code.mu
+        by_hand = (math.log(n) + (mu**2 * n**c / C_) ** (1 / b)) / a / math.log(10)
+        assert row["log10_law"] == pytest.approx(by_hand, rel=1e-12)
+        assert row["log10_ratio"] == pytest.approx(m * t * math.log10(2) - by_hand, rel=1e-12)
+    # 65,536 vectors in R^255 at 0.1294: the law allows about 7x fewer; 16.8 million in R^4095: 187x
+    assert 10 ** F.law_at_code(C.dual_bch_code(8, 2))["log10_ratio"] == pytest.approx(7.09, abs=0.01)
+    assert 10 ** F.law_at_code(C.dual_bch_code(12, 2))["log10_ratio"] == pytest.approx(187.5, abs=0.5)
+
+
+def test_law_against_codes_per_d(codes):
+    t = F.law_against_codes(codes, [63, 64, 255, 256])
+    assert set(t.d) == {63, 64, 255, 256}
+    best = F.law_margin_per_d(t)
+    assert list(best.d) == [63, 64, 255, 256]
+    for r in best.itertuples():
+        assert r.log10_ratio == t[t.d == r.d].log10_ratio.max()
+    with pytest.raises(RepcapError, match="no explicit code"):
+        F.law_against_codes(codes, [5])
+
+
+def test_guha_cells_against_the_bound():
+    g = F.guha_cells_against_bound()
+    raw = reference.guha_packings("optimized")
+    assert len(g) == int((raw.k > raw.d).sum())
+    r = g.iloc[0]
+    by_hand = max(bounds.levenshtein_bound(r.k, r.d), max(bounds.welch_bound(r.k, r.d, order=s) for s in range(1, 65)))
+    assert r.bound == pytest.approx(by_hand, rel=1e-12)
+    assert (g.ratio > 1).all()  # no optimised packing beats a theorem
+    assert g.ratio.min() == pytest.approx(1.30, abs=0.01) and g.ratio.max() == pytest.approx(2.55, abs=0.01)
+
+
+def test_per_model_picks_the_largest_code_that_fits(codes):
+    pm = F.per_model(codes)
+    table1 = pd.read_csv(reference.reference_dir() / "guha2026_table1.csv")
+    assert len(pm) == len(table1)
+    lines = F.line_codes(codes)
+    for r in pm.sample(8, random_state=0).itertuples():
+        fits = [c for c in [*lines, *C.family_codes(r.d)] if c.d <= r.d and c.mu <= r.eps]
+        assert r.code_d <= r.d and r.code_mu <= r.eps
+        assert r.log10_code == pytest.approx(max(c.log10_count for c in fits))
+    llama = pm[pm.model == "Llama 2 7B"].iloc[0]
+    assert llama.capacity == pytest.approx(reference.value("guha2026.llama2_7b_k_four"))
+    assert llama.log10_law == pytest.approx(math.log10(laws.capacity(llama.eps, 4096)))
+    assert pm[pm["class"] == 1].log10_capacity.isna().all()
+
+
+def test_explicit_frontier_flags_the_dominated(codes):
+    f = F.explicit_frontier(codes, 256, min_d=128)
+    assert set(f.code_d) <= {255, 256}
+    for r in f.itertuples():
+        others = f[
+            (f.log10_count >= r.log10_count) & (f.mu <= r.mu) & ((f.log10_count > r.log10_count) | (f.mu < r.mu))
+        ]
+        assert r.frontier == others.empty
+
+
+def test_sample_cells():
+    b = C.best_known()
+    every = F.sample_cells(b, None)
+    assert len(every) == len(b)
+    s = F.sample_cells(b, 3)
+    for d, g in s.groupby("d"):
+        Ns = b[b.d == d].N
+        assert g.N.min() == Ns.min() and g.N.max() == Ns.max() and len(g) <= 3
+    with pytest.raises(RepcapError, match="whole number"):
+        F.sample_cells(b, 0)
+
+
+def test_optimiser_against_best():
+    runs = [
+        {"d": 3, "N": 6, "optimiser": "a", "eps": 0.5},
+        {"d": 3, "N": 6, "optimiser": "a", "eps": 0.46},
+        {"d": 3, "N": 6, "optimiser": "b", "eps": 1 / math.sqrt(5)},
+        {"d": 4, "N": 12, "optimiser": "a", "eps": 0.55},
+    ]
+    t = F.optimiser_against_best(runs)
+    a = t[(t.d == 3) & (t.optimiser == "a")].iloc[0]
+    assert a.eps == 0.46 and a.ratio_best == pytest.approx(0.46 * math.sqrt(5))
+    best = t[(t.d == 3) & (t.optimiser == "best of all")].iloc[0]
+    assert best.ratio_best == pytest.approx(1.0) and best.ratio_bound == pytest.approx(1.0)  # Levenshtein equality
+    far = F.furthest_cells(t, 1).iloc[0]
+    assert (far.d, far.N) == (4, 12) and far.ratio_best == pytest.approx(1.1)
+    with pytest.raises(RepcapError, match="no best-known packing"):
+        F.optimiser_against_best([{"d": 3, "N": 200, "optimiser": "a", "eps": 0.1}])
+    with pytest.raises(RepcapError, match="no optimiser runs"):
+        F.optimiser_against_best([])
+    assert np.isfinite(t.ratio_bound).all()
