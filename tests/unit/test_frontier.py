@@ -112,3 +112,36 @@ def test_optimiser_against_best():
     with pytest.raises(RepcapError, match="no optimiser runs"):
         F.optimiser_against_best([])
     assert np.isfinite(t.ratio_bound).all()
+
+
+# --------------------------------------------------------------------------------------------- the chapter's tables
+
+
+def test_frontier_panels_hold_each_series(codes):
+    from repcap.figdata import frontier as fd
+
+    guha = reference.guha_packings("optimized")
+    ours = pd.DataFrame({"d": [64, 64, 100], "k": [500, 1000, 500], "eps": [0.2, 0.25, 0.3], "label": ["a", "a", "a"]})
+    t = fd.frontier_panels(codes, guha, ours, panels=((63, 64), (255, 256)), n_grid=20)
+    b = t[(t.series == "bound") & (t.d == 64)]
+    np.testing.assert_allclose(b.eps, bounds.coherence_lower_bound(10 ** b.log10_k.to_numpy(), 64.0))
+    law = t[(t.series == "law") & (t.d == 256)]
+    np.testing.assert_allclose(law.eps, laws.PUBLISHED["four"].eps(10 ** law.log10_k.to_numpy(), 256.0))
+    ex = t[t.series == "explicit"]
+    assert set(ex.name) == {c.name for c in codes if c.angle_deg is None and (63 <= c.d <= 64 or 255 <= c.d <= 256)}
+    g = t[t.series == "guha"]
+    assert len(g) == int(((guha.d.isin([64, 256])) & (guha.k > guha.d)).sum())
+    assert list(t[t.series == "ours"].eps) == [0.2, 0.25]  # the d = 100 run is in no panel
+
+
+def test_codes_table_and_our_packings(codes):
+    from repcap.figdata import frontier as fd
+
+    ct = fd.codes_table(C.catalogue(bch_m=(8,), bch_t=(2,), kerdock_d=(16,)))
+    k16 = ct[ct.construction.str.startswith("real MUBs")].iloc[0]
+    assert k16["over the bound"] == pytest.approx(1.0) and k16["vectors"] == 144
+    o = fd.our_packings(
+        [{"d": 8, "k": 20, "eps_star": 0.5}, {"d": 8, "k": 20, "eps_star": 0.4}, {"d": 8, "k": 30, "eps_star": 0.6}],
+        "x",
+    )
+    assert list(o.eps) == [0.4, 0.6] and set(o.label) == {"x"}
