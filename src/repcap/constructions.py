@@ -404,6 +404,7 @@ def gf2_rank(rows: np.ndarray, n_bits: int) -> np.ndarray:
     return rank
 
 
+@functools.lru_cache(maxsize=8)
 def kerdock_min_rank(d: int) -> int:
     """The smallest GF(2) rank of ``B_s + B_t`` over the pairs s != t of the Kerdock set's polar
     forms (n for a Kerdock set: every pairwise difference is a bent function)."""
@@ -489,6 +490,7 @@ def dual_bch_work(m: int, t: int) -> float:
     return float(classes) * m * q
 
 
+@functools.lru_cache(maxsize=64)
 def dual_bch_max_sum(m: int, t: int, *, chunk: int = 256) -> int:
     """The exact ``max |S| = max |n - 2 wt(c)|`` over the nonzero codewords of the dual BCH code
     (length 2^m - 1, designed distance 2t + 1), from Walsh spectra (module docstring)."""
@@ -607,7 +609,7 @@ def largest_code(d: int, eps: float, codes: list[Code]) -> Code:
         raise RepcapError(f"largest_code needs an integer dimension >= 1, got {d!r}")
     if not math.isfinite(eps) or eps < 0:
         raise RepcapError(f"largest_code needs a finite eps >= 0, got {eps!r}")
-    fits = [c for c in [*codes, *family_codes(int(d))] if c.d <= d and c.mu <= eps and c.angle_deg is None]
+    fits = [c for c in [*family_codes(int(d)), *codes] if c.d <= d and c.mu <= eps and c.angle_deg is None]
     return max(fits, key=lambda c: (c.count, -c.mu))
 
 
