@@ -259,11 +259,16 @@ def test_dual_bch_t2_against_carlitz_uchiyama(m):
         assert s / n == pytest.approx(cu, abs=1e-15)
 
 
-@pytest.mark.parametrize("m", range(5, 12))
+@pytest.mark.parametrize("m", range(5, 14))
 def test_dual_bch_t3_within_carlitz_uchiyama(m):
+    """t = 3: exact up to m = 13 at the default work; within the Carlitz-Uchiyama bound, on it for even
+    m, and at 2^((m+3)/2) + 1 for odd m (the triple-error-correcting BCH dual's weights)."""
     code = C.dual_bch_code(m, 3)
+    n = (1 << m) - 1
     assert code.mu_status == "exact"
     assert code.mu <= C.carlitz_uchiyama(m, 3) + 1e-15
+    s = round(code.mu * n)
+    assert s == (2 ** (m // 2 + 2) + 1 if m % 2 == 0 else 2 ** ((m + 3) // 2) + 1)
 
 
 def test_above_the_work_limit_the_bound_is_labelled():
