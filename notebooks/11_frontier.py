@@ -442,18 +442,23 @@ tables.show(
 # %% [markdown]
 # For {glue:text}`frontier_models_above` of his {glue:text}`frontier_models_c2` models with a capacity, an
 # explicit code holds more vectors at his $\varepsilon$ than his capacity says fit. For the others
-# ({glue:md}`frontier_models_below`), the catalogue has no code between the dual BCH codes with $t = 2$ and
-# $t = 3$ of their width, which sit on either side of their $\varepsilon$: that is a gap in our catalogue,
-# not evidence that his capacity is an upper bound there.
+# ({glue:md}`frontier_models_below`), the next larger code of our catalogue that fits their width has a
+# coherence above their $\varepsilon$: that is a gap in our catalogue (it holds no code between the dual BCH
+# codes of one length), not evidence that his capacity is an upper bound there.
 #
 # ## What this does and does not mean
 #
 # The constant $C$ that the capacity laws fit describes the optimisers, not the geometry. At the
-# $\varepsilon$ of a real model's embedding, directions exist in far greater numbers than the law says
+# $\varepsilon$ of most of Table 1's embeddings, directions exist in far greater numbers than the law says
 # fit, written down explicitly, with their coherence proven. This is our finding, not the sources'.
 #
 # It does not mean a language model can use them. These directions exist; whether training can find them,
-# and whether a network can read features written along them, is another question. Gradient descent on a
-# smooth surrogate, the optimiser of Guha and Yoder and ours, lands well short of them. The toy models of
-# {cite}`liu2025` bear on the second half: there, the number of features a width holds is set by what
-# the training data and the loss reward, not by how many directions the geometry allows.
+# and whether a network can read features written along them, is another question, and two things bear on
+# it. Gradient descent on a smooth surrogate, the optimiser of Guha, of Yoder and ours, lands well short of
+# them (the sections above). And the toy models of {cite}`liu2025` pay for superposition through the *mean*
+# squared overlap of their feature directions, about $1/m$ in their strong regime, not through the worst
+# pair. For $N \gg m$ unit vectors in $\mathbb{R}^m$ no arrangement brings the mean of $\cos^2$ below
+# Welch's $(N-m)/(m(N-1))$, close to $1/m$, the value of random directions: the codes of this chapter, which
+# shrink the worst pair, leave that mean where it is (a union of orthonormal bases meets Welch's bound
+# exactly). So what fits by the worst pair and what a model can afford by the average are different
+# questions; this chapter answers the first. This reading is ours.
