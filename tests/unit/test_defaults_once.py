@@ -32,6 +32,7 @@ KNOBS = {
         "lr": (PackConfig, "lr"),
         "panel_steps": (PackConfig, "steps"),
         "panel_lr": (PackConfig, "lr"),
+        "signed_steps": (PackConfig, "steps"),
     },
     "08_two_regimes": {k: (TrainConfig, k) for k in ("n", "steps", "batch", "lr")},
     "09_width_scaling": {

@@ -145,3 +145,17 @@ def test_codes_table_and_our_packings(codes):
         "x",
     )
     assert list(o.eps) == [0.4, 0.6] and set(o.label) == {"x"}
+
+
+def test_signed_runs_table():
+    from repcap.figdata import frontier as fd
+
+    runs = [
+        {"k": 24, "d": 3, "min_angle_deg": 43.0},
+        {"k": 24, "d": 3, "min_angle_deg": 42.0},
+        {"k": 120, "d": 4, "min_angle_deg": 35.9},
+    ]
+    t = fd.signed_runs(runs, C.best_known("points")).set_index("N")
+    assert t.loc[24, "runs"] == 2 and t.loc[24, "best run (deg)"] == 43.0 and t.loc[24, "worst run (deg)"] == 42.0
+    assert t.loc[24, "gap (deg)"] == pytest.approx(t.loc[24, "best known (deg)"] - 43.0)
+    assert t.loc[120, "gap (deg)"] == pytest.approx(0.1)
