@@ -129,10 +129,11 @@ tables.show(
 # $\varepsilon$ (nothing lies below it), the explicit codes of the catalogue at their coherence (filled:
 # exact; open: the Carlitz–Uchiyama bound, so the true coherence lies at or below the marker), Guha's
 # stored optimised packings {cite}`guha2026`, our own packings, and his four-constant law. The catalogue
-# here also holds the dual BCH codes with $t$ up to 8, labelled the same way.
+# here also holds the dual BCH codes with $t$ up to {glue:text}`frontier_t_max`, labelled the same way.
 
 # %%
 guha = reference.guha_packings("optimized")
+glue("frontier_t_max", max(constructions.CATALOGUE_BCH_T))
 panel_cfg = [
     dict(k=k_, d=d_, loss="power", **given(steps=panel_steps, lr=panel_lr), seed=0, device=device)
     for d_ in panel_dims
