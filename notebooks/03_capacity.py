@@ -173,8 +173,12 @@ findings.record(
 # Enter a width $d$ and a tolerance $\varepsilon$ (or the angle of the closest pair; $\varepsilon$ is
 # its cosine). The calculator gives the capacity under each law next to the Welch and Levenshtein
 # bounds, which no arrangement of vectors can beat: a law above them claims more vectors than fit.
+# The last row and column give the other side: the largest explicit code known to fit at that $d$ and
+# $\varepsilon$ (a polytope, a Kerdock set, a dual BCH code, or one of Sloane's best-known packings in
+# small dimensions; {doc}`11_frontier`), and how many times as many vectors it holds as each law allows.
 # It runs in the browser, offline, with the formulas and published constants of `repcap.laws` and
-# `repcap.bounds` (a test compares the two on a grid); it starts at the paper's worked example.
+# `repcap.bounds` and the codes of `repcap.constructions` (a test compares the two on a grid); it starts
+# at the paper's worked example.
 
 # %% tags=["remove-input"]
 calculator.widget()

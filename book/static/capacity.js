@@ -71,6 +71,27 @@
     return rows;
   }
 
+  /* The largest known explicit code in R^d at coherence at most eps (repcap.constructions.largest_code):
+   * the codes of the page's catalogue and Sloane's best-known packings of their own dimension d' <= d,
+   * the orthonormal basis (d vectors at 0) and the simplex (d + 1 at 1/d).  {name, log10, mu, status}. */
+  function largestCode(config, d, eps) {
+    var cands = [{name: "orthonormal basis, d = " + d, d: d, log10: Math.log10(d), mu: 0, status: "exact"}];
+    if (d >= 2) cands.push({name: "simplex, d = " + d, d: d, log10: Math.log10(d + 1), mu: 1 / d, status: "exact"});
+    (config.codes || []).forEach(function (c) {
+      cands.push({name: c[3], d: c[0], log10: c[1], mu: c[2], status: c[4]});
+    });
+    (config.best_known || []).forEach(function (c) {
+      cands.push({name: "best known: " + c[1] + " lines (Sloane's table)", d: c[0], log10: Math.log10(c[1]), mu: c[2],
+                  status: "exact"});
+    });
+    var best = null;
+    cands.forEach(function (c) {
+      if (c.d > d || c.mu > eps) return;
+      if (best === null || c.log10 > best.log10 || (c.log10 === best.log10 && c.mu < best.mu)) best = c;
+    });
+    return best;
+  }
+
   /* The sentence on where Guha's laws were fitted (config.fitted, from his stored packings). */
   function fittedNote(config) {
     var f = config.fitted;
@@ -160,8 +181,11 @@
         classOf(config, p.d, p.eps) + ".";
       var extra = rows.some(function (r) { return r.extrapolated; });
       fitted.textContent = (extra ? "† beyond Guha's fitted packings. " : "") + fittedNote(config);
+      var code = largestCode(config, p.d, p.eps);
       var head = el("tr");
-      ["", "vectors k", "log10 k", "against the bounds"].forEach(function (h) { head.appendChild(el("th", {}, h)); });
+      ["", "vectors k", "log10 k", "against the bounds", "against the largest known explicit code"].forEach(function (h) {
+        head.appendChild(el("th", {}, h));
+      });
       table.appendChild(el("thead")).appendChild(head);
       var body = el("tbody");
       rows.forEach(function (r) {
@@ -170,11 +194,19 @@
           (isFinite(r.log10) ? "proven: no packing holds more" : "gives no bound at this ε") :
           (r.log10 > bound ? "more than any packing can hold" : "within the bounds");
         if (r.extrapolated) verdict += "; † extrapolated";
-        [r.label, formatCount(r.log10), isFinite(r.log10) ? r.log10.toFixed(2) : "—", verdict].forEach(function (v) {
+        var vsCode = r.kind === "bound" || !isFinite(r.log10) ? "" :
+          (r.log10 < code.log10 ? "fewer: the code holds " + formatCount(code.log10 - r.log10) + "× as many" :
+           "more than the code");
+        [r.label, formatCount(r.log10), isFinite(r.log10) ? r.log10.toFixed(2) : "—", verdict, vsCode].forEach(function (v) {
           tr.appendChild(el("td", {}, v));
         });
         body.appendChild(tr);
       });
+      var ctr = el("tr");
+      ["largest known explicit code: " + code.name + " (largest |cos| " + (+code.mu.toPrecision(4)) +
+       (code.status === "bound" ? ", a theorem's bound" : "") + ")", formatCount(code.log10), code.log10.toFixed(2),
+       "known to fit (our catalogue, not a bound)", ""].forEach(function (v) { ctr.appendChild(el("td", {}, v)); });
+      body.appendChild(ctr);
       table.appendChild(body);
     }
     eIn.addEventListener("input", function () { aIn.value = ""; givenAngle = null; render(); });
@@ -191,6 +223,7 @@
 
   var api = {lawLogCapacity: lawLogCapacity, yoderLog10Capacity: yoderLog10Capacity, welchLogCapacity: welchLogCapacity,
              levenshteinLogCapacity: levenshteinLogCapacity, evaluate: evaluate, formatCount: formatCount,
+             largestCode: largestCode,
              parseInputs: parseInputs, parseAngle: parseAngle, classOf: classOf, fittedNote: fittedNote, mount: mount};
   if (typeof module !== "undefined" && module.exports) { module.exports = api; return; }
   root.repcapCapacity = api;

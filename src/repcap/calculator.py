@@ -3,7 +3,8 @@ on its page.
 
 The calculator itself is plain JavaScript shipped with the book (``book/static/capacity.js``, loaded
 on every page by ``_config.yml``); it implements the formulas of :mod:`repcap.laws` and
-:mod:`repcap.bounds`.  Its constants are not typed into the script: :func:`config` takes them from
+:mod:`repcap.bounds`, and picks the largest known explicit code at the reader's (d, eps) from the list
+:func:`explicit_codes` writes into the page (:func:`repcap.constructions.largest_code` in Python).  Its constants are not typed into the script: :func:`config` takes them from
 the published values (``data/reference/``) and :func:`widget` writes them into the page, so the
 script and the Python functions always use the same numbers (``tests/unit/test_capacity_calculator.py``
 checks that they agree).
@@ -16,6 +17,8 @@ import json
 from typing import Any
 
 from . import laws
+from .constructions import Code, best_known, catalogue
+from .frontier import line_codes
 from .reference import guha_packings, reference_dir, value
 
 #: The files of ``data/reference`` this module reads (see :func:`repcap.codehash.data_digest`).
@@ -50,7 +53,31 @@ def config(default_d: int | None = None, default_eps: float | None = None) -> di
         "default_d": int(default_d if default_d is not None else value("guha2026.llama2_7b_d")),
         "default_eps": float(default_eps if default_eps is not None else value("guha2026.llama2_7b_eps")),
         "limits": {"max_d": MAX_D},
+        "codes": [
+            [c.d, c.log10_count, c.mu, c.name, c.mu_status] for c in explicit_codes() if c.family != "best known"
+        ],
+        "best_known": [[int(r.d), int(r.N), float(r.mu)] for r in best_known().itertuples()],
     }
+
+
+def explicit_codes() -> list[Code]:
+    """The codes the calculator knows: the catalogue of :mod:`repcap.constructions` (line codes, with
+    their coherence exact or a theorem's bound) and the best-known packings of Sloane's table (family
+    ``best known``); the page adds the orthonormal basis and the simplex of the reader's d."""
+    out = list(line_codes(catalogue()))
+    out += [
+        Code(
+            "best known",
+            f"best known: {r.N} lines (Sloane's table)",
+            int(r.d),
+            int(r.N),
+            float(r.mu),
+            "exact",
+            "published packing",
+        )
+        for r in best_known().itertuples()
+    ]
+    return out
 
 
 def fitted_range() -> dict[str, float]:

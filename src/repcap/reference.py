@@ -26,6 +26,10 @@ from . import RepcapError, paths
 
 #: How each source is cited in prose and tables.
 SOURCES: dict[str, str] = {"guha2026": "Guha 2026", "liu2025": "Liu, Liu & Gore 2025", "yoder2025": "Yoder 2025"}
+#: The scorecard rows' sources: the three sources, and this book's own findings (measurements no source
+#: claims, shown and counted apart from the sources' claims and always labelled as ours).
+OURS = "ours"
+CLAIM_SOURCES: dict[str, str] = {**SOURCES, OURS: "This book (our finding)"}
 #: The bibliography keys of ``book/references.bib``.
 BIBKEYS: dict[str, str] = {"guha2026": "guha2026", "liu2025": "liu2025", "yoder2025": "yoder2025"}
 STATUSES = ("published", "ours")
@@ -482,12 +486,13 @@ class Claim:
         return prefix + qs[0].text()
 
     def where(self) -> str:
+        name = CLAIM_SOURCES.get(self.source, self.source)
         if self.where_text:
-            return f"{SOURCES.get(self.source, self.source)}, {self.where_text}"
+            return f"{name}, {self.where_text}"
         if not self.quote_ids:
-            return SOURCES.get(self.source, self.source)
+            return name
         wheres = list(dict.fromkeys(q.where for q in self.quotes))
-        return f"{SOURCES.get(self.source, self.source)}, {'; '.join(wheres)}"
+        return f"{name}, {'; '.join(wheres)}"
 
     def status(self) -> str:
         """``published`` if every quote behind the row is, else ``ours`` (read off a figure, ...)."""
@@ -519,7 +524,7 @@ def _claim_row(path: Path, i: int, r: Any, seen: dict[str, Claim], chapters: set
     cid = f.text("id", required=True)
     if cid in seen:
         raise f.fail("its id is used by an earlier row")
-    source = f.choice("source", tuple(SOURCES), required=True)
+    source = f.choice("source", tuple(CLAIM_SOURCES), required=True)
     compare = f.choice("compare", COMPARES, required=True)
     derive = f.choice("derive", DERIVES)
     kind = f.choice("kind", KINDS, required=True)
@@ -808,8 +813,10 @@ def _spellings(x: float) -> list[str]:
 __all__ = [
     "BIBKEYS",
     "CHECK_PROFILES",
+    "CLAIM_SOURCES",
     "COMPARES",
     "KINDS",
+    "OURS",
     "SOURCES",
     "Claim",
     "Quote",

@@ -36,8 +36,8 @@ from typing import Any
 
 from . import RepcapError
 from . import io as rio
+from .reference import CLAIM_SOURCES, OURS, Claim, claims, pretty
 from .reference import KINDS as CLAIM_KINDS
-from .reference import SOURCES, Claim, claims, pretty
 
 VERDICTS = (
     "reproduced",
@@ -276,11 +276,18 @@ def counts(rows: Sequence[Row]) -> dict[str, int]:
 
 def counts_by_kind(rows: Sequence[Row]) -> dict[str, dict[str, int]]:
     """:func:`counts` per claim kind (arithmetic, re-analysis, measurement), per-model rows apart
-    (``per-model``)."""
+    (``per-model``) and this book's own findings apart (``ours``)."""
     out: dict[str, dict[str, int]] = {}
-    for k in (*CLAIM_KINDS, "per-model"):
-        out[k] = counts([r for r in rows if (("per-model" if _per_model(r) else r.claim.kind) == k)])
+    for k in (*CLAIM_KINDS, "per-model", OURS):
+        out[k] = counts([r for r in rows if _bucket(r) == k])
     return out
+
+
+def _bucket(r: Row) -> str:
+    """The count a row joins: its kind, ``per-model``, or ``ours`` (this book's own findings)."""
+    if _per_model(r):
+        return "per-model"
+    return OURS if r.claim.source == OURS else r.claim.kind
 
 
 def _line(c: dict[str, int]) -> str:
@@ -401,6 +408,12 @@ def scorecard_markdown(rows: Sequence[Row], figures: set[str]) -> str:
         f"of {sum(by['per-model'].values())}.",
         "",
     ]
+    if sum(by[OURS].values()):
+        lines += [
+            f"This book's own findings (no source claims them; measurements, counted apart): {_line(by[OURS])}, "
+            f"of {sum(by[OURS].values())}.",
+            "",
+        ]
     for kind, title in (
         ("measurement", "Measurements"),
         ("re-analysis", "Re-analyses of the sources' own data"),
@@ -410,10 +423,17 @@ def scorecard_markdown(rows: Sequence[Row], figures: set[str]) -> str:
         if not mine:
             continue
         lines += [f"## {title}", ""]
-        for src, name in SOURCES.items():
+        for src, name in CLAIM_SOURCES.items():
             sub = [r for r in mine if r.claim.source == src]
             if sub:
                 lines += [f"### {name}", ""]
+                if src == OURS:
+                    lines += [
+                        "Findings of this book that no source claims (the achievable frontier: explicit codes against "
+                        "the capacity law and the bounds). They are ours, and the summary counts them apart from the "
+                        "sources' claims.",
+                        "",
+                    ]
                 _table(lines, sub, figures)
     ctx = [r for r in rows if r.claim.context]
     if ctx:
@@ -471,7 +491,8 @@ def _count(n: int, one: str, many: str) -> str:
 def summary_markdown(rows: Sequence[Row]) -> str:
     """The intro's five plain lines: what is checked, what holds, what does not, what is undecided,
     what the book adds."""
-    main = [r for r in rows if not r.claim.context and not _per_model(r)]
+    ours = [r for r in rows if not r.claim.context and r.claim.source == OURS]
+    main = [r for r in rows if not r.claim.context and not _per_model(r) and r.claim.source != OURS]
     meas = [r for r in main if r.claim.kind == "measurement"]
     cons = [r for r in main if r.claim.kind != "measurement"]
     holds = [r for r in meas if r.verdict.ok]
@@ -510,8 +531,22 @@ def summary_markdown(rows: Sequence[Row]) -> str:
         + f"; {_count(len(waiting), 'needs', 'need')} the sources' scale or data, which a larger profile runs"
         + (f" ({_names(waiting)})." if waiting else "."),
         "5. **What this book adds.** The sources' stored data refitted with one code, rigorous spherical-code bounds "
-        "next to every fitted law, an interval and a point count behind every measured verdict, and the data of every "
-        "figure; see the {ref}`scorecard <scorecard>`.",
+        "and explicit codes next to every fitted law, an interval and a point count behind every measured verdict, and "
+        "the data of every figure; see the {ref}`scorecard <scorecard>`."
+        + (
+            f" Its own findings, which no source claims, are {len(ours)} further rows: "
+            f"{sum(r.verdict.ok for r in ours)} hold"
+            + (f" ({_names([r for r in ours if r.verdict.ok])})" if any(r.verdict.ok for r in ours) else "")
+            + f", {sum(r.verdict.kind.startswith('differs') for r in ours)} do not"
+            + (
+                f" ({_names([r for r in ours if r.verdict.kind.startswith('differs')])})"
+                if any(r.verdict.kind.startswith("differs") for r in ours)
+                else ""
+            )
+            + "."
+            if ours
+            else ""
+        ),
     ]
     return "\n".join(lines) + "\n"
 

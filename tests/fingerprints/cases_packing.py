@@ -116,6 +116,31 @@ CASES = [
     ),
     Case(
         "packing",
+        "signed",
+        point={
+            "fn": "packing.signed",
+            "configs": [
+                {"k": 24, "d": 3, "steps": 30, "lr": 0.01, "p": 12.0, "seed": 0, "n_bins": 20, "record_every": 10},
+                {"k": 24, "d": 3, "steps": 30, "lr": 0.01, "p": 12.0, "seed": 1, "n_bins": 20, "record_every": 10},
+            ],
+            "batched": True,
+            "legacy_fn": None,  # new since the format-1 bundles
+            "legacy_batched": True,
+        },
+    ),
+    Case(
+        "packing",
+        "signed-exp",
+        point={
+            "fn": "packing.signed",
+            "configs": [{"k": 20, "d": 4, "loss": "exp", "beta": 5.0, "steps": 20, "lr": 0.01, "n_bins": 20}],
+            "batched": True,
+            "legacy_fn": None,  # new since the format-1 bundles
+            "legacy_batched": True,
+        },
+    ),
+    Case(
+        "packing",
         "random",
         point={
             "fn": "packing.random",

@@ -142,6 +142,8 @@ def run_case(case: Case, legacy: bool = False) -> dict[str, float] | None:
         assert case.run is not None
         return flatten(case.run())
     p = case.point
+    if legacy and p.get("legacy_fn") is None:  # a function newer than the checkouts it is run on
+        return None
     fn = _resolve(p["legacy_fn"] if legacy else p["fn"], legacy)
     batched = p.get("legacy_batched", p.get("batched", False)) if legacy else p.get("batched", False)
     configs = [dict(c) for c in p["configs"]]

@@ -158,3 +158,43 @@ def test_angles_extrapolation_and_classes_read_honestly():
     assert out["classes"][0] == "Class 2 (ε < 0.1)" and "fitted" not in out["classes"][0]
     assert "none is given" in out["classes"][3] and out["classes"][1].startswith("Class 1")
     assert "32,000" in out["note"] and "extrapolation in k" in out["note"]
+
+
+CODE_HARNESS = """
+const api = require(process.argv[1]);
+const input = JSON.parse(require("fs").readFileSync(0, "utf8"));
+const out = input.points.map(([d, eps]) => { const c = api.largestCode(input.config, d, eps); return [c.name, c.log10, c.mu]; });
+process.stdout.write(JSON.stringify(out));
+"""
+
+
+def test_the_explicit_code_column_is_the_python_choice():
+    """The calculator's largest known explicit code at (d, eps) is repcap.constructions.largest_code over
+    the same codes (the catalogue, Sloane's best-known packings, the orthonormal basis and simplex of d)."""
+    from repcap import constructions
+
+    cfg = calculator.config()
+    points = [
+        [d, e] for d in (3, 5, 8, 16, 64, 100, 255, 768, 4096, 12288) for e in (0.0, 0.05, 0.0645, 0.13, 0.3, 0.5, 0.9)
+    ]
+    res = subprocess.run(
+        [NODE, "-e", CODE_HARNESS, str(SCRIPT)],
+        input=json.dumps({"config": cfg, "points": points}, allow_nan=False),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    got = json.loads(res.stdout)
+    codes = calculator.explicit_codes()
+    for (d, eps), (name, log10, mu) in zip(points, got):
+        want = constructions.largest_code(d, eps, codes)
+        assert (name, mu) == (want.name, want.mu), (d, eps)
+        assert log10 == pytest.approx(want.log10_count, rel=1e-12)
+    # Llama 2 7B's width and eps (the page's default): a dual BCH code, far above the law
+    i = points.index([4096, 0.0645])
+    assert got[i][0].startswith("dual BCH") and got[i][1] > laws.log10_capacity(0.0645, 4096) + 3
+    # in small dimensions Sloane's table answers: 6 lines at 1/sqrt 5 in R^3 (the icosahedron's, which
+    # the table's rounding puts a hair below the closed form) and 20 lines at 1/2 in R^5
+    assert got[points.index([3, 0.5])][0] == "best known: 6 lines (Sloane's table)"
+    assert got[points.index([5, 0.5])][0] == "best known: 20 lines (Sloane's table)"

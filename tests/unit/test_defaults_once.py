@@ -27,6 +27,13 @@ KNOBS = {
         "lr": (PackConfig, "lr"),
     },
     "07_capacity_laws": {"steps": (PackConfig, "steps"), "lr": (PackConfig, "lr")},
+    "11_frontier": {
+        "steps": (PackConfig, "steps"),
+        "lr": (PackConfig, "lr"),
+        "panel_steps": (PackConfig, "steps"),
+        "panel_lr": (PackConfig, "lr"),
+        "signed_steps": (PackConfig, "steps"),
+    },
     "08_two_regimes": {k: (TrainConfig, k) for k in ("n", "steps", "batch", "lr")},
     "09_width_scaling": {
         **{k: (TrainConfig, k) for k in ("n", "steps", "batch", "lr")},

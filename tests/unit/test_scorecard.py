@@ -149,8 +149,16 @@ def test_pages_from_findings_on_disk(tmp_path):
     assert "## Context notes" in page and "33.9" in page
     assert "\n  - exact\n" in page or "\n    exact\n" in page  # the evidence of an exact row
     # counts by kind: the measurements lead; the context note is not counted
-    n_meas = sum(c.kind == "measurement" and not c.context for c in main)
+    n_meas = sum(c.kind == "measurement" and not c.context and c.source != reference.OURS for c in main)
     assert f"**measurements**: 1 reproduced, 1 differ, 0 inconclusive, {n_meas - 2} not checked" in page
+    # this book's own findings are counted apart and have their own section, labelled as ours
+    n_ours = sum(c.source == reference.OURS for c in main)
+    assert n_ours >= 6
+    assert (
+        f"own findings (no source claims them; measurements, counted apart): 0 reproduced, 0 differ, 0 inconclusive, {n_ours} not checked"
+        in page
+    )
+    assert "### This book (our finding)" in page
     assert "**arithmetic** 1 reproduced" in page
     # one row per model of Table 1 and of Liu's heads, checked by paper
     assert page.count("ε of ") >= 45 and "head overlap of gpt2" in page
@@ -160,6 +168,7 @@ def test_pages_from_findings_on_disk(tmp_path):
     summary = (tmp_path / "scorecard_summary.md").read_text()
     lines = summary.strip().splitlines()
     assert len(lines) == 5 and lines[0].startswith("1. **What is checked.**")
+    assert f"Its own findings, which no source claims, are {n_ours} further rows: 0 hold, 0 do not." in lines[4]
     assert "the empty 0.1–0.2 band" in lines[2] and "1 of the" in lines[1]
     tol = (tmp_path / "scorecard_tolerances.md").read_text()
     assert "| guha-eps-gemma | measurement | abs | 0.001 |" in tol

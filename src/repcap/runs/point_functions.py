@@ -13,12 +13,13 @@ from collections.abc import Callable
 from .. import survey as _survey
 from ..layers import points as _layer_points
 from ..packing import points as _packing_points
+from ..packing import signed as _signed
 from ..sweep import registry
 from ..toy import overlaps as _overlaps
 from ..toy import points as _toy_points
 
 #: The modules that register point functions (imported above for that).
-ENGINE_MODULES = (_survey, _layer_points, _packing_points, _overlaps, _toy_points)
+ENGINE_MODULES = (_survey, _layer_points, _packing_points, _signed, _overlaps, _toy_points)
 
 #: The registered point functions by stable name (``"toy.train"``): what a bundle may name.
 POINT_FUNCTIONS: dict[str, Callable] = {pf.name: pf.fn for pf in registry.all_registered()}
