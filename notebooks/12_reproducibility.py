@@ -132,15 +132,11 @@ for cmp in comparisons.values():
     )
 
 # %%
-glue("repro_eps_pairs", 0)
-glue("repro_eps_mean", float("nan"))
-glue("repro_eps_verdict", "no shared packing")
+eps_rows = [m for cmp in comparisons.values() for m in cmp.metrics if m.metric == "eps_star"]
+glue("repro_eps_pairs", eps_rows[0].n if eps_rows else 0)
+glue("repro_eps_mean", eps_rows[0].mean if eps_rows else float("nan"))
+glue("repro_eps_verdict", eps_rows[0].verdict if eps_rows else "no shared packing")
 for cmp in comparisons.values():
-    eps = next((m for m in cmp.metrics if m.metric == "eps_star"), None)
-    if eps is not None:
-        glue("repro_eps_pairs", eps.n)
-        glue("repro_eps_mean", eps.mean)
-        glue("repro_eps_verdict", eps.verdict)
     tables.show(figdata.pairs_table(cmp), digits={"a": ".6g", "b": ".6g", "ln(a/b)": "+.4f"}, first=["experiment"])
 
 # %% [markdown]
