@@ -45,14 +45,20 @@ def chapters() -> list[Path]:
 def build_book(
     profile: str = "quick", force: bool = False, build: bool = True, log: Callable[[str], None] = print
 ) -> Path:
-    """Run every chapter of ``_toc.yml`` under ``profile``, write the figure index, build HTML."""
+    """Run every chapter of ``_toc.yml`` under ``profile``, write the figure index, build HTML.
+
+    A chapter whose last run was this profile with overrides (``repcap run -p``) is kept as it is:
+    its run is reused (or repeated with the same overrides if its inputs changed), and the log says
+    so; ``force`` runs every chapter again at the profile's own values."""
     from .figindex import write_figure_index
     from .scorecard import write_pages
 
     results = []
     t0 = time.time()
     for nb in chapters():
-        results.append(run(nb, profile=profile, force=force, log=log))
+        results.append(
+            run(nb, profile=profile, overrides=_kept_overrides(nb, profile, force, log), force=force, log=log)
+        )
     index = write_figure_index([f for r in results for f in r.figures])
     write_pages()
     log(f"figure index: {index.relative_to(project_root())} ({sum(len(r.figures) for r in results)} figures)")
@@ -64,15 +70,45 @@ def build_book(
     return html
 
 
+def _kept_overrides(nb: Path, profile: str, force: bool, log: Callable[[str], None]) -> dict[str, Any] | None:
+    """The overrides of a chapter's last run, when the book keeps it (same profile, not ``force``);
+    None otherwise, saying so when a run with overrides is about to be replaced."""
+    from .context import run_label
+    from .params import resolve_parameters
+    from .runner import last_run
+
+    stamp = last_run(nb)
+    overrides = (stamp or {}).get("overrides") or {}
+    if not overrides:
+        return None
+    rel = f"notebooks/{nb.name}"
+    label = run_label(stamp.get("profile"), overrides) if stamp else ""
+    if force:
+        log(f"{rel}: --force: its run ({label}) is replaced by one at the profile's values ({profile})")
+        return None
+    if stamp and stamp.get("profile") != profile:
+        log(f"{rel}: its last run ({label}) was another profile; running it under {profile}")
+        return None
+    try:
+        resolve_parameters(nb, profile, overrides)
+    except RepcapError as exc:
+        log(f"{rel}: its overrides ({label}) no longer apply ({str(exc).splitlines()[0]}); running it under {profile}")
+        return None
+    log(f"{rel}: keeping its run with overrides ({label}); `repcap book --force` runs it at the profile's values")
+    return dict(overrides)
+
+
 def jb_build(log: Callable[[str], None] = print) -> None:
     """``jupyter-book build . -W -n --keep-going`` with offline MathJax staged first."""
     import subprocess
 
+    from .figindex import write_figure_index
     from .mathjax import stage_mathjax
     from .scorecard import write_pages
 
     stage_mathjax()
     write_pages()  # from the findings on disk, so that `make html` after one `repcap run` is current
+    write_figure_index()  # from the sidecars on disk: a chapter re-run with -p, html.baseurl set since
     exe = Path(sys.executable).with_name("jupyter-book")
     cmd = [str(exe) if exe.exists() else "jupyter-book", "build", str(project_root()), "-W", "-n", "--keep-going"]
     t0 = time.time()

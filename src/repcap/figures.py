@@ -4,8 +4,9 @@
 
 * ``<fig_id>.png`` (raster, 200 dpi), ``<fig_id>.svg`` and ``<fig_id>.pdf`` (vector);
 * ``<fig_id>.csv``: the data behind the figure, as a tidy table;
-* ``<fig_id>.json``: the sidecar: caption, notebook, profile, parameters, git revision, package
-  version, device, seed, computing time (``compute_s``).
+* ``<fig_id>.json``: the sidecar: caption, notebook, profile and the overrides given with it
+  (``overrides``; ``run`` says both in one line, "quick + n_vectors=3000"), parameters, git revision,
+  package version, device, seed, computing time (``compute_s``).
 
 A figure drawn from a results bundle (the ``reference`` set) passes ``provenance=``
 :func:`bundle_provenance`: its sidecar then carries the run's own configuration, machine, commit
@@ -34,7 +35,7 @@ import pandas as pd
 
 from . import RepcapError, __version__
 from . import io as rio
-from .context import current, git_revision, run_context
+from .context import current, git_revision, run_context, run_label
 from .paths import figure_dir, project_root
 
 if TYPE_CHECKING:
@@ -238,9 +239,11 @@ def save(
 
             meta["device"] = device_name(resolve_device("auto"))
     sidecar.update(meta)
+    sidecar["run"] = run_label(ctx["profile"], ctx.get("overrides"))
     sidecar["drawn_by"] = {
         "notebook": ctx["notebook"],
         "profile": ctx["profile"],
+        "overrides": ctx.get("overrides") or {},
         "git_revision": sidecar["git_revision"],
         "device": sidecar.get("device"),
         "parameters": ctx["parameters"],
@@ -448,43 +451,84 @@ def duration(seconds: float) -> str:
     return f"{s / 3600:.1f} h"
 
 
+def side_run(side: Mapping[str, Any]) -> str:
+    """The run that drew a figure, in one line: its profile and overrides ("quick + n_vectors=3000")."""
+    drawn = side.get("drawn_by") if isinstance(side.get("drawn_by"), Mapping) else {}
+    profile = drawn.get("profile", side.get("profile"))
+    overrides = drawn.get("overrides", side.get("overrides"))
+    return run_label(profile, overrides if isinstance(overrides, Mapping) else None)
+
+
+def created_date(side: Mapping[str, Any]) -> str:
+    """The day the figure was drawn (UTC, ISO), or "" when the sidecar does not say."""
+    t = side.get("created_unix")
+    try:
+        return time.strftime("%Y-%m-%d", time.gmtime(float(t))) if t else ""
+    except (TypeError, ValueError, OverflowError):
+        return ""
+
+
+def computed_date(side: Mapping[str, Any]) -> str:
+    """The day a figure's numbers were computed: the latest of its bundled points' dates for a
+    figure drawn from a bundle, else the day its chapter ran; "" when unknown."""
+    comp = side.get("computed")
+    if isinstance(comp, Mapping):
+        dates = [str(d) for d in comp.get("computed_dates") or [] if d]
+        return max(dates) if dates else ""
+    return created_date(side)
+
+
 def provenance_line(side: Mapping[str, Any]) -> str:
-    """One line of plain text on where a figure's numbers were computed and who drew it."""
+    """One line of plain text on where a figure's numbers were computed (machine, commit, date, and
+    how long the computing took) and which chapter run drew it."""
     comp = side.get("computed")
     drawn = side.get("drawn_by") or {}
     nb = drawn.get("notebook", side.get("notebook", "?"))
-    drew = f"drawn by {nb} (profile {drawn.get('profile', side.get('profile', '?'))}, git {drawn.get('git_revision', side.get('git_revision', '?'))})"
+    rev = drawn.get("git_revision", side.get("git_revision", "?"))
     if isinstance(comp, Mapping):
+        n = int(comp.get("points", 0) or 0)
         return (
-            f"computed: {comp.get('points', 0)} point(s) of the {comp.get('set')} set ({comp.get('experiment')}) "
+            f"computed: {n} point{'s' if n != 1 else ''} of the {comp.get('set')} set ({comp.get('experiment')}) "
             f"on {', '.join(comp.get('devices') or ['unknown device'])} at commit "
             f"{', '.join(str(c)[:18] for c in comp.get('commits') or ['unknown'])}, "
-            f"{', '.join(comp.get('computed_dates') or ['unknown date'])}, in {duration(comp.get('compute_s', 0))} "
-            f"of computing; {drew}"
+            f"{', '.join(comp.get('computed_dates') or ['unknown date'])}, "
+            f"{duration(comp.get('compute_s', 0))} of computing; "
+            f"drawn by {nb} ({side_run(side)}, git {rev}, {created_date(side) or 'unknown date'})"
         )
-    return f"computed and {drew} on {side.get('device', '?')} in {duration(side.get('compute_s', side.get('wall_time_s', 0)))}"
+    return (
+        f"computed and drawn by {nb} ({side_run(side)}) on {side.get('device', '?')}, git {rev}, "
+        f"{created_date(side) or 'unknown date'}; {duration(side.get('compute_s', side.get('wall_time_s', 0)))} "
+        "of the chapter's run since its previous figure"
+    )
 
 
 def reproduce_command(side: Mapping[str, Any]) -> str | None:
     """The command that rebuilds a figure: its chapter under its profile, with ``-p`` for every
-    parameter that differs from that profile's (None outside the runner).  For a figure drawn from
-    bundled results the parameters compared are the chapter's (``drawn_by``), not the run's."""
+    override (or, in a sidecar from before overrides were recorded, every parameter that differs
+    from that profile's); None outside the runner.  For a figure drawn from bundled results the
+    parameters are the chapter's (``drawn_by``), not the run's."""
     drawn = side.get("drawn_by") if isinstance(side.get("drawn_by"), Mapping) else None
     nb = (drawn or side).get("notebook")
     profile = (drawn or side).get("profile")
     if not nb or nb == "interactive" or profile not in ("smoke", "quick", "paper", "reference"):
         return None
     args = [f"repcap run {nb} --profile {profile}"]
-    try:
-        from .params import resolve_parameters
+    overrides = (drawn or side).get("overrides")
+    if isinstance(overrides, Mapping):
+        changed = dict(overrides)
+    else:
+        try:
+            from .params import resolve_parameters
 
-        base = resolve_parameters(project_root() / str(nb), str(profile), {})
-    except (RepcapError, OSError):
-        base = {}
-    params = (drawn or {}).get("parameters") if drawn is not None and "parameters" in drawn else side.get("parameters")
-    for k, v in (params or {}).items():
-        if base.get(k, object()) != v:
-            args.append(f"-p {shlex.quote(f'{k}={json.dumps(v)}')}")
+            base = resolve_parameters(project_root() / str(nb), str(profile), {})
+        except (RepcapError, OSError):
+            base = {}
+        params = (
+            (drawn or {}).get("parameters") if drawn is not None and "parameters" in drawn else side.get("parameters")
+        )
+        changed = {k: v for k, v in (params or {}).items() if base.get(k, object()) != v}
+    for k, v in changed.items():
+        args.append(f"-p {shlex.quote(f'{k}={json.dumps(v)}')}")
     return " ".join(args)
 
 
@@ -526,7 +570,7 @@ def figure_directive(
     return (
         f"````{{figure}} {rel_dir}/{fig_id}.svg\n:name: {fig_id}\n:width: {width}\n:alt: {alt_text(caption)}\n"
         f":target: ../../_images/{fig_id}.svg\n:class: repcap-figure\n:figclass: repcap-figure\n\n"
-        f"{caption}\n\n{files}{source}, profile `{side.get('profile', '?')}`.{rebuild}{narrow}\n````\n"
+        f"{caption}\n\n{files}{source}, profile `{side_run(side)}`.{rebuild}{narrow}\n````\n"
     )
 
 

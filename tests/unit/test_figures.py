@@ -19,6 +19,8 @@ def figdir(tmp_path, monkeypatch):
     monkeypatch.setenv("REPCAP_NOTEBOOK", "notebooks/00_x.py")
     (tmp_path.parent / "params.json").write_text(json.dumps({"k": 3}))
     monkeypatch.setenv("REPCAP_PARAMS_FILE", str(tmp_path.parent / "params.json"))
+    (tmp_path.parent / "overrides.json").write_text(json.dumps({"k": 3}))  # as if run with -p k=3
+    monkeypatch.setenv("REPCAP_OVERRIDES_FILE", str(tmp_path.parent / "overrides.json"))
     monkeypatch.setenv("REPCAP_GIT_REV", "abc123")
     return tmp_path
 
@@ -195,6 +197,7 @@ def test_a_bundle_figure_carries_the_runs_provenance(figdir):
     assert side["drawn_by"] == {
         "notebook": "notebooks/00_x.py",
         "profile": "smoke",
+        "overrides": {"k": 3},
         "git_revision": "abc123",
         "device": side["drawn_by"]["device"],
         "parameters": {"k": 3},
