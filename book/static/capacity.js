@@ -161,7 +161,7 @@
       var extra = rows.some(function (r) { return r.extrapolated; });
       fitted.textContent = (extra ? "† beyond Guha's fitted packings. " : "") + fittedNote(config);
       var head = el("tr");
-      ["", "vectors k", "log10 k", "against the bounds"].forEach(function (h) { head.appendChild(el("th", {}, h)); });
+      ["", "vectors k", "log10 k", "against the bounds", "fitted range"].forEach(function (h) { head.appendChild(el("th", {}, h)); });
       table.appendChild(el("thead")).appendChild(head);
       var body = el("tbody");
       rows.forEach(function (r) {
@@ -169,8 +169,8 @@
         var verdict = r.kind === "bound" ?
           (isFinite(r.log10) ? "proven: no packing holds more" : "gives no bound at this ε") :
           (r.log10 > bound ? "more than any packing can hold" : "within the bounds");
-        if (r.extrapolated) verdict += "; † extrapolated";
-        [r.label, formatCount(r.log10), isFinite(r.log10) ? r.log10.toFixed(2) : "—", verdict].forEach(function (v) {
+        var flag = r.extrapolated ? "†\u00a0extrapolated" : (r.kind === "law" && r.key !== "yoder" && config.fitted ? "within" : "");
+        [r.label, formatCount(r.log10), isFinite(r.log10) ? r.log10.toFixed(2) : "—", verdict, flag].forEach(function (v) {
           tr.appendChild(el("td", {}, v));
         });
         body.appendChild(tr);
