@@ -113,6 +113,7 @@ def page_numbers(html: str) -> set[str]:
     main = html.split('role="main"', 1)[-1]
     main = re.sub(r"<details class=\"hide above-input\">.*?</details>", " ", main, flags=re.S)
     main = re.sub(r"<div class=\"cell_input.*?</div>\s*</div>", " ", main, flags=re.S)
+    main = re.sub(r"<pre\b.*?</pre>", " ", main, flags=re.S)  # code blocks and outputs, the BibTeX
     text = re.sub(r"<[^>]+>", " ", main)
     return set(NUMBER.findall(text))
 

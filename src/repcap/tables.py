@@ -60,7 +60,8 @@ def grouped(text: str) -> str:
 def format_value(v: Any, spec: str | None = None) -> str:
     """One cell: missing as "—", numbers with ``spec`` (default: 4 significant digits for floats),
     in the book's one number style (thousands separators from 1,000 on, powers of ten as
-    ``× 10ⁿ``, never e-notation), booleans as yes/no, the rest as text."""
+    ``× 10ⁿ``, never e-notation, also in a text cell that is such a number), booleans as yes/no,
+    the rest as text."""
     if _is_missing(v):
         return MISSING
     if isinstance(v, (bool, np.bool_)):
@@ -78,7 +79,7 @@ def format_value(v: Any, spec: str | None = None) -> str:
         if abs(x) >= 1000:
             return f"{x:,.0f}"
         return f"{x:.4g}"
-    return str(v)
+    return times_ten(str(v))  # a number a chapter formatted itself ("2.17e+09") in the same style
 
 
 class Table:

@@ -269,3 +269,39 @@ def test_a_paper_citing_two_figures_compiles(tmp_path, style):
     bbl = (tmp_path / "paper.bbl").read_text()
     assert "Yoder" in bbl and "yoder's" not in bbl  # the capital survives the style
     assert "\\varphi_{1}" in bbl and "2026" in bbl
+
+
+@pytest.mark.parametrize(
+    "value, spec, shown",
+    [
+        (1.23e-5, None, "1.23 × 10⁻⁵"),
+        (3.4e13, None, "3.4 × 10¹³"),
+        (2.5e-7, ".1e", "2.5 × 10⁻⁷"),
+        (1e-5, ".0e", "10⁻⁵"),
+        (2176, None, "2,176"),
+        (999, None, "999"),
+        (12345.6, None, "12,346"),
+        (0.41530, ".5f", "0.41530"),
+        ("2.17e+09", None, "2.17 × 10⁹"),
+        ("token_embd.weight", None, "token_embd.weight"),
+    ],
+)
+def test_one_number_style_in_tables(value, spec, shown):
+    from repcap.tables import format_value
+
+    assert format_value(value, spec) == shown
+
+
+def test_the_search_index_holds_synonyms_and_numbers(tmp_path):
+    from repcap import sphinxext
+
+    index = {"docnames": ["a", "b", "c"], "terms": {"ε": [0], "epsilon": 1, "varepsilon": [2], "mu": [1]}}
+    (tmp_path / "searchindex.js").write_text("Search.setIndex(" + json.dumps(index) + ")")
+    (tmp_path / "a.html").write_text('<div role="main"><p>76.5° and 2,176 pairs</p><pre>3.75</pre></div>')
+    (tmp_path / "b.html").write_text('<div role="main"><p>none</p></div>')
+    (tmp_path / "c.html").write_text('<div role="main"><p>x</p></div>')
+    assert sphinxext.add_numbers_to_index(tmp_path) == 2
+    src = (tmp_path / "searchindex.js").read_text()
+    terms = json.loads(src[len("Search.setIndex(") : -1])["terms"]
+    assert terms["ε"] == terms["epsilon"] == terms["eps"] == terms["varepsilon"] == [0, 1, 2]
+    assert terms["μ"] == terms["mu"] == [1] and terms["76.5"] == [0] and terms["2,176"] == [0]
