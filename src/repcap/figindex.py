@@ -357,15 +357,17 @@ def short_title(caption: str, limit: int = TITLE_MAX) -> str:
 
 def _computed_where(side: dict[str, Any]) -> str:
     """Where and when the figure's numbers were computed, in one line of plain text."""
-    from .figures import computed_date, created_date
+    from .figures import created_date
 
     comp = side.get("computed")
     if isinstance(comp, dict):
         n = int(comp.get("points", 0) or 0)
-        commits = ", ".join(str(c)[:12] for c in comp.get("commits") or ["unknown commit"])
+        commits = [str(c)[:12] for c in comp.get("commits") or []]
+        dates = sorted(str(d) for d in comp.get("computed_dates") or [])
+        when = "on an unknown date" if not dates else dates[0] if len(dates) == 1 else f"{dates[0]} to {dates[-1]}"
         return (
-            f"Computed {computed_date(side) or 'on an unknown date'} on "
-            f"{', '.join(comp.get('devices') or ['an unknown device'])} at commit {commits} "
+            f"Computed {when} on {', '.join(comp.get('devices') or ['an unknown device'])} at "
+            f"{'commit' if len(commits) == 1 else 'commits'} {', '.join(commits) or 'unknown'} "
             f"({n} point{'' if n == 1 else 's'} of the {comp.get('set')} set: {comp.get('experiment')}); "
             f"drawn {created_date(side) or 'on an unknown date'}"
         )

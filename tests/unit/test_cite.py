@@ -194,7 +194,7 @@ def test_bibtex_entries_are_fit_for_a_bibliography():
     assert fields["abstract"].endswith("The rest of the caption.")
     # the computing date (the latest of its points), and where
     assert fields["date"] == "2026-11-30" and fields["year"] == "2026"
-    assert fields["note"].startswith("Computed 2026-11-30 on cpu (2 threads) at commit 12d7158aaaaa")
+    assert fields["note"].startswith("Computed 2026-11-28 to 2026-11-30 on cpu (2 threads) at commit 12d7158aaaaa")
     assert "profile quick + k=3000" in fields["howpublished"] and "git abc123def456" in fields["howpublished"]
     assert fields["url"] == "https://example.org/repcap/book/generated/06_packing.html#fig-packing-reference"
     assert figindex.figure_url(SIDE, "").startswith("book/generated/06_packing.html#")
