@@ -355,7 +355,7 @@ def _check_as_a_reader_sees_it(book_root, out):
         assert f"Recompute: repcap bundle compute reference --scale smoke --only {only}" in visible, fid
         assert "of computing; drawn by notebooks/" in visible, fid
         entry = index[index.index(f"@misc{{repcap-{fid},") :][:1200]
-        assert "computed in the reference set" in entry, fid
+        assert re.search(r"note *= \{Computed [0-9-]+(?: to [0-9-]+)? on .* of the reference set: ", entry), fid
     # 5. search snippets: no code, and no TeX once search.js has turned math into text
     tags, classes = _snippet_rules()
     maths = set()
