@@ -330,6 +330,8 @@ def short_title(caption: str, limit: int = TITLE_MAX) -> str:
     than ``limit`` characters, its first clause (up to a colon, a semicolon, a dash; else a comma),
     else its words up to the limit and "…".  A cut never falls inside ``$...$``."""
     first = first_sentence(caption)
+    # a caption of panels names the first one first ("Left: ...", "(a) ..."): the title leaves that out
+    first = re.sub(r"^(?:(?:Left|Right|Top|Bottom|Above|Below)\s*:|\([a-z]\))\s*", "", first) or first
     if _visible_len(first) <= limit:
         return first
 

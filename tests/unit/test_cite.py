@@ -305,3 +305,10 @@ def test_the_search_index_holds_synonyms_and_numbers(tmp_path):
     terms = json.loads(src[len("Search.setIndex(") : -1])["terms"]
     assert terms["ε"] == terms["epsilon"] == terms["eps"] == terms["varepsilon"] == [0, 1, 2]
     assert terms["μ"] == terms["mu"] == [1] and terms["76.5"] == [0] and terms["2,176"] == [0]
+
+
+def test_a_panel_caption_titles_by_its_content():
+    assert (
+        figindex.short_title("Left: ε by five rules for each model. Right: more.") == "ε by five rules for each model"
+    )
+    assert figindex.short_title("(a) φ½ against γ; (b) the map.") == "φ½ against γ; (b) the map"
