@@ -628,7 +628,7 @@ for i, (yv, text, style) in enumerate(inside):  # each line named; the names sta
         text,
         (0.42, yv),
         xycoords=("axes fraction", "data"),
-        xytext=(0.5, zoom[1] - (0.1 + 0.085 * i) * (zoom[1] - zoom[0])),
+        xytext=(0.5, zoom[1] - (0.1 + 0.11 * i) * (zoom[1] - zoom[0])),
         textcoords=("axes fraction", "data"),
         va="center",
         fontsize="small",
