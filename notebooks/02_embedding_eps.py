@@ -116,6 +116,7 @@ rec_by_label = {r["label"]: r for r in records}
 emb_only = [r for r in records if variant_of[r["label"]] == "embedding"]
 tables.show(
     figdata.model_table(records, variant_of),
+    first=("model", "ε"),  # the key column beside the model, in view on a phone too
     digits=dict.fromkeys(("ε", "μ", "σ", "μ + 3σ", "E[cos²]", "max |cos| (sampled)"), ".5f")
     | {"se(ε) of the sampled pass": ".1e"},
     missing="the sampled pass was not run for this matrix",
@@ -356,12 +357,6 @@ for (kind, cls), grp in pts.groupby(["kind", pts["class"].fillna(0)]):
         lw=1,
         label=f"{kind}, class {cls if cls else '–'}",
     )
-placed = []
-for _, p in pts[pts.kind.str.startswith("reproduced")].sort_values("eps").iterrows():
-    # stack the labels of nearby points instead of overprinting them
-    j = sum(1 for d0, e0 in placed if abs(np.log2(p.d_model / d0)) < 1.2 and abs(np.log10(p.eps / e0)) < 0.06)
-    placed.append((p.d_model, p.eps))
-    ax.annotate(p["model"], (p.d_model, p.eps), fontsize=8.5, xytext=(5, -10 + 10 * j), textcoords="offset points")
 ax.axhspan(C2, C1, color="0.92", zorder=0)
 ax.axhline(C2, color="0.5", lw=0.7, ls=":")
 ax.axhline(C1, color="0.5", lw=0.7, ls=":")
@@ -372,6 +367,9 @@ ax.yaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:g}"))
 ax.yaxis.set_minor_formatter(plt.FuncFormatter(lambda v, _: f"{v:g}" if v in (0.05, 0.2, 0.3, 0.5) else ""))
 ax.set_xlabel("d_model (log scale)")
 ax.set_ylabel("ε = μ + 2σ (log scale)")
+ours = pts[pts.kind.str.startswith("reproduced")]
+# each label beside its own point, clear of the others and of every marker (a line to it when set off)
+figures.place_labels(ax, ours.d_model, ours.eps, ours["model"])
 figures.legend_below(ax, ncol=2)
 figures.save(
     "fig-eps-vs-d",

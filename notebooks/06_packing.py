@@ -258,15 +258,10 @@ fig, (a1, a2) = plt.subplots(1, 2, figsize=figures.size(3.2))
 for loss, g in curve_df.groupby("loss", sort=False):
     a1.plot(g.step, g.angle_deg, color=colors[loss], label=loss)
     a2.plot(g.step, g.loss_relative, color=colors[loss], label=loss)
-a1.axhline(math.degrees(math.acos(law_eps)), color="0.3", ls="--", lw=0.9)
-a1.annotate(
-    f"four-constant law at k = {k:,}, d = {d}",
-    (0, math.degrees(math.acos(law_eps))),
-    xytext=(4, -4),
-    textcoords="offset points",
-    color="0.3",
-    va="top",
-)  # below the line, clear of the top spine
+# the law's line is named in the legend: a label on the plot was struck through by the curves
+a1.axhline(
+    math.degrees(math.acos(law_eps)), color="0.3", ls="--", lw=0.9, label=f"four-constant law (k = {k:,}, d = {d})"
+)
 a1.set_ylim(top=max(a1.get_ylim()[1], math.degrees(math.acos(law_eps)) + 2))
 if full_size:
     a1.axhline(yoder_angle.value, color="k", ls=":", lw=0.9)
@@ -279,8 +274,8 @@ if full_size:
     )
 a1.set_xlabel("Adam step")
 a1.set_ylabel("worst-pair angle arccos ε* (degrees)")
-fig.legend(*a1.get_legend_handles_labels(), loc="lower center", ncol=3, bbox_to_anchor=(0.5, 0.0))
-fig.tight_layout(rect=(0, 0.09, 1, 1))
+fig.legend(*a1.get_legend_handles_labels(), loc="lower center", ncol=2, bbox_to_anchor=(0.5, 0.0))
+fig.tight_layout(rect=(0, 0.16, 1, 1))
 a2.set_yscale("log")
 a2.set_xlabel("Adam step")
 a2.set_ylabel("loss / initial loss")
@@ -502,7 +497,9 @@ glue(
 )
 glue("packing_ref_trap", Markdown(trap_words))
 glue("packing_ref_provenance", Markdown(ref_section.provenance))
-fig, ax = plt.subplots(figsize=figures.size(3.0))
+# (a) the whole run; (b) 72-78 degrees, where the run ends and Yoder's angle, the law and the bound
+# lie 0.3 degrees apart (on the whole run's axis their three lines coincide)
+fig, (ax, az) = plt.subplots(1, 2, figsize=figures.size(4.4), gridspec_kw={"width_ratios": [1.25, 1]})
 ax.axhline(yoder_angle.value, color="k", ls=":", lw=0.9, label=f"Yoder: about {yoder_angle.value:g}° (reported)")
 ax.axhline(
     law_angle_yoder, color="0.4", ls="--", lw=0.9, label=f"four-constant law: {law_angle_yoder:.1f}° (our evaluation)"
@@ -611,15 +608,70 @@ else:
     )
 ax.set_xlabel("Adam step")
 ax.set_ylabel("worst-pair angle (degrees)")
-figures.legend_below(ax, ncol=2)
-fig.tight_layout()
+ax.set_title("(a) the whole run")
+zoom = (72.0, 78.0)
+ax.axhspan(*zoom, color="0.93", zorder=0, lw=0)  # the band panel (b) enlarges
+for ln in ax.get_lines():
+    xd = np.asarray(ln.get_xdata(), dtype=float)
+    if len(xd) > 2:  # the runs' curves (not the reference lines, not the flattening marker)
+        az.plot(xd, ln.get_ydata(), color=ln.get_color(), ls=ln.get_linestyle(), lw=ln.get_linewidth())
+refs = [
+    (yoder_angle.value, f"Yoder {yoder_angle.value:g}°", {"color": "k", "ls": ":", "lw": 1.1}),
+    (law_angle_yoder, f"law {law_angle_yoder:.2f}°", {"color": "0.4", "ls": "--", "lw": 1.0}),
+    (bound_angle_yoder, f"bound {bound_angle_yoder:.2f}°", {"color": "0.2", "ls": "-", "lw": 0.8}),
+]
+az.set_ylim(*zoom)
+inside = sorted([r for r in refs if zoom[0] <= r[0] <= zoom[1]], key=lambda t: -t[0])
+for i, (yv, text, style) in enumerate(inside):  # each line named; the names stacked above the lines
+    az.axhline(yv, **style)
+    az.annotate(
+        text,
+        (0.42, yv),
+        xycoords=("axes fraction", "data"),
+        xytext=(0.5, zoom[1] - (0.1 + 0.11 * i) * (zoom[1] - zoom[0])),
+        textcoords=("axes fraction", "data"),
+        va="center",
+        fontsize="small",
+        arrowprops={"arrowstyle": "-", "lw": 0.6, "color": "0.45", "shrinkA": 1, "shrinkB": 0},
+    )
+for yv, text, _style in refs:  # a line beyond the panel: named at the edge it lies beyond
+    if not zoom[0] <= yv <= zoom[1]:
+        az.annotate(
+            f"{'↑' if yv > zoom[1] else '↓'} {text}",
+            (0.03, 0.97 if yv > zoom[1] else 0.03),
+            xycoords="axes fraction",
+            va="top" if yv > zoom[1] else "bottom",
+            fontsize="small",
+            color="0.2",
+        )
+az.set_xlabel("Adam step")
+az.set_title(f"(b) {zoom[0]:g}–{zoom[1]:g}°: the run's end")
+leg = fig.legend(*ax.get_legend_handles_labels(), loc="lower center", ncol=2, bbox_to_anchor=(0.5, 0.0))
+fig.canvas.draw()
+fig.tight_layout(rect=(0, leg.get_window_extent().height / fig.bbox.height + 0.02, 1, 1))
+others_end = "".join(
+    f"; the {r.loss} run ends at {r.final_angle_deg:.2f}°" for r in loss_best.itertuples() if r.loss != "abs-relu"
+)
+zoom_words = (
+    f" Panel (b) enlarges {zoom[0]:g}–{zoom[1]:g}°: the exp run ends at {ref_run['max_angle_deg']:.2f}°, "
+    f"{yoder_angle.value - ref_run['max_angle_deg']:.2f}° short of Yoder's {yoder_angle.value:g}°{others_end}; "
+    "Yoder's angle lies "
+    f"{'above' if yoder_angle.value > bound_angle_yoder else 'below'} the rigorous bound "
+    f"({bound_angle_yoder:.2f}°) and {abs(yoder_angle.value - law_angle_yoder):.2f}° "
+    f"{'above' if yoder_angle.value > law_angle_yoder else 'below'} the law ({law_angle_yoder:.2f}°)."
+    if ref_run is not None
+    else f" Panel (b) enlarges {zoom[0]:g}–{zoom[1]:g}°, where Yoder's angle, the law and the bound lie."
+)
+fig.legend(*ax.get_legend_handles_labels(), loc="lower center", ncol=2, bbox_to_anchor=(0.5, 0.0))
+fig.tight_layout(rect=(0, 0.2, 1, 1))
 _ = figures.save(
     "fig-packing-reference",
     fig,
     ref_df,
     {
         "caption": f"The reference run: {ref_df.k.iloc[0] if 'k' in ref_df else yoder_k:,} unit vectors in "
-        f"R^{ref_df.d.iloc[0] if 'd' in ref_df else yoder_d} under exp(β cos²), β = {beta:g}"
+        f"ℝ{str(ref_df.d.iloc[0] if 'd' in ref_df else yoder_d).translate(str.maketrans('0123456789', '⁰¹²³⁴⁵⁶⁷⁸⁹'))} "
+        f"under exp(β cos²), β = {beta:g}"
         + (
             f", and under the {' and '.join(loss_best.loss)} loss{'es' if len(loss_best) > 1 else ''}"
             if len(loss_best)
@@ -635,7 +687,7 @@ _ = figures.save(
         + ": the smallest angle between any two of the lines, step by step (dash-dotted: where the exp run "
         "flattens), "
         "against Yoder's reported angle, the four-constant law at that size and the rigorous bound (solid: no "
-        "packing of that many lines can have a larger worst-pair angle).",
+        "packing of that many lines can have a larger worst-pair angle)." + zoom_words,
         "seed": seed,
         "source": "reference bundle",
         "provenance": ref_section.sidecar_provenance,

@@ -159,22 +159,41 @@ axa.set_title(f"(a) α = {fig3_alpha:g}" if f3 is not None else "(a) not run in 
 grid = df.pivot_table(index="alpha", columns="gamma", values="phi_half")
 # one cell per run (α and γ are a grid of a few values, not a continuum): cells with their values
 im = axb.imshow(grid.to_numpy(), origin="lower", aspect="auto", cmap="Purples", vmin=0, vmax=1)
-axb.set_xticks(range(grid.shape[1]), [f"{g:g}" for g in grid.columns])
+# γ labels turned upright and at 3 digits, so that neighbours never overprint (−0.778, not −0.777778)
+axb.set_xticks(range(grid.shape[1]), [f"{g:.3g}".replace("-", "−") for g in grid.columns], rotation=90)
 axb.set_yticks(range(grid.shape[0]), [f"{a:g}" for a in grid.index])
 axb.set_xticks(np.arange(grid.shape[1] + 1) - 0.5, minor=True)
 axb.set_yticks(np.arange(grid.shape[0] + 1) - 0.5, minor=True)
 axb.grid(which="minor", color="white", lw=1.5)
 axb.grid(which="major", visible=False)
 axb.tick_params(which="minor", length=0)
-if grid.size <= 40:
-    for (i, j), v in np.ndenumerate(grid.to_numpy()):
-        if np.isfinite(v):
-            axb.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=7.5, color="white" if v > 0.55 else "black")
 fig.colorbar(im, ax=axb, label="φ½")
 axb.set_xlabel("signed weight decay γ")
 axb.set_ylabel("frequency exponent α")
 axb.set_title(f"(b) m = {m}")
 fig.tight_layout()
+# each cell's value inside its cell: across where the cell is wide enough, else upright in a tall
+# cell, else none (the colour bar reads them; the CSV has them all): never over its neighbours
+fig.canvas.draw()
+cell_w = axb.get_window_extent().width / grid.shape[1]
+cell_h = axb.get_window_extent().height / grid.shape[0]
+probe = axb.text(0, 0, "0.00", fontsize=7.5)
+text_w = probe.get_window_extent().width
+probe.remove()
+turn = None if text_w <= 0.85 * cell_w else 90 if text_w <= 0.85 * cell_h and cell_w >= 1.6 * 7.5 else False
+if turn is not False:
+    for (i, j), v in np.ndenumerate(grid.to_numpy()):
+        if np.isfinite(v):
+            axb.text(
+                j,
+                i,
+                f"{v:.2f}",
+                ha="center",
+                va="center",
+                rotation=turn or 0,
+                fontsize=7.5,
+                color="white" if v > 0.55 else "black",
+            )
 _ = figures.save(
     "fig-regimes-fig3",
     fig,

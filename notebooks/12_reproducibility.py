@@ -30,6 +30,7 @@ others = ["data/runs/paper-gpu"]  # bundles whose shared points are compared wit
 # %% tags=["remove-input"]
 import matplotlib.pyplot as plt
 import numpy as np
+from IPython.display import display
 
 from repcap import RepcapError, bundle, figures, tables
 from repcap.chapter import glue, start
@@ -53,7 +54,7 @@ run_record = start(
 
 # %%
 statuses = {p: bundle.status(path) for p, path in paths.items() if path is not None}
-tables.show(figdata.status_table(statuses), first=["bundle"])
+display(tables.show(figdata.status_table(statuses), first=["bundle"]))
 glue("repro_n_fresh", sum(st.total("fresh") + st.total("summaries") for st in statuses.values()))
 glue("repro_n_stale", sum(st.total("stale") for st in statuses.values()))
 glue("repro_n_other_versions", sum(st.total("other_versions") for st in statuses.values()))
@@ -85,17 +86,19 @@ for other in others:
     except RepcapError as exc:  # no shared point: said, not drawn
         print(exc)
 for cmp in comparisons.values():
-    tables.show(
-        figdata.comparison_table(cmp),
-        digits={
-            "mean ln(a/b)": "+.4f",
-            "95% interval low": "+.4f",
-            "95% interval high": "+.4f",
-            "sd ln(a/b)": ".4f",
-            "seed sd": ".4f",
-        },
-        first=["function", "metric"],
-        missing="no seed scatter, or too few pairs for an interval",
+    display(
+        tables.show(
+            figdata.comparison_table(cmp),
+            digits={
+                "mean ln(a/b)": "+.4f",
+                "95% interval low": "+.4f",
+                "95% interval high": "+.4f",
+                "sd ln(a/b)": ".4f",
+                "seed sd": ".4f",
+            },
+            first=["function", "metric"],
+            missing="no seed scatter, or too few pairs for an interval",
+        )
     )
 
 # %% tags=["remove-input"]
@@ -137,7 +140,9 @@ glue("repro_eps_pairs", eps_rows[0].n if eps_rows else 0)
 glue("repro_eps_mean", eps_rows[0].mean if eps_rows else float("nan"))
 glue("repro_eps_verdict", eps_rows[0].verdict if eps_rows else "no shared packing")
 for cmp in comparisons.values():
-    tables.show(figdata.pairs_table(cmp), digits={"a": ".6g", "b": ".6g", "ln(a/b)": "+.4f"}, first=["experiment"])
+    display(
+        tables.show(figdata.pairs_table(cmp), digits={"a": ".6g", "b": ".6g", "ln(a/b)": "+.4f"}, first=["experiment"])
+    )
 
 # %% [markdown]
 # The packings that both machines ran are Guha's small cells at his settings: the same seed, the same

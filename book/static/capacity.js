@@ -183,7 +183,7 @@
       fitted.textContent = (extra ? "† beyond Guha's fitted packings. " : "") + fittedNote(config);
       var code = largestCode(config, p.d, p.eps);
       var head = el("tr");
-      ["", "vectors k", "log10 k", "against the bounds", "against the largest known explicit code"].forEach(function (h) {
+      ["", "vectors k", "log10 k", "against the bounds", "fitted range", "against the largest known explicit code"].forEach(function (h) {
         head.appendChild(el("th", {}, h));
       });
       table.appendChild(el("thead")).appendChild(head);
@@ -193,11 +193,11 @@
         var verdict = r.kind === "bound" ?
           (isFinite(r.log10) ? "proven: no packing holds more" : "gives no bound at this ε") :
           (r.log10 > bound ? "more than any packing can hold" : "within the bounds");
-        if (r.extrapolated) verdict += "; † extrapolated";
+        var flag = r.extrapolated ? "†\u00a0extrapolated" : (r.kind === "law" && r.key !== "yoder" && config.fitted ? "within" : "");
         var vsCode = r.kind === "bound" || !isFinite(r.log10) ? "" :
           (r.log10 < code.log10 ? "fewer: the code holds " + formatCount(code.log10 - r.log10) + "× as many" :
            "more than the code");
-        [r.label, formatCount(r.log10), isFinite(r.log10) ? r.log10.toFixed(2) : "—", verdict, vsCode].forEach(function (v) {
+        [r.label, formatCount(r.log10), isFinite(r.log10) ? r.log10.toFixed(2) : "—", verdict, flag, vsCode].forEach(function (v) {
           tr.appendChild(el("td", {}, v));
         });
         body.appendChild(tr);

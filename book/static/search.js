@@ -1,7 +1,10 @@
 /* repcap: the book's search, made for a reader (loaded on every page, before Sphinx's searchtools.js).
  *
  * - Numbers are words: "76.5" or "2,176" is one search term (Sphinx splits it at the point and drops
- *   numbers); repcap.sphinxext adds such numbers to the search index.
+ *   numbers); repcap.sphinxext adds such numbers to the search index.  A whole number ("975", or
+ *   "975%") is searched for too: Sphinx's query parser skips every term made of digits alone.
+ * - The index holds prose, not code, and ε, epsilon, eps and varepsilon find the same pages
+ *   (repcap.sphinxext writes both into searchindex.js).
  * - Snippets are prose: the code cells, the calculator, and MathJax's assistive copies are removed
  *   and TeX (\(\varepsilon\)) becomes text (ε) before Sphinx cuts a snippet from the page.
  *   tests/notebooks/test_book_smoke.py applies the same two rules (DROP, texToText) to the built pages.
@@ -56,7 +59,12 @@
     return doc.documentElement.outerHTML;
   }
 
-  var api = {DROP: DROP, texToText: texToText, splitQuery: splitQuery};
+  /* The whole numbers of a query, which Sphinx's _parseQuery drops ("975" in "975%"). */
+  function wholeNumbers(query) {
+    return splitQuery(query).filter(function (t) { return /^\d+$/.test(t); });
+  }
+
+  var api = {DROP: DROP, texToText: texToText, splitQuery: splitQuery, wholeNumbers: wholeNumbers};
   if (typeof module !== "undefined" && module.exports) { module.exports = api; return; }
   root.splitQuery = splitQuery;  /* searchtools.js keeps a splitQuery that is already defined */
   root.repcapSearch = api;
@@ -65,6 +73,14 @@
     var original = Search.htmlToText;
     Search.htmlToText = function (htmlString, anchor) { return original(cleanHtml(htmlString), anchor); };
     Search.htmlToText.repcap = true;
+    var parse = Search._parseQuery;
+    if (parse) {
+      Search._parseQuery = function (query) {
+        var out = parse(query);  /* [query, searchTerms, excludedTerms, highlightTerms, objectTerms] */
+        wholeNumbers(query).forEach(function (n) { out[1].add(n); out[3].add(n); });
+        return out;
+      };
+    }
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", patch); else patch();
 })(this);

@@ -8,6 +8,7 @@ write ``{glue:text}`name:.3f``` (the format spec is optional).
 from __future__ import annotations
 
 import atexit
+import json
 from typing import Any
 
 from . import RepcapError
@@ -88,15 +89,25 @@ def glue(name: str, value: Any, display: bool = False) -> None:
 
 
 def profile_banner(note: str = "") -> None:
-    """Show which profile built this page and with which parameters (a MyST admonition)."""
+    """Show which profile built this page, the overrides given with it, and every parameter (a
+    MyST admonition)."""
     ctx = run_context()
     params = ", ".join(f"`{k}={v!r}`" for k, v in ctx["parameters"].items()) or "defaults"
+    overrides = ctx.get("overrides") or {}
     rec = current()
     where = f" Computed on {rec.device}." if rec is not None else ""
+    title = f"Built with the `{ctx['profile']}` profile"
+    changed = ""
+    if overrides:
+        title += " + " + ", ".join(f"`{k}={json.dumps(v, ensure_ascii=False)}`" for k, v in overrides.items())
+        changed = (
+            f"Overridden for this run (`-p`): {', '.join(f'`{k}`' for k in overrides)}; the figures, the figure "
+            "index and its BibTeX entries say so. "
+        )
     # A colon fence: a backtick fence's info string may not contain backticks.
     text = (
-        f":::{{admonition}} Built with the `{ctx['profile']}` profile\n:class: note\n"
-        f"{note + ' ' if note else ''}Parameters: {params}.{where} "
+        f":::{{admonition}} {title}\n:class: note\n"
+        f"{note + ' ' if note else ''}{changed}Parameters: {params}.{where} "
         f"Re-run this chapter with `repcap run {ctx['notebook']} --profile PROFILE -p name=value`.\n:::\n"
     )
     if _in_kernel():

@@ -4,8 +4,9 @@
 
 * ``<fig_id>.png`` (raster, 200 dpi), ``<fig_id>.svg`` and ``<fig_id>.pdf`` (vector);
 * ``<fig_id>.csv``: the data behind the figure, as a tidy table;
-* ``<fig_id>.json``: the sidecar: caption, notebook, profile, parameters, git revision, package
-  version, device, seed, computing time (``compute_s``).
+* ``<fig_id>.json``: the sidecar: caption, notebook, profile and the overrides given with it
+  (``overrides``; ``run`` says both in one line, "quick + n_vectors=3000"), parameters, git revision,
+  package version, device, seed, computing time (``compute_s``).
 
 A figure drawn from a results bundle (the ``reference`` set) passes ``provenance=``
 :func:`bundle_provenance`: its sidecar then carries the run's own configuration, machine, commit
@@ -34,7 +35,7 @@ import pandas as pd
 
 from . import RepcapError, __version__
 from . import io as rio
-from .context import current, git_revision, run_context
+from .context import current, git_revision, run_context, run_label
 from .paths import figure_dir, project_root
 
 if TYPE_CHECKING:
@@ -165,6 +166,101 @@ def plain_log_ticks(ax, axis: str = "both") -> None:
             a.set_minor_formatter(NullFormatter())
 
 
+def place_labels(ax, xs: Any, ys: Any, texts: Any, *, fontsize: float = 8.5, color: Any = None) -> list:
+    """Label the points ``(xs, ys)`` of ``ax`` with ``texts``, each beside its own point and clear of
+    the other labels, of every marker drawn on ``ax`` and of the axes' edges: a few places around the
+    point are tried, nearest first (right, left, above, below, the diagonals, then farther out); a
+    label set off from its point gets a thin line to it.  :func:`save` places them again once the
+    figure is laid out, and again for the phone layout.  Returns the annotations."""
+    ax._repcap_labels = ([float(x) for x in xs], [float(y) for y in ys], [str(t) for t in texts], fontsize, color)
+    return _place_labels(ax)
+
+
+def _place_labels(ax) -> list:
+    """(Re)place the labels :func:`place_labels` registered on ``ax`` for its current layout."""
+    import numpy as np
+
+    spec = getattr(ax, "_repcap_labels", None)
+    if spec is None:
+        return []
+    xs, ys, texts, fontsize, color = spec
+    for old in getattr(ax, "_repcap_label_artists", []):
+        old.remove()
+    fig = ax.figure
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    to_px = ax.transData
+    px_per_pt = fig.dpi / 72.0
+    markers = []
+    for coll in ax.collections:  # every scatter marker on the axes is an obstacle
+        offs = coll.get_offsets()
+        if len(offs):
+            markers += [tuple(v) for v in coll.get_offset_transform().transform(np.asarray(offs, dtype=float))]
+    r = 3.5 * px_per_pt  # a marker's half-width
+    obstacles = [(x - r, y - r, x + r, y + r) for x, y in markers]
+    box = ax.get_window_extent(renderer)
+    placed: list[tuple[float, float, float, float]] = []
+    out = []
+    unplaced = 0
+    dirs = [(1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (1, -1), (-1, 1), (-1, -1)]
+    for x, y, text in zip(xs, ys, texts):
+        px, py = to_px.transform((x, y))
+        others = [o for o in obstacles if abs((o[0] + o[2]) / 2 - px) > 0.5 or abs((o[1] + o[3]) / 2 - py) > 0.5]
+        probe = ax.text(0, 0, text, fontsize=fontsize, transform=None)
+        ext = probe.get_window_extent(renderer)
+        w, h = ext.width, ext.height
+        probe.remove()
+        choice = None
+        for dist in (6.0, 11.0, 18.0, 28.0, 40.0, 54.0):
+            for dx, dy in dirs:
+                gap = dist * px_per_pt
+                x0 = px + dx * gap - (w if dx < 0 else 0 if dx > 0 else w / 2)
+                y0 = py + dy * gap - (h if dy < 0 else 0 if dy > 0 else h / 2)
+                cand = (x0 - 1, y0 - 1, x0 + w + 1, y0 + h + 1)
+                inside = box.x0 <= cand[0] and cand[2] <= box.x1 and box.y0 <= cand[1] and cand[3] <= box.y1
+                clear = all(
+                    cand[2] <= o[0] or o[2] <= cand[0] or cand[3] <= o[1] or o[3] <= cand[1] for o in [*placed, *others]
+                )
+                if inside and clear:
+                    choice = (x0, y0, dist)
+                    break
+            if choice:
+                break
+        if choice is None:  # nowhere clear: right of the point (a phone layout then gives up)
+            choice = (px + 6.0 * px_per_pt, py - h / 2, 6.0)
+            unplaced += 1
+        x0, y0, dist = choice
+        placed.append((x0, y0, x0 + w, y0 + h))
+        ann = ax.annotate(
+            text,
+            (x, y),
+            xytext=((x0 - px) / px_per_pt, (y0 - py) / px_per_pt),
+            textcoords="offset points",
+            ha="left",
+            va="bottom",
+            fontsize=fontsize,
+            color=color,
+            arrowprops={"arrowstyle": "-", "lw": 0.6, "color": "0.45", "shrinkA": 0, "shrinkB": 3.5}
+            if dist > 8
+            else None,
+        )
+        out.append(ann)
+    ax._repcap_label_artists = out
+    ax._repcap_labels_unplaced = unplaced
+    return out
+
+
+def _replace_labels(fig) -> int:
+    """Place every axes' point labels again for the figure's current layout; returns how many found
+    no clear place."""
+    unplaced = 0
+    for ax in fig.axes:
+        if getattr(ax, "_repcap_labels", None) is not None:
+            _place_labels(ax)
+            unplaced += ax._repcap_labels_unplaced
+    return unplaced
+
+
 def with_codepoints(text: str, limit: int = 6) -> str:
     """``text`` followed by the code points of its characters outside Latin-1 and common
     punctuation, e.g. ``'▁дом' [U+2581 U+0434 U+043E U+043C]``: a token in a script the reader's font
@@ -238,9 +334,11 @@ def save(
 
             meta["device"] = device_name(resolve_device("auto"))
     sidecar.update(meta)
+    sidecar["run"] = run_label(ctx["profile"], ctx.get("overrides"))
     sidecar["drawn_by"] = {
         "notebook": ctx["notebook"],
         "profile": ctx["profile"],
+        "overrides": ctx.get("overrides") or {},
         "git_revision": sidecar["git_revision"],
         "device": sidecar.get("device"),
         "parameters": ctx["parameters"],
@@ -254,6 +352,7 @@ def save(
         sidecar["compute_what"] = f"the computing time of the {prov.get('points', 0)} bundled point(s) drawn"
 
     finish_axes(fig)
+    _replace_labels(fig)  # point labels placed for the figure as laid out
     for ext in ("png", "svg", "pdf"):
         with rio.atomic_path(out / f"{fig_id}.{ext}") as tmp:
             fig.savefig(tmp, format=ext, metadata=_file_metadata(ext, fig_id, caption, sidecar))
@@ -324,7 +423,8 @@ def save_narrow(fig: matplotlib.figure.Figure, path: Path, fig_id: str, caption:
             handles = [h for h in leg.legend_handles if h is not None]
             labels = [t.get_text() for t in leg.get_texts()][: len(handles)]
             leg.remove()
-            fig.legend(handles, labels, loc="lower center", ncol=min(2, len(labels)), bbox_to_anchor=(0.5, 0.0))
+            ncol = min(2 if max((len(t) for t in labels), default=0) <= 24 else 1, len(labels))  # long: one column
+            fig.legend(handles, labels, loc="lower center", ncol=ncol, bbox_to_anchor=(0.5, 0.0))
         below = []  # legends placed under their axes by legend_below: redone for the column
         for ax in fig.axes:
             ax_leg = ax.get_legend()
@@ -337,7 +437,7 @@ def save_narrow(fig: matplotlib.figure.Figure, path: Path, fig_id: str, caption:
         legend_h = 0.0
         if fig.legends:
             leg = fig.legends[0]
-            legend_h = 0.28 * -(-len(leg.get_texts()) // 2) + 0.15
+            legend_h = 0.28 * -(-len(leg.get_texts()) // getattr(leg, "_ncols", 2)) + 0.15
         fig.set_size_inches(NARROW_WIDTH, panel_h * rows_out * (0.92 if rows_out > 1 else 0.85) + legend_h)
         total_h = fig.get_size_inches()[1]
         fig.tight_layout(rect=(0, legend_h / total_h, 1, 1))
@@ -347,6 +447,8 @@ def save_narrow(fig: matplotlib.figure.Figure, path: Path, fig_id: str, caption:
             n_entries = sum(len(ax.get_legend().get_texts()) for ax, *_ in below)
             fig.set_size_inches(NARROW_WIDTH, total_h + 0.2 * n_entries)
             fig.tight_layout(rect=(0, legend_h / fig.get_size_inches()[1], 1, 1))
+        if _replace_labels(fig):  # point labels placed again for the column; crowded: keep the wide one
+            return False
         fig.canvas.draw()
         box = fig.get_tightbbox()
         if box.width > NARROW_WIDTH * 1.12:  # something (a legend, a long label) does not fit the column
@@ -448,43 +550,87 @@ def duration(seconds: float) -> str:
     return f"{s / 3600:.1f} h"
 
 
+def side_run(side: Mapping[str, Any]) -> str:
+    """The run that drew a figure, in one line: its profile and overrides ("quick + n_vectors=3000")."""
+    drawn_by = side.get("drawn_by")
+    drawn: Mapping[str, Any] = drawn_by if isinstance(drawn_by, Mapping) else {}
+    profile = drawn.get("profile", side.get("profile"))
+    overrides = drawn.get("overrides", side.get("overrides"))
+    return run_label(profile, overrides if isinstance(overrides, Mapping) else None)
+
+
+def created_date(side: Mapping[str, Any]) -> str:
+    """The day the figure was drawn (UTC, ISO), or "" when the sidecar does not say."""
+    t = side.get("created_unix")
+    try:
+        return time.strftime("%Y-%m-%d", time.gmtime(float(t))) if t else ""
+    except (TypeError, ValueError, OverflowError):
+        return ""
+
+
+def computed_date(side: Mapping[str, Any]) -> str:
+    """The day a figure's numbers were computed: the latest of its bundled points' dates for a
+    figure drawn from a bundle, else the day its chapter ran; "" when unknown."""
+    comp = side.get("computed")
+    if isinstance(comp, Mapping):
+        dates = [str(d) for d in comp.get("computed_dates") or [] if d]
+        return max(dates) if dates else ""
+    return created_date(side)
+
+
 def provenance_line(side: Mapping[str, Any]) -> str:
-    """One line of plain text on where a figure's numbers were computed and who drew it."""
+    """One line of plain text on where a figure's numbers were computed (machine, commit, date, and
+    how long the computing took) and which chapter run drew it."""
     comp = side.get("computed")
     drawn = side.get("drawn_by") or {}
     nb = drawn.get("notebook", side.get("notebook", "?"))
-    drew = f"drawn by {nb} (profile {drawn.get('profile', side.get('profile', '?'))}, git {drawn.get('git_revision', side.get('git_revision', '?'))})"
+    rev = drawn.get("git_revision", side.get("git_revision", "?"))
     if isinstance(comp, Mapping):
+        n = int(comp.get("points", 0) or 0)
+        dates = sorted(str(d) for d in comp.get("computed_dates") or [])
+        when = "on an unknown date" if not dates else dates[0] if len(dates) == 1 else f"{dates[0]} to {dates[-1]}"
+        commits = [str(c)[:18] for c in comp.get("commits") or []]
         return (
-            f"computed: {comp.get('points', 0)} point(s) of the {comp.get('set')} set ({comp.get('experiment')}) "
-            f"on {', '.join(comp.get('devices') or ['unknown device'])} at commit "
-            f"{', '.join(str(c)[:18] for c in comp.get('commits') or ['unknown'])}, "
-            f"{', '.join(comp.get('computed_dates') or ['unknown date'])}, in {duration(comp.get('compute_s', 0))} "
-            f"of computing; {drew}"
+            f"computed: {n} point{'s' if n != 1 else ''} of the {comp.get('set')} set ({comp.get('experiment')}), "
+            f"{when}, on {', '.join(comp.get('devices') or ['an unknown device'])} at "
+            f"{'commit' if len(commits) == 1 else 'commits'} {', '.join(commits) or 'unknown'}, "
+            f"{duration(comp.get('compute_s', 0))} of computing; "
+            f"drawn by {nb} ({side_run(side)}, git {rev}, {created_date(side) or 'unknown date'})"
         )
-    return f"computed and {drew} on {side.get('device', '?')} in {duration(side.get('compute_s', side.get('wall_time_s', 0)))}"
+    return (
+        f"computed and drawn by {nb} ({side_run(side)}) on {side.get('device', '?')}, git {rev}, "
+        f"{created_date(side) or 'unknown date'}; {duration(side.get('compute_s', side.get('wall_time_s', 0)))} "
+        "of the chapter's run since its previous figure"
+    )
 
 
 def reproduce_command(side: Mapping[str, Any]) -> str | None:
     """The command that rebuilds a figure: its chapter under its profile, with ``-p`` for every
-    parameter that differs from that profile's (None outside the runner).  For a figure drawn from
-    bundled results the parameters compared are the chapter's (``drawn_by``), not the run's."""
+    override (or, in a sidecar from before overrides were recorded, every parameter that differs
+    from that profile's); None outside the runner.  For a figure drawn from bundled results the
+    parameters are the chapter's (``drawn_by``), not the run's."""
     drawn = side.get("drawn_by") if isinstance(side.get("drawn_by"), Mapping) else None
     nb = (drawn or side).get("notebook")
     profile = (drawn or side).get("profile")
     if not nb or nb == "interactive" or profile not in ("smoke", "quick", "paper", "reference"):
         return None
     args = [f"repcap run {nb} --profile {profile}"]
-    try:
-        from .params import resolve_parameters
+    overrides = (drawn or side).get("overrides")
+    if isinstance(overrides, Mapping):
+        changed = dict(overrides)
+    else:
+        try:
+            from .params import resolve_parameters
 
-        base = resolve_parameters(project_root() / str(nb), str(profile), {})
-    except (RepcapError, OSError):
-        base = {}
-    params = (drawn or {}).get("parameters") if drawn is not None and "parameters" in drawn else side.get("parameters")
-    for k, v in (params or {}).items():
-        if base.get(k, object()) != v:
-            args.append(f"-p {shlex.quote(f'{k}={json.dumps(v)}')}")
+            base = resolve_parameters(project_root() / str(nb), str(profile), {})
+        except (RepcapError, OSError):
+            base = {}
+        params = (
+            (drawn or {}).get("parameters") if drawn is not None and "parameters" in drawn else side.get("parameters")
+        )
+        changed = {k: v for k, v in (params or {}).items() if base.get(k, object()) != v}
+    for k, v in changed.items():
+        args.append(f"-p {shlex.quote(f'{k}={json.dumps(v)}')}")
     return " ".join(args)
 
 
@@ -526,7 +672,7 @@ def figure_directive(
     return (
         f"````{{figure}} {rel_dir}/{fig_id}.svg\n:name: {fig_id}\n:width: {width}\n:alt: {alt_text(caption)}\n"
         f":target: ../../_images/{fig_id}.svg\n:class: repcap-figure\n:figclass: repcap-figure\n\n"
-        f"{caption}\n\n{files}{source}, profile `{side.get('profile', '?')}`.{rebuild}{narrow}\n````\n"
+        f"{caption}\n\n{files}{source}, profile `{side_run(side)}`.{rebuild}{narrow}\n````\n"
     )
 
 

@@ -29,10 +29,18 @@ def notebooks_dir() -> Path:
     return project_root() / "notebooks"
 
 
+def outside_dir() -> Path:
+    """Where a notebook executed outside ``repcap run`` (plain jupytext + papermill, Jupyter, a
+    script) writes its figures and findings: ``book/generated/interactive``, never the book's own
+    folders, which only the runner commits to."""
+    return generated_dir() / "interactive"
+
+
 def figure_dir() -> Path:
-    """Where :func:`repcap.figures.save` writes; the runner points it at a staging folder."""
+    """Where :func:`repcap.figures.save` writes: the runner points it at a staging folder (and then
+    moves the files to ``book/generated/figures``); outside the runner, :func:`outside_dir`."""
     env = os.environ.get("REPCAP_FIGURE_DIR")
-    return Path(env) if env else generated_dir() / "figures"
+    return Path(env) if env else outside_dir() / "figures"
 
 
 #: Longest path the file systems repcap meets accept (Linux PATH_MAX is 4096 bytes with the file

@@ -3,7 +3,11 @@ parameters (:mod:`repcap.params`) -> executed ``.ipynb``, figures and findings i
 ``book/generated/``.
 
 * Runs are cached by content (:func:`cache_key`): an unchanged chapter is not executed again, and
-  the cache check covers every file its figures promise.
+  the cache check covers every file its figures promise, by content (a figure replaced since, by a
+  plain papermill run or by hand, is not a cache hit).
+* A run records its profile *and* its overrides (``-p``: the parameters whose values differ from
+  the profile's); the sidecars, the profile box, the figure index and its BibTeX show them, and
+  ``repcap book`` keeps such a run instead of re-running the chapter at the profile's values.
 * One run of a chapter at a time: an exclusive lock per chapter is held around execution and
   commit; a second run waits for it and says which process holds it.
 * Each run executes into its own staging folder and commits only the files it produced, each with
@@ -33,6 +37,7 @@ from typing import Any
 
 from . import RepcapError, __version__
 from . import io as rio
+from .context import run_label
 from .params import PROFILES, notebook_parameters, parse_override, read_notebook, resolve_parameters
 from .paths import generated_dir, notebooks_dir, project_root
 
@@ -40,8 +45,10 @@ __all__ = [
     "PROFILES",
     "RunResult",
     "cache_key",
+    "last_run",
     "notebook_parameters",
     "output_name",
+    "overrides_of",
     "parse_override",
     "resolve_notebook",
     "resolve_parameters",
@@ -191,8 +198,43 @@ def _read_stamp(name: str) -> dict[str, Any] | None:
         return None
 
 
+def _file_digest(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _output_files(name: str, produced: list[str]) -> list[Path]:
+    """The files a run committed: each figure's files as its sidecar lists them, the sidecar, the
+    findings and the executed notebook."""
+    gen = generated_dir()
+    figdir = _out_dir(name, "figures")
+    out: list[Path] = []
+    for fid in produced:
+        try:
+            side = json.loads((figdir / f"{fid}.json").read_text())
+        except (OSError, ValueError):
+            side = {}
+        files = (side.get("files") or {}).values() if isinstance(side, dict) else []
+        out += [figdir / str(f) for f in files]
+        out.append(figdir / f"{fid}.json")
+    findings = _out_dir(name, "findings") / f"{name}.json"
+    out += [findings] if findings.is_file() else []
+    return [*dict.fromkeys(out), gen / f"{name}.ipynb"]
+
+
+def _output_digests(name: str, produced: list[str]) -> dict[str, str]:
+    """sha256 of every file the run committed, by its path under ``book/generated``."""
+    gen = generated_dir()
+    return {p.relative_to(gen).as_posix(): _file_digest(p) for p in _output_files(name, produced) if p.is_file()}
+
+
 def _outputs_present(name: str, stamp: dict[str, Any]) -> bool:
-    """Every file the stamp's figures promise (images, CSV, sidecar) and its findings exist."""
+    """Every file the stamp's figures promise (images, CSV, sidecar) and its findings exist, and each
+    file the run committed still holds what it wrote (``outputs``: their sha256; a figure written
+    over since, by a plain papermill run or by hand, makes the run stale)."""
     gen = generated_dir()
     figdir = _out_dir(name, "figures")
     for fid in stamp.get("figures", []):
@@ -203,9 +245,39 @@ def _outputs_present(name: str, stamp: dict[str, Any]) -> bool:
         files = list((side.get("files") or {}).values()) if isinstance(side, dict) else []
         if not files or not all((figdir / f).is_file() for f in files):
             return False
-    return (gen / f"{name}.ipynb").is_file() and (
-        not stamp.get("findings") or (_out_dir(name, "findings") / f"{name}.json").is_file()
-    )
+    if not (gen / f"{name}.ipynb").is_file() or (
+        stamp.get("findings") and not (_out_dir(name, "findings") / f"{name}.json").is_file()
+    ):
+        return False
+    digests = stamp.get("outputs")
+    if not isinstance(digests, dict):  # a stamp from before content checks: the files' presence only
+        return True
+    try:
+        return all(_file_digest(gen / rel) == want for rel, want in digests.items())
+    except OSError:
+        return False
+
+
+def overrides_of(path: Path, profile: str, params: dict[str, Any]) -> dict[str, Any]:
+    """The parameters of ``params`` whose values differ from what ``profile`` gives the chapter
+    (``-p`` values equal to the profile's are no override)."""
+    base = resolve_parameters(path, profile, {})
+    return {k: v for k, v in params.items() if k not in base or base[k] != v}
+
+
+def last_run(notebook: str | os.PathLike) -> dict[str, Any] | None:
+    """The stamp of a chapter's last good run (its profile, parameters, ``overrides``, figures), or
+    None.  A stamp from before overrides were recorded gets them from its parameters."""
+    path = resolve_notebook(notebook)
+    stamp = _read_stamp(output_name(path))
+    if stamp is None:
+        return None
+    if not isinstance(stamp.get("overrides"), dict):
+        try:
+            stamp["overrides"] = overrides_of(path, str(stamp.get("profile")), dict(stamp.get("params") or {}))
+        except RepcapError:  # its profile or parameters no longer exist
+            stamp["overrides"] = {}
+    return stamp
 
 
 @contextlib.contextmanager
@@ -262,6 +334,7 @@ def _kernel_env(rel: str, name: str, profile: str, staging: Path) -> dict[str, s
         "REPCAP_NOTEBOOK": rel,
         "REPCAP_OUTPUT_NAME": name,
         "REPCAP_PARAMS_FILE": str(staging / "params.json"),  # a file: no argument-list limit
+        "REPCAP_OVERRIDES_FILE": str(staging / "overrides.json"),
         "REPCAP_FIGURE_DIR": str(staging / "figures"),
         "REPCAP_FINDINGS_DIR": str(staging / "findings"),
         "MPLBACKEND": "module://matplotlib_inline.backend_inline",
@@ -466,6 +539,7 @@ def run(
     path = resolve_notebook(notebook)
     name = output_name(path)
     params = resolve_parameters(path, profile, overrides or {})
+    changed = overrides_of(path, profile, params)
     key = cache_key(path, profile, params)
     gen = generated_dir()
     rel = str(path.relative_to(project_root()) if path.is_relative_to(project_root()) else path)
@@ -475,12 +549,13 @@ def run(
     with chapter_lock(name, log):
         stamp = _read_stamp(name)
         if not force and stamp and stamp.get("key") == key and _outputs_present(name, stamp):
-            log(f"{rel}: unchanged (profile {profile}); cache hit, nothing executed")
+            log(f"{rel}: unchanged ({run_label(profile, changed)}); cache hit, nothing executed")
             return RunResult(path, gen / f"{name}.ipynb", "cached", 0.0, params, stamp.get("figures", []))
         staging = gen / ".staging" / f"{name}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         try:
             (staging / "figures").mkdir(parents=True)
             rio.write_json(staging / "params.json", params)
+            rio.write_json(staging / "overrides.json", changed)
         except OSError as exc:
             _drop_staging(staging)
             raise RepcapError(
@@ -488,7 +563,7 @@ def run(
                 "permissions - earlier outputs are untouched"
             ) from None
         t0 = time.time()
-        log(f"{rel}: executing (profile {profile}) ...")
+        log(f"{rel}: executing ({run_label(profile, changed)}) ...")
         with _environment(_kernel_env(rel, name, profile, staging)):
             try:
                 _execute(_prepare(path), staging, name, rel, params)
@@ -507,8 +582,10 @@ def run(
                         "notebook": rel,
                         "profile": profile,
                         "params": params,
+                        "overrides": changed,
                         "figures": produced,
                         "findings": findings,
+                        "outputs": _output_digests(name, produced),
                         "seconds": round(seconds, 2),
                         "finished_unix": round(time.time(), 1),
                         "repcap_version": __version__,

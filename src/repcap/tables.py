@@ -28,25 +28,58 @@ def _is_missing(v: Any) -> bool:
         return False
 
 
+_SUP = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+_E_NOTATION = __import__("re").compile(r"^([-+−]?\d+(?:\.\d*)?)e([-+]?)0*(\d+)$")
+
+
+def times_ten(text: str) -> str:
+    """A number Python wrote in e-notation as the book writes it: ``1.2e-05`` -> ``1.2 × 10⁻⁵``,
+    ``3e+13`` -> ``3 × 10¹³``; any other text is returned unchanged."""
+    m = _E_NOTATION.match(text.strip())
+    if not m:
+        return text
+    mant, sign, exp = m.groups()
+    exp = ("-" if sign == "-" else "") + exp
+    if mant.lstrip("-+−") in ("1", "1.0"):
+        return f"{'-' if mant[0] in '-−' else ''}10{exp.translate(_SUP)}"
+    return f"{mant} × 10{exp.translate(_SUP)}"
+
+
+def grouped(text: str) -> str:
+    """Thousands separators in the integer part of a plain decimal number (``12345.6`` ->
+    ``12,345.6``); other text, and numbers under 1,000, unchanged."""
+    import re
+
+    m = re.fullmatch(r"([-+−]?)(\d{4,})(\.\d+)?", text.strip())
+    if not m:
+        return text
+    sign, whole, frac = m.groups()
+    return f"{sign}{int(whole):,}{frac or ''}"
+
+
 def format_value(v: Any, spec: str | None = None) -> str:
-    """One cell: missing as "—", numbers with ``spec`` (default: 4 significant digits for floats,
-    thousands separators for large integers), booleans as yes/no, the rest as text."""
+    """One cell: missing as "—", numbers with ``spec`` (default: 4 significant digits for floats),
+    in the book's one number style (thousands separators from 1,000 on, powers of ten as
+    ``× 10ⁿ``, never e-notation, also in a text cell that is such a number), booleans as yes/no,
+    the rest as text."""
     if _is_missing(v):
         return MISSING
     if isinstance(v, (bool, np.bool_)):
         return "yes" if v else "no"
     if isinstance(v, (int, np.integer)):
-        return format(int(v), spec or (",d" if abs(int(v)) >= 10000 else "d"))
+        return format(int(v), spec or ",d")
     if isinstance(v, (float, np.floating)):
         x = float(v)
         if not math.isfinite(x):
             return "∞" if x > 0 else "−∞"
         if spec:
-            return format(x, spec)
+            return grouped(times_ten(format(x, spec)))
         if x != 0 and (abs(x) >= 1e6 or abs(x) < 1e-3):
-            return f"{x:.3g}"
+            return times_ten(f"{x:.3g}")
+        if abs(x) >= 1000:
+            return f"{x:,.0f}"
         return f"{x:.4g}"
-    return str(v)
+    return times_ten(str(v))  # a number a chapter formatted itself ("2.17e+09") in the same style
 
 
 class Table:

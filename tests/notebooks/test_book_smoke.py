@@ -20,7 +20,7 @@ import pytest
 from _golden import GOLDEN, PINS, REFERENCE_SMOKE, collect, copy_sources, differences, load
 from _golden import chapters as _golden_chapters
 
-from repcap import build, runner
+from repcap import build, figindex, runner
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.notebooks
@@ -355,7 +355,7 @@ def _check_as_a_reader_sees_it(book_root, out):
         assert f"Recompute: repcap bundle compute reference --scale smoke --only {only}" in visible, fid
         assert "of computing; drawn by notebooks/" in visible, fid
         entry = index[index.index(f"@misc{{repcap-{fid},") :][:1200]
-        assert "computed in the reference set" in entry, fid
+        assert re.search(r"note *= \{Computed [0-9-]+(?: to [0-9-]+)? on .* of the reference set: ", entry), fid
     # 5. search snippets: no code, and no TeX once search.js has turned math into text
     tags, classes = _snippet_rules()
     maths = set()
@@ -386,4 +386,74 @@ def _check_as_a_reader_sees_it(book_root, out):
     assert re.search(r'"\d+\.\d+":', idx), "no decimal number in the search index"
     assert "THEBE_JS_URL" not in (out / "book/intro.html").read_text()
     assert not (out / "genindex.html").exists() or "genindex" not in (out / "book/intro.html").read_text()
+    assert not problems, "\n".join(problems[:40])
+
+
+def test_a_rerun_with_overrides_is_cited_after_make_html(book_root):
+    """`repcap run -p` then `make html` (jb_build): the index and its BibTeX say what was run, with
+    the public address, without running any other chapter."""
+    import html as html_lib
+
+    before = json.loads((book_root / "book/generated/.runs/03_capacity.json").read_text())["finished_unix"]
+    res = runner.run("01_random_vectors", profile="smoke", overrides={"n_vectors": 333}, log=lambda s: None)
+    assert res.status == "executed"
+    build.jb_build(log=lambda s: None)
+    assert json.loads((book_root / "book/generated/.runs/03_capacity.json").read_text())["finished_unix"] == before
+    out = book_root / "_build" / "html"
+    index = html_lib.unescape(re.sub(r"<[^>]+>", "", (out / "book/generated/figure_index.html").read_text()))
+    for fid in res.figures:
+        entry = index[index.index(f"@misc{{repcap-{fid},") :][:2500]
+        assert "profile smoke + n\\_vectors=333" in entry, entry
+        assert f"url          = {{{BASE_URL}book/generated/01_random_vectors.html#{fid}}}" in entry
+        side = json.loads((book_root / "book/generated/figures" / f"{fid}.json").read_text())
+        assert side["overrides"] == {"n_vectors": 333} and side["run"] == "smoke + n_vectors=333"
+    assert "(smoke + n_vectors=333" in index
+    page = html_lib.unescape((out / "book/generated/01_random_vectors.html").read_text())
+    assert "Built with the smoke profile + n_vectors=333" in re.sub(r"<[^>]+>", "", page)
+    bib = (book_root / "book/generated/figures.bib").read_text()
+    assert bib.count("@misc{repcap-fig-") == len(list((book_root / "book/generated/figures").glob("fig-*.json")))
+
+
+def test_make_pdf_is_an_a4_book_with_contents_bookmarks_and_nothing_cut(book_root):
+    """Where Chromium is installed: `make pdf` gives A4 pages, a title page, contents with page
+    numbers, a bookmark per chapter, every chapter starting a page, no text outside the page's text
+    area (a table or code block run off the page), and every BibTeX entry whole (a code block cut at
+    the margin loses the end of its long lines)."""
+    if build.pdf_engine() is None:
+        pytest.skip("no Chromium here (apt-get install chromium)")
+    import pymupdf
+
+    pdf = build.build_pdf(log=lambda s: None)
+    problems = []
+    flags = pymupdf.TEXTFLAGS_DICT & ~pymupdf.TEXT_MEDIABOX_CLIP
+    with pymupdf.open(pdf) as doc:
+        assert doc.page_count > 20
+        text = []
+        for page in doc:
+            w, h = page.rect.width, page.rect.height
+            if (round(w), round(h)) != (595, 842):
+                problems.append(f"page {page.number + 1}: {w:.0f} x {h:.0f} pt, not A4 portrait")
+            for block in page.get_text("dict", flags=flags)["blocks"]:
+                for line in block.get("lines", []):
+                    for span in line["spans"]:
+                        x0, _, x1, _ = span["bbox"]
+                        # the margins are 14 mm (40 pt): no text in them
+                        if span["text"].strip() and (x1 > w - 36 or x0 < 36):
+                            problems.append(f"page {page.number + 1}: {span['text'][:40]!r} at x {x0:.0f}-{x1:.0f}")
+            text.append(page.get_text())
+        first, contents = doc[0].get_text(), doc[1].get_text()
+        assert "repcap" in first and "Printed" in first and "smoke" in first, first[:300]
+        assert "Contents" in contents and re.search(r"\n\d{1,3}\n", contents), contents[:500]
+        toc = doc.get_toc()
+        for stem in _chapters():
+            num, title = figindex.chapter_titles()[f"notebooks/{stem}.py"]
+            hit = [p for lvl, t, p in toc if lvl == 1 and "".join(title.split())[:20] in "".join(t.split())]
+            if not hit:
+                problems.append(f"no bookmark for chapter {num}: {title}")
+            elif not "".join(doc[hit[0] - 1].get_text().split()[:12]).count("".join(title.split())[:15]):
+                problems.append(f"chapter {num} does not start its page ({hit[0]})")
+    flat = re.sub(r"\s+", "", "".join(text))
+    entries = (book_root / "book/generated/figures.bib").read_text().strip().split("\n\n")
+    cut = [e.split(",")[0] for e in entries if re.sub(r"\s+", "", e) not in flat]
+    assert len(entries) > 20 and not cut, f"BibTeX entries cut or missing in the PDF: {cut[:5]}"
     assert not problems, "\n".join(problems[:40])

@@ -19,6 +19,8 @@ def figdir(tmp_path, monkeypatch):
     monkeypatch.setenv("REPCAP_NOTEBOOK", "notebooks/00_x.py")
     (tmp_path.parent / "params.json").write_text(json.dumps({"k": 3}))
     monkeypatch.setenv("REPCAP_PARAMS_FILE", str(tmp_path.parent / "params.json"))
+    (tmp_path.parent / "overrides.json").write_text(json.dumps({"k": 3}))  # as if run with -p k=3
+    monkeypatch.setenv("REPCAP_OVERRIDES_FILE", str(tmp_path.parent / "overrides.json"))
     monkeypatch.setenv("REPCAP_GIT_REV", "abc123")
     return tmp_path
 
@@ -77,9 +79,9 @@ def test_figure_index_lists_figures_with_bibtex(figdir, tmp_path, monkeypatch):
     figures.save("fig-a-one", fig, {"x": [1]}, {"caption": "First {braces} $x$. More."})
     text = figindex.write_figure_index(["fig-b-two", "fig-a-one"]).read_text()
     assert text.index("## fig-b-two") < text.index("## fig-a-one")
-    assert "{numref}`fig-a-one`" in text and "profile `smoke`" in text
+    assert "{numref}`fig-a-one` · computed and drawn by notebooks/00\\_x.py (smoke + k=3)" in text
     assert "@misc{repcap-fig-a-one," in text
-    assert "title        = {{repcap} figure fig-a-one: First braces x}" in text
+    assert "title        = {{First} \\{braces\\} {$x$}}" in text
     for ext in ("svg", "png", "pdf", "csv", "json"):
         assert f"<figures/fig-a-one.{ext}>" in text
 
@@ -89,7 +91,7 @@ def test_bibtex_entries_are_ascii_safe_latex():
 
     from pybtex.database import parse_string
 
-    from repcap.figindex import bibtex_entry, latex_text
+    from repcap.figindex import bibtex_entry, latex_text, plain_latex
 
     side = {
         "fig_id": "fig-x-y",
@@ -107,8 +109,9 @@ def test_bibtex_entries_are_ascii_safe_latex():
     title = bib.fields["title"]
     outside_math = _re.sub(r"\$[^$]*\$", "", title)
     assert not _re.search(r"(?<!\\)[%&#_]", outside_math), title  # every special escaped
-    assert title.count("$") % 2 == 0 and r"\varepsilon" in title and r"\surd" in title
-    assert latex_text("50% & a_b") == r"50\% \& a\_b"
+    assert title.count("$") % 2 == 0 and r"{$\varepsilon$}" in title and r"{$\sqrt{d}$}" in title
+    assert latex_text("50% & a_b") == r"50\% \& $a_{b}$"  # a subscript in a caption is math
+    assert plain_latex("50% & a_b") == r"50\% \& a\_b"  # in a path or a parameter name, text
 
 
 def test_alt_text_and_reproduce_command_come_from_the_sidecar():
@@ -195,6 +198,7 @@ def test_a_bundle_figure_carries_the_runs_provenance(figdir):
     assert side["drawn_by"] == {
         "notebook": "notebooks/00_x.py",
         "profile": "smoke",
+        "overrides": {"k": 3},
         "git_revision": "abc123",
         "device": side["drawn_by"]["device"],
         "parameters": {"k": 3},
@@ -225,7 +229,7 @@ def test_bibtex_titles_are_whole_sentences_and_urls_absolute_with_a_base(tmp_pat
     side = {"fig_id": "fig-x-y", "caption": cap, "notebook": "notebooks/01_x.py", "created_unix": 1.8e9}
     bib = parse_string(bibtex_entry(side, "https://example.org/book/"), "bibtex").entries["repcap-fig-x-y"]
     assert bib.fields["url"] == "https://example.org/book/book/generated/01_x.html#fig-x-y"
-    assert "Fig. 6e of the paper" in bib.fields["title"]
+    assert "{Fig.} 6e of the paper" in bib.fields["title"]  # capitals braced: no style lowers them
     (tmp_path / "_config.yml").write_text("html:\n  baseurl: https://example.org/b/\n")
     monkeypatch.setenv("REPCAP_ROOT", str(tmp_path))
     assert base_url() == "https://example.org/b"
