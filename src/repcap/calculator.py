@@ -16,7 +16,7 @@ import json
 from typing import Any
 
 from . import laws
-from .reference import guha_packings, reference_dir, value
+from .quotes import guha_packings, reference_dir, value
 
 #: The files of ``data/reference`` this module reads (see :func:`repcap.codehash.data_digest`).
 DATA_FILES = ("guha2026_table1.csv",)

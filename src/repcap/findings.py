@@ -70,8 +70,8 @@ def record(
     ``undecided``: why this run's data cannot decide the claim (e.g. the grid stops before the regime
     the claim is about), which makes the verdict inconclusive whatever the number.
     """
+    from .claims import claim
     from .context import run_context
-    from .reference import claim
 
     c = claim(claim_id)  # an unknown id is a clear error
     if value is not None:

@@ -36,8 +36,9 @@ from typing import Any
 
 from . import RepcapError
 from . import io as rio
-from .reference import KINDS as CLAIM_KINDS
-from .reference import SOURCES, Claim, claims, pretty
+from .claims import KINDS as CLAIM_KINDS
+from .claims import Claim, claims
+from .quotes import SOURCES, pretty
 
 VERDICTS = (
     "reproduced",
