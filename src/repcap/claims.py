@@ -31,7 +31,7 @@ from .quotes import (
 #: The files this module reads (a sweep point that imported it would be keyed on their bytes; none does).
 DATA_FILES = ("claims.yaml", "guha2026_table1.csv", "liu2025_llm_models.csv")
 
-COMPARES = ("abs", "rel", "range", "above", "below", "equal")
+COMPARES = ("abs", "rel", "range", "above", "below", "equal", "combined")
 DERIVES = (None, "ratio", "slope")
 #: What a row's number is (Methods defines them): the source's formula on the source's inputs, the
 #: source's own method on the source's own data, or data we computed.
@@ -105,8 +105,21 @@ class Claim:
             return self.threshold, None, None
         if self.derive is None:
             q = self.quotes[0]
+            if q.value is None and self.compare in ("above", "below"):
+                # a range the claim improves on: "below" passes under its upper end, "above" over its lower
+                return (q.high if self.compare == "below" else q.low), None, None
             return q.value, q.low, q.high
         return self.derived(), None, None
+
+    def source_se(self) -> float | None:
+        """The source's standard error for ``compare: combined``: half its error bar (the bar read as
+        ±1 standard error, as Methods states), or None."""
+        if self.compare != "combined":
+            return None
+        if not self.quote_ids:
+            return 0.0  # a threshold (a value the claim implies, such as 0) has no error of its own
+        q = self.quotes[0]
+        return (q.high - q.low) / 2 if q.low is not None and q.high is not None else None
 
     def derived(self) -> float:
         """The ratio (``derive: ratio``) or the log-log slope through ``(at_i, value_i)``
@@ -130,6 +143,12 @@ class Claim:
             v = self.derived()
             return " and ".join(q.text() for q in qs) + f" (slope {v:+.3f})"
         prefix = {"above": "> ", "below": "≤ "}.get(self.compare, "")
+        if self.compare == "combined" and qs:
+            q = qs[0]
+            se = self.source_se() or 0.0
+            return f"{pretty(q.value or 0.0, self.fmt)} ± {pretty(se, self.fmt)} (bar read as ±1 SE)"
+        if prefix and qs[0].value is None:
+            return prefix + pretty(self.source_value()[0] or 0.0, "g") + f" ({qs[0].text()})"
         return prefix + qs[0].text()
 
     def where(self) -> str:
@@ -251,13 +270,10 @@ def _claim_row(path: Path, i: int, r: Any, seen: dict[str, Claim], chapters: set
         where_text=f.text("where"),
         short=f.text("short", default=cid),
     )
-    if (
-        c.compare in ("abs", "rel", "equal", "above", "below")
-        and c.derive is None
-        and qids
-        and c.quotes[0].value is None
-    ):
+    if c.compare in ("abs", "rel", "equal", "combined") and c.derive is None and qids and c.quotes[0].value is None:
         raise f.fail(f"compare {compare!r} needs a quote with a value; {qids[0]!r} is a range")
+    if c.compare == "combined" and qids and (c.derive is not None or c.quotes[0].low is None):
+        raise f.fail("compare 'combined' needs one quote with a value and its error bar (low and high)")
     return c
 
 
