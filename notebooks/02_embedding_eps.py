@@ -382,6 +382,7 @@ findings.record(
     n_of="tied decoders",
 )
 findings.record_all(evidence.guha.empty_band(decoder_lms))
+findings.record_all(evidence.guha.empty_band(decoder_lms, key="eps3"))  # his code's μ + 3σ variant (context)
 
 # %% [markdown]
 # We measured {glue:text}`eps_n_models` matrices. All our decoders are small and tied, and all are

@@ -169,13 +169,7 @@ findings.record(
     n=len(heads),
     n_of="heads",
 )
-findings.record(
-    "liu-lmhead-scaling",
-    figdata.loglog_slope(heads["m"], heads["E[cos²]"]),
-    interval="one run",
-    n=len(heads),
-    n_of="heads",
-)
+findings.record_all(evidence.liu.head_scaling(heads["m"], heads["E[cos²]"]))
 findings.record_all(evidence.liu.head_norms(figdata.row_norm_shares([*models, *hub_models])))
 
 # %% [markdown]

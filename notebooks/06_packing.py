@@ -541,7 +541,7 @@ if ref_found is not None and ref_run is not None:
         experiments={**ref_section.experiments, **annealed_section.experiments},
         interval="one run",
         n=1 + len(annealed_best),
-        n_of="runs, one each (the larger)",
+        n_of="runs, the larger shown",
         note=(
             f"our fixed-rate run flattens from step {flat:,.0f} and then only jitters between {late.min():.1f}° and "
             f"{late.max():.1f}° (Adam at a fixed rate {ref_found.config['lr']:g}), {yoder_angle.value - late.max():.1f}° "

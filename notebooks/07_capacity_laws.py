@@ -317,7 +317,7 @@ if gap60 is not None:
         experiments=m60_section.experiments,
         interval="one run",
         n=n60,
-        n_of="cells, one run each",
+        n_of="cells",
     )
 glue("laws_ref_steps", int(ref_cells.steps.max()) if len(ref_cells) else int(reference.value("guha2026.packing_steps")))
 glue("laws_ref_provenance", Markdown(ref_section.provenance))
@@ -347,7 +347,7 @@ if ref_cells["relative gap"].notna().any():
         experiments=ref_section.experiments,
         interval="one run",
         n=int(ref_cells["relative gap"].notna().sum()),
-        n_of="cells, one run each",
+        n_of="cells",
     )
 else:
     ax.text(0.5, 0.5, refdata.PLACEHOLDER, transform=ax.transAxes, ha="center", color="0.4")

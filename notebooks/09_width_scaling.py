@@ -441,7 +441,6 @@ ct_found = evidence.contrast(
     experiments=ct_section.experiments,
 )
 findings.record_all(ct_found)
-glue("scaling_contrast_summary", Markdown(evidence.describe_contrast(ct_found)))
 _ = figures.save(
     "fig-scaling-contrast",
     draw.contrast(ctp, controls),
@@ -457,10 +456,11 @@ _ = figures.save(
 )
 weak_ref = rrdata.weak_models(w_found)
 findings.record_all(evidence.left_out(weak_ref[np.isclose(weak_ref.gamma, 0.3333)], figure="fig-scaling-loss", **where))
-pw_lookup = refdata.lookup(reference_set, "liu-phi-weak", reference_scale)
-pw_section = refdata.section(pw_lookup, reference_set)
+pw_section = refdata.section(refdata.lookup(reference_set, "liu-phi-weak", reference_scale), reference_set)
 pw_where = {"profile": ref_profile, "figure": "fig-regimes-phi", "experiments": pw_section.experiments}
 findings.record_all(evidence.phi_weak(rrdata.weak_models(pw_section.found), **pw_where))
+contrast_text = evidence.describe_contrast(ct_found) + " Fig. 3a's γ = 1 models: " + pw_section.provenance
+glue("scaling_contrast_summary", Markdown(contrast_text))
 
 # %% [markdown]
 # ## Measured against the paper

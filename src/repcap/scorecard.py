@@ -27,8 +27,8 @@ Verdicts (a fixed vocabulary, :data:`VERDICTS`):
 * ``not checked in this profile`` -- no number from a profile that checks the claim.
 
 :func:`verdict` is the rule; :func:`evaluate` picks the finding to judge; :func:`write_pages`
-writes the scorecard page, the intro's summary and the methods page's tolerance table into
-``book/generated/``.
+writes the scorecard page, the intro's summary and the methods page's list of rows (each claim, what
+ours is, its tolerance and why) into ``book/generated/``.
 """
 
 from __future__ import annotations
@@ -138,7 +138,7 @@ def _combined(
         return (
             "consistent, not decisive",
             f"consistent, not decisive: {zt} combined standard errors apart, but our standard error "
-            f"({_fmt(se, fmt)}) is larger than the source's ({_fmt(source_se, fmt)})",
+            f"({_fmt(se, fmt.replace('+', ''))}) is larger than the source's ({_fmt(source_se, fmt.replace('+', ''))})",
         )
     return "reproduced within", f"reproduced within {_fmt(d, '.2g')} ({zt} combined standard errors)"
 
@@ -254,7 +254,7 @@ def evidence_text(f: dict[str, Any] | None, fmt: str = ".3g") -> str:
     lo, hi = _num(f.get("low")), _num(f.get("high"))
     span = f" [{_fmt(lo, fmt)}, {_fmt(hi, fmt)}]" if lo is not None and hi is not None else ""
     se = _num(f.get("se"))
-    se_text = f", standard error {_fmt(se, fmt)}" if se is not None else ""
+    se_text = f", standard error {_fmt(se, fmt.replace('+', ''))}" if se is not None else ""
     if kind in ("t", "fisher", "fit"):
         return f"{UNCERTAINTIES[kind]}{', ' + count if count else ''}){span}{se_text}"
     if kind == "range":
@@ -568,20 +568,10 @@ def scorecard_markdown(rows: Sequence[Row], figures: set[str]) -> str:
     lines += [
         "## What each row measures",
         "",
-        "The claim as the source states it, and what our number is; notes of this build's runs.",
+        "Each row's claim as the source states it, what our number is, its comparison, tolerance and why, and this "
+        "build's note on it are listed on the {ref}`Methods <methods-rows>` page; every claim above links to its entry.",
         "",
     ]
-    for r in rows:
-        if _per_model(r) and (r.finding is None or r.finding.get("value") is None):
-            continue
-        c = r.claim
-        note = _plain((r.finding or {}).get("note"))
-        lines += [
-            f"({_anchor(c.id)})=",
-            f"**{_cell(c.id)}** ({c.kind}{', context' if c.context else ''}): {_esc(c.claim)} Ours: {_esc(c.ours)}."
-            + (f" This run: {_esc(_sentence(note))}" if note else ""),
-            "",
-        ]
     lines += prov.markdown()
     return "\n".join(lines) + "\n"
 
@@ -650,22 +640,26 @@ def summary_markdown(rows: Sequence[Row]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def tolerances_markdown() -> str:
-    """The methods page's table: each claim's kind, comparison, tolerance and why."""
-    lines = [
-        "| claim | kind | comparison | tolerance | why this tolerance | checked by |",
-        "|---|---|---|---|---|---|",
-    ]
-    for c in claims().values():
-        if c.id.startswith(("guha-table1-eps-", "liu-head-overlap-")):
+def rows_markdown(rows: Sequence[Row]) -> str:
+    """The methods page's list of rows: each claim as the source states it, its kind, comparison,
+    tolerance and why, the profiles that check it, what our number is, and this build's note on it
+    (each under the label the scorecard's rows link to)."""
+    lines: list[str] = []
+    for r in rows:
+        c = r.claim
+        if _per_model(r) and (r.finding is None or r.finding.get("value") is None):
             continue
-        by = "every profile" if c.checked_by is None else (", ".join(c.checked_by) or "none")
-        kind = c.kind + (" (context)" if c.context else "")
-        lines.append(
-            "| " + " | ".join(_cell(x) for x in (c.id, kind, c.compare, f"{c.tolerance:g}", c.tolerance_why, by)) + " |"
-        )
+        by = "every profile" if c.checked_by is None else (", ".join(f"`{p}`" for p in c.checked_by) or "none")
+        note = _plain((r.finding or {}).get("note"))
+        tol = f"{c.compare}, tolerance {c.tolerance:g}" + (" (relative)" if c.compare == "rel" else "")
+        lines += [
+            f"({_anchor(c.id)})=",
+            f"**{_cell(c.id)}** ({c.kind}{', context' if c.context else ''}; {tol}; checked by {by}). "
+            f"{_esc(c.claim)} *Ours:* {_esc(_sentence(c.ours))} *Tolerance:* {_esc(_sentence(c.tolerance_why))}"
+            + (f" *This build:* {_esc(_sentence(note))}" if note else ""),
+            "",
+        ]
     lines += [
-        "",
         "The per-model rows (one per model of Guha's Table 1 and of Liu et al.'s 27 heads, checked by `paper`) take "
         "their tolerance from Guha's bf16 rounding (1e-3 for Class 1, 3e-4 for Class 2) and from the spread of each "
         "family's points in Fig. 8a.",
@@ -674,8 +668,9 @@ def tolerances_markdown() -> str:
 
 
 def write_pages(generated: Path | None = None) -> list[Path]:
-    """Write ``scorecard.md``, ``scorecard_summary.md`` and ``scorecard_tolerances.md`` from the
-    findings committed to ``<generated>/findings`` and the figures in ``<generated>/figures``."""
+    """Write ``scorecard.md``, ``scorecard_summary.md`` and ``scorecard_rows.md`` (the methods page's
+    list of rows) from the findings committed to ``<generated>/findings`` and the figures in
+    ``<generated>/figures``."""
     from .findings import load_all
     from .paths import generated_dir
 
@@ -686,7 +681,7 @@ def write_pages(generated: Path | None = None) -> list[Path]:
     for name, text in (
         ("scorecard.md", scorecard_markdown(rows, figures)),
         ("scorecard_summary.md", summary_markdown(rows)),
-        ("scorecard_tolerances.md", tolerances_markdown()),
+        ("scorecard_rows.md", rows_markdown(rows)),
     ):
         rio.write_text(gen / name, text)
         out.append(gen / name)
@@ -708,8 +703,8 @@ __all__ = [
     "evaluate_all",
     "evidence_text",
     "scorecard_markdown",
+    "rows_markdown",
     "summary_markdown",
-    "tolerances_markdown",
     "uncertainty_kind",
     "verdict",
     "write_pages",

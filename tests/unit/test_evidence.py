@@ -176,6 +176,8 @@ def test_guhas_table1_rows_and_the_empty_band():
     )
     assert band["guha-empty-band"]["value"] == 1 and band["guha-empty-band"]["note"] == "in the band: c"
     assert "0.0400 outside" in evidence.guha.empty_band([{"label": "a", "eps": 0.24}])["guha-empty-band"]["note"]
+    three = evidence.guha.empty_band([{"label": "a", "eps": 0.09, "eps3": 0.12}], key="eps3")
+    assert three["guha-empty-band-3sigma"]["value"] == 1 and reference.claim("guha-empty-band-3sigma").context
 
 
 def test_the_contrast_against_a_matched_control():

@@ -253,17 +253,18 @@ def test_pages_from_findings_on_disk(tmp_path):
     assert "**arithmetic** 1 reproduced" in page
     # the 72 per-model rows without a number are one sentence, not 72 rows
     assert "This build has a number for none of them." in page and "head overlap of gpt2" not in page
-    # each row links its own definition, which states the claim and what ours is
-    assert "{ref}`ε of Gemma 3 270M <sc-guha-eps-gemma>`" in page and "(sc-guha-eps-gemma)=" in page
-    assert "Gemma 3 270M has ε = μ + 2σ = 0.41554" in page.split("## What each row measures")[1]
+    # each row links its own definition on the methods page, which states the claim and what ours is
+    assert "{ref}`ε of Gemma 3 270M <sc-guha-eps-gemma>`" in page and "(sc-guha-eps-gemma)=" not in page
+    rows = (tmp_path / "scorecard_rows.md").read_text()
+    assert "(sc-guha-eps-gemma)=" in rows and "Gemma 3 270M has ε = μ + 2σ = 0.41554" in rows
+    assert "**guha-eps-gemma** (measurement; abs, tolerance 0.001; checked by `quick`, `reference`, `paper`)" in rows
+    assert "*This build:* two decoders in the band." in rows and "(sc-liu-lmhead-level)=" in rows
     summary = (tmp_path / "scorecard_summary.md").read_text()
     lines = summary.strip().splitlines()
     assert len(lines) == 5 and lines[0].startswith("1. **What is checked.**")
     assert "the empty 0.1–0.2 band" in lines[2] and "1 of the" in lines[1]
     assert "an interval and a point count behind every measured verdict" not in summary
-    tol = (tmp_path / "scorecard_tolerances.md").read_text()
-    assert "| guha-eps-gemma | measurement | abs | 0.001 |" in tol
-    assert "| liu-lmhead-level | measurement (context) |" in tol
+    assert "**liu-lmhead-level** (measurement, context; range" in rows
 
 
 def test_cells_that_start_like_markdown_blocks_are_escaped():
@@ -349,7 +350,8 @@ def test_strings_from_findings_reach_the_page_as_text():
         "note": "<img src=x onerror=alert(1)> and {ref}`x`",
         "provenance": "<script>alert(1)</script>",
     }
-    page = scorecard.scorecard_markdown([scorecard.evaluate(c, [f])], set())
+    rows = [scorecard.evaluate(c, [f])]
+    page = scorecard.scorecard_markdown(rows, set()) + scorecard.rows_markdown(rows)
     assert "<img" not in page and "<script" not in page and "&lt;img" in page and "&lt;script" in page
     assert "{ref}`x`" not in page and "{doc}`06_packingraw`" in page and "`referencex`" in page
 
@@ -360,5 +362,6 @@ def test_a_provenance_or_note_that_ends_a_sentence_gets_one_full_stop():
     page = scorecard.scorecard_markdown(
         [scorecard.evaluate(c, [{**f, "provenance": "1 point, in 56 min of computing.", "note": "it flattens"}])], set()
     )
-    assert "**P1**: 1 point, in 56 min of computing.\n" in page and "This run: it flattens." in page
-    assert ".." not in page.split("## What each row measures")[1]
+    assert "**P1**: 1 point, in 56 min of computing.\n" in page and ".." not in page.split("## Where the")[1]
+    rows = scorecard.rows_markdown([scorecard.evaluate(c, [{**f, "note": "it flattens."}])])
+    assert "*This build:* it flattens." in rows and "flattens.." not in rows

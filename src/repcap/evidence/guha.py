@@ -17,17 +17,18 @@ def class_boundaries() -> tuple[float, float]:
     return value("guha2026.class2_eps_below"), value("guha2026.class1_eps_above")
 
 
-def empty_band(decoders: Sequence[dict[str, Any]]) -> dict[str, Finding]:
+def empty_band(decoders: Sequence[dict[str, Any]], *, key: str = "eps") -> dict[str, Finding]:
     """``guha-empty-band`` over every decoder language model measured (tied or not: his population
     is decoder LMs, Class 2 is mostly untied), each ``{"label", "eps"}``; the note gives the margin
-    of the nearest one to the band."""
+    of the nearest one to the band.  ``key="eps3"``: the same count under his code's μ + 3σ variant
+    (``guha-empty-band-3sigma``, a context row)."""
     if not decoders:
         return {}
     lo, hi = class_boundaries()
-    inside = [r for r in decoders if lo <= float(r["eps"]) <= hi]
-    margin = min(max(lo - float(r["eps"]), float(r["eps"]) - hi) for r in decoders)
+    inside = [r for r in decoders if lo <= float(r[key]) <= hi]
+    margin = min(max(lo - float(r[key]), float(r[key]) - hi) for r in decoders)
     return {
-        "guha-empty-band": {
+        ("guha-empty-band" if key == "eps" else "guha-empty-band-3sigma"): {
             "value": len(inside),
             "interval": "deterministic",
             "n": len(decoders),

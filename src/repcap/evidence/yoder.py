@@ -86,7 +86,7 @@ def c_peak(peaks: pd.DataFrame, **where: Any) -> dict[str, Finding]:
             "value": float(r.peak),
             "interval": "one run",
             "n": int(r.n_cells),
-            "n_of": f"cells at d = {int(r.d)}, one run each",
+            "n_of": f"cells at d = {int(r.d)}",
             "note": f"decided at d = {int(r.d)}, the largest d whose curve brackets its peak; per d: {per_d}",
             **where,
         }
