@@ -45,7 +45,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from repcap import calculator, catalog, figures, findings, laws, reference, tables
+from repcap import calculator, catalog, evidence, figures, findings, laws, reference, tables
 from repcap.chapter import glue, start
 from repcap.config import given
 from repcap.cosine import Histogram
@@ -121,7 +121,7 @@ glue("capacity_llama_four", caps["four"])
 glue("capacity_llama_spread", max(logs.values()) - min(logs.values()))
 glue("capacity_llama_four_minus_jl8", logs["four"] - logs["jl8"])
 for cid, k in (("guha-jl8-llama", "jl8"), ("guha-jl-llama", "jl"), ("guha-four-llama", "four")):
-    findings.record(cid, caps[k], exact=True)
+    findings.record(cid, caps[k], interval="closed form")
 tables.show(ex, digits={"log10 k (ours)": ".2f"})
 
 # %% [markdown]
@@ -151,7 +151,7 @@ t1 = pd.DataFrame(
 t1["relative gap"] = t1["four-constant law (ours)"] / t1["capacity (reported)"] - 1
 glue("capacity_table1_n", int(len(t1)))
 glue("capacity_table1_gap", float(t1["relative gap"].abs().max()))
-findings.record("guha-table1-law", float(t1["relative gap"].abs().max()), exact=True, n=len(t1), n_of="capacities")
+findings.record("guha-table1-law", float(t1["relative gap"].abs().max()), interval="closed form")
 class2 = [
     e
     for e in catalog.guha_models()
@@ -162,10 +162,19 @@ findings.record(
     **findings.spearman([e.d_model for e in class2], [e.eps_reported for e in class2]),
     n_of="Class-2 models of Table 1",
 )
+table1_rows = evidence.guha.table1(catalog.guha_models())
+findings.record_all(table1_rows)
+glue("capacity_class2_span_note", table1_rows["guha-class2-span"]["note"])
+glue("capacity_class2_span_quote", reference.quote("guha2026.class2_capacity_span").text(".0e"))
+glue("capacity_class1_tied_note", table1_rows["guha-class1-mostly-tied"]["note"])
 
 # %% [markdown]
 # All {glue:text}`capacity_table1_n` finite capacities of Table 1 agree with the law to within
-# {glue:text}`capacity_table1_gap:.2%`, the rounding of three printed significant figures.
+# {glue:text}`capacity_table1_gap:.2%`, the rounding of three printed significant figures. Two more of
+# his statements read straight off the same table (re-analyses, on the {ref}`scorecard <scorecard>`):
+# Class-2 capacities span about {glue:text}`capacity_class2_span_quote` (Sec. 3.5), while
+# {glue:text}`capacity_class2_span_note`, the exception his own Appendix D names; and "nearly all"
+# Class-1 models are tied: {glue:text}`capacity_class1_tied_note`.
 
 # %% [markdown]
 # ### Try it: a capacity calculator
@@ -260,13 +269,13 @@ glue("capacity_eps_hi", eps_hi)
 glue("capacity_paper_lo", reference.value("guha2026.sens_d8192_eps005"))
 glue("capacity_paper_hi", reference.value("guha2026.sens_d8192_eps009"))
 if fixed_d == reference.value("guha2026.sens_example_d"):
-    findings.record("guha-sensitivity-eps", hi / lo, exact=True)
+    findings.record("guha-sensitivity-eps", hi / lo, interval="closed form")
 d_small, d_large = (int(reference.value(f"guha2026.sens_example_d_{x}")) for x in ("lo", "hi"))
 d_lo_cap, d_hi_cap = (laws.capacity(eps_hi, d_, "four") for d_ in (d_small, d_large))
 glue("capacity_d_small", d_small)
 glue("capacity_d_large", d_large)
 glue("capacity_d_ratio", d_hi_cap / d_lo_cap)
-findings.record("guha-sensitivity-d", d_hi_cap / d_lo_cap, exact=True)
+findings.record("guha-sensitivity-d", d_hi_cap / d_lo_cap, interval="closed form")
 figures.save(
     "fig-capacity-vs-eps",
     fig,

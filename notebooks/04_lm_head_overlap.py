@@ -42,7 +42,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from repcap import catalog, figures, findings, reference, tables
+from repcap import catalog, evidence, figures, findings, reference, tables
 from repcap.chapter import glue, start
 from repcap.figdata import survey as figdata
 from repcap.survey import scan
@@ -161,17 +161,16 @@ glue("overlap_var_ratio_min", float(heads["m Var(cos)"].min()) if len(heads) els
 glue("overlap_var_ratio_max", float(heads["m Var(cos)"].max()) if len(heads) else float("nan"))
 glue("overlap_n_inside", n_inside)
 findings.record(
-    "liu-lmhead-level", float(heads["m E[cos²]"].median()) if len(heads) else None, n=len(heads), n_of="heads"
-)
-findings.record("liu-lmhead-scaling", figdata.loglog_slope(heads["m"], heads["E[cos²]"]), n=len(heads), n_of="heads")
-head_recs = [r for r in records if kinds[r["label"]] == "LM head"]
-findings.record(
-    "liu-head-norms",
-    min((r["n_rows"] / (r["n_rows"] + r["n_zero_rows"]) for r in head_recs), default=None),
-    exact=True,
-    n=len(head_recs),
+    "liu-lmhead-level",
+    float(heads["m E[cos²]"].median()) if len(heads) else None,
+    low=float(heads["m E[cos²]"].min()) if len(heads) else None,
+    high=float(heads["m E[cos²]"].max()) if len(heads) else None,
+    interval="range",
+    n=len(heads),
     n_of="heads",
 )
+findings.record_all(evidence.liu.head_scaling(heads["m"], heads["E[cos²]"]))
+findings.record_all(evidence.liu.head_norms(figdata.row_norm_shares([*models, *hub_models])))
 
 # %% [markdown]
 # For the {glue:text}`overlap_n_heads` heads loaded here, $m\,E[\cos^2]$ lies between

@@ -55,7 +55,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator
 
-from repcap import figures, findings, laws, layers, reference, tables
+from repcap import evidence, figures, findings, laws, layers, reference, tables
 from repcap.chapter import glue, start
 from repcap.config import given
 from repcap.figdata import layers as figdata
@@ -201,7 +201,7 @@ ratio = figdata.median_eps_ratio(records)
 glue("layers_ratio_median", ratio)
 glue("layers_ratio_random_median", float(ratio_rand.median()))
 glue("layers_ratio_random_max", float(ratio_rand.max()))
-findings.record("guha-layers-eps", ratio)
+findings.record("guha-layers-eps", ratio, interval="deterministic", n=int(len(bl)), n_of="layer matrices")
 
 # %% [markdown]
 # How far from random, matrix kind by matrix kind: $d\,E[\cos^2]$ is exactly 1 in expectation for
@@ -306,19 +306,9 @@ glue("layers_n_emb_class1", sum(1 for r in embs if r["class"] == 1))
 d_random_c2, d_random_c1 = 4 / C2**2, 4 / C1**2  # widths where 2/sqrt(d) crosses the boundaries
 glue("layers_d_random_c2", d_random_c2)
 glue("layers_d_random_c1", d_random_c1)
-findings.record("guha-layers-class", share)
-findings.record("guha-layers-tied", figdata.share_same_class(records, tied_only=True))
-# the scoped row: untied Class-2 models only; each layer matrix against a Gaussian matrix of its own
-# shape (its baseline), set against the embedding's excess over random directions (2/sqrt(d))
-c2_untied = {r["label"]: r for r in embs if r.get("tied") is False and r["class"] == 2}
-excess = [
-    (r["eps"] / r["baseline"]["eps"]) / (c2_untied[r["label"]]["eps"] * np.sqrt(r["d_model"]) / 2)
-    for r in records
-    if r["label"] in c2_untied and r["kind"] not in ("embedding", "head") and r.get("baseline")
-]
-findings.record(
-    "guha-layers-latent", float(np.median(excess)) if excess else None, n=len(c2_untied), n_of="untied Class-2 models"
-)
+findings.record("guha-layers-class", share, interval="deterministic")
+findings.record("guha-layers-tied", figdata.share_same_class(records, tied_only=True), interval="deterministic")
+findings.record_all(evidence.guha.layers_latent(records))  # the scoped row: untied Class-2 models only
 
 # %% [markdown]
 # The classes are partly a statement about width. Gaussian directions have

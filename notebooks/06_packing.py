@@ -43,7 +43,7 @@ import numpy as np
 import pandas as pd
 from IPython.display import Markdown
 
-from repcap import bounds, bundle, figures, findings, laws, packing, reference, sweep, tables
+from repcap import bounds, bundle, evidence, figures, findings, laws, packing, reference, sweep, tables
 from repcap.chapter import glue, start
 from repcap.config import given
 from repcap.figdata import packing as figdata
@@ -376,46 +376,13 @@ glue(
 )
 
 
-def record_trap(ar, k_, d_, **where):
-    """Record the gradient-trap and 99%-solution rows from one abs-relu packing ``ar`` of ``k_``
-    vectors in R^``d_`` (``where``: the profile and provenance of a shipped run)."""
-    collapse_pairs = d_ * math.comb(k_ // d_, 2)  # pairs if the k vectors collapse onto d directions
-    eps_ = np.asarray(ar.get("eps_curve") or [], dtype=float)
-    steps_ = np.asarray(ar.get("curve_steps") or [], dtype=float)
-    # the trap persists if the worst pair, once nearly parallel, stays so to the end of the run
-    held = np.flatnonzero(eps_ <= 0.9)
-    persist = (
-        f"; the worst pair's |cos| stays above 0.9 from step {steps_[held[-1] + 1 if len(held) else 0]:,.0f} to "
-        f"the end (step {steps_[-1]:,.0f})"
-        if len(eps_) and len(steps_) == len(eps_) and eps_[-1] > 0.9
-        else ""
-    )
-    findings.record(
-        "yoder-gradient-trap",
-        ar["n_above"]["0.9"] / collapse_pairs if collapse_pairs else None,
-        figure="fig-packing-parallel",
-        exact=True,
-        note=f"{ar['n_above']['0.9']:,.0f} pairs with |cos| > 0.9 against d·C(k/d, 2) = {collapse_pairs:,} at "
-        f"{k_:,} × {d_}{persist}",
-        **where,
-    )
-    findings.record(
-        "yoder-99-solution",
-        (1 - ar["n_orthogonal"] / ar["n_pairs"]) * d_,
-        figure="fig-packing-angles",
-        exact=True,
-        note=f"{ar['n_orthogonal'] / ar['n_pairs']:.2%} of the pairs orthogonal against "
-        f"1 − 1/d = {1 - 1 / d_:.2%} at {k_:,} × {d_}",
-        **where,
-    )
-
-
 if "abs-relu" in runs:
-    record_trap(runs["abs-relu"], k, d)
+    findings.record_all(evidence.yoder.trap(runs["abs-relu"], k, d))
 findings.record(
     "yoder-76-degrees",
     runs["exp"]["max_angle_deg"] if "exp" in runs and full_size else None,
     figure="fig-packing-curves",
+    interval="one run",
 )
 tables.show(ref, digits={"ours": ".2f"}, missing="this profile did not run Yoder's size")
 
@@ -463,25 +430,16 @@ for pt in losses_section.found:
             f"(|cos| < 0.01) against Yoder's 1 − 1/d = {1 - 1 / dd_:.2%}, and {ar_['n_above']['0.9']:,.0f} pairs "
             f"end with |cos| > 0.9 against the {dd_ * math.comb(kk_ // dd_, 2):,} of a collapse onto d directions"
         )
-        record_trap(
-            pt.result,
-            int(pt.config["k"]),
-            int(pt.config["d"]),
-            profile=finding_profile(reference_set, reference_scale),
-            provenance=losses_lookup.provenance_text(reference_set),
-        )
+        trap_where = {
+            "profile": finding_profile(reference_set, reference_scale),
+            "experiments": losses_section.experiments,
+        }
+        findings.record_all(evidence.yoder.trap(pt.result, kk_, dd_, **trap_where))
 annealed_best = figdata.best_angles(annealed_section.found)
 
 
-def rate_words(r):
-    """How Adam's rate moved in one run (a row of ``figdata.best_angles``)."""
-    return (
-        f"at a fixed rate {r.lr:g}" if r.schedule == "fixed" else f"with its rate decaying from {r.lr:g} ({r.schedule})"
-    )
-
-
 loss_sentences = "; ".join(
-    f"under the {r.loss} loss{f' (p = {r.p:g})' if r.loss == 'power' else ''}, Adam {rate_words(r)} "
+    f"under the {r.loss} loss{f' (p = {r.p:g})' if r.loss == 'power' else ''}, Adam {figdata.rate_words(r)} "
     f"for {r.steps:,} steps, the worst pair ends at {r.final_angle_deg:.2f}° (best "
     f"{r.best_angle_deg:.2f}°, at step {r.best_step:,}), {abs(r.best_angle_deg - yoder_angle.value):.2f}° "
     f"{'below' if r.best_angle_deg < yoder_angle.value else 'above'} Yoder's {yoder_angle.value:g}° and "
@@ -577,7 +535,10 @@ if ref_found is not None and ref_run is not None:
         exp_best,
         figure="fig-packing-reference",
         profile=finding_profile(reference_set, reference_scale),
-        provenance=ref_lookup.provenance_text(reference_set),
+        experiments={**ref_section.experiments, **annealed_section.experiments},
+        interval="one run",
+        n=1 + len(annealed_best),
+        n_of="runs, the larger shown",
         note=(
             f"our fixed-rate run flattens from step {flat:,.0f} and then only jitters between {late.min():.1f}° and "
             f"{late.max():.1f}° (Adam at a fixed rate {ref_found.config['lr']:g}), {yoder_angle.value - late.max():.1f}° "

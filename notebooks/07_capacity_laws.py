@@ -49,7 +49,7 @@ import numpy as np
 import pandas as pd
 from IPython.display import Markdown
 
-from repcap import bounds, bundle, figures, findings, fits, laws, packing, reference, sweep, tables
+from repcap import bounds, bundle, evidence, figures, findings, fits, laws, packing, reference, sweep, tables
 from repcap.chapter import glue, start
 from repcap.config import given
 from repcap.figdata import packing as figdata
@@ -95,10 +95,7 @@ published = {"JL form, random": "jl", "adjusted, optimised": "adjusted", "four-c
 rows = []
 for name, f in guha_fits.items():
     law = published.get(name)
-
-    def pub(col, law=law):
-        q = reference.quotes().get(f"guha2026.laws.{law}.{col}") if law else None
-        return q.value if q else np.nan
+    pub = {c: getattr(reference.quotes().get(f"guha2026.laws.{law}.{c}"), "value", np.nan) for c in ("R2", "MAPE_pct")}
 
     rows.append(
         {
@@ -108,11 +105,11 @@ for name, f in guha_fits.items():
                 ", ".join(f"{n}={v:.4g}" for n, v in laws.PUBLISHED[law].constants.items()) if law else "not published"
             ),
             "constants, our refit": ", ".join(f"{n}={v:.4g}" for n, v in f.constants.items()),
-            "R², reported": pub("R2"),
+            "R², reported": pub["R2"],
             "R², our refit": f.r2,
             "MAPE %, reported": reference.value("guha2026.jl_mape_optimised")
             if name == "JL form, optimised"
-            else pub("MAPE_pct"),
+            else pub["MAPE_pct"],
             "MAPE %, our refit": f.mape,
         }
     )
@@ -135,34 +132,36 @@ glue("laws_guha_C_rand", guha_fits["JL form, random"].constants["C"])
 # his constants refitted on his data: the same deterministic fit, so no interval (exact); a and c: is
 # the data's exponent distinguishable from 1? that takes the fit's 95% interval
 for cid, name in (("guha-jl-random-refit", "JL form, random"), ("guha-adjusted-refit", "adjusted, optimised")):
-    findings.record(cid, guha_fits[name].constants["C"], exact=True, n=guha_fits[name].n, n_of="of his cells")
+    findings.record(
+        cid, guha_fits[name].constants["C"], interval="deterministic", n=guha_fits[name].n, n_of="of his cells"
+    )
 f4_ = guha_fits["four-constant, optimised"]
 for cid, what in (("guha-four-a", "a"), ("guha-four-c", "c")):
     findings.record(
         cid,
-        **findings.interval(f4_.constants[what], f4_.stderr[what], dof=f4_.n - len(f4_.constants)),
+        **findings.interval(f4_.constants[what], f4_.stderr[what], dof=f4_.n - len(f4_.constants), kind="fit"),
         n=f4_.n,
         n_of="of his cells",
     )
 findings.record(
     "guha-jl-mape",
     guha_fits["JL form, optimised"].mape,
-    exact=True,
+    interval="deterministic",
     n=guha_fits["JL form, optimised"].n,
     n_of="of his cells",
 )
-findings.record("guha-four-refit", f4_.mape, exact=True, n=f4_.n, n_of="of his cells")
+findings.record("guha-four-refit", f4_.mape, interval="deterministic", n=f4_.n, n_of="of his cells")
 findings.record(
     "guha-two-orders",
     math.log10(guha_fits["JL form, optimised"].mape / guha_fits["adjusted, optimised"].mape),
-    exact=True,
+    interval="deterministic",
     n=guha_fits["JL form, optimised"].n,
     n_of="of his cells",
 )
 findings.record(
     "guha-two-orders-kd",
     math.log10(mape_kd["JL form, optimised"] / mape_kd["adjusted, optimised"]),
-    exact=True,
+    interval="deterministic",
     n=int(kd.sum()),
     n_of="of his cells with k > d",
     note=f"MAPE on k > d: JL form {mape_kd['JL form, optimised']:.1f}%, adjusted law {mape_kd['adjusted, optimised']:.1f}%",
@@ -315,7 +314,8 @@ if gap60 is not None:
         gap60,
         figure="fig-laws-reference",
         profile=finding_profile(reference_set, reference_scale),
-        provenance=m60_section.provenance,
+        experiments=m60_section.experiments,
+        interval="one run",
         n=n60,
         n_of="cells",
     )
@@ -344,7 +344,8 @@ if ref_cells["relative gap"].notna().any():
         float(ref_cells["relative gap"].abs().max()),
         figure="fig-laws-reference",
         profile=finding_profile(reference_set, reference_scale),
-        provenance=ref_lookup.provenance_text(reference_set),
+        experiments=ref_section.experiments,
+        interval="one run",
         n=int(ref_cells["relative gap"].notna().sum()),
         n_of="cells",
     )
@@ -436,7 +437,7 @@ glue("laws_mape_published_four_value", reference.value("guha2026.laws.four.MAPE_
 glue("laws_random_trials_guha", int(reference.value("guha2026.random_trials")))
 findings.record(
     "guha-jl-random-ours",
-    **findings.interval(fit_rnd.constants["C"], fit_rnd.stderr["C"], dof=fit_rnd.n - 1),
+    **findings.interval(fit_rnd.constants["C"], fit_rnd.stderr["C"], dof=fit_rnd.n - 1, kind="fit"),
     figure="fig-laws-grid",
     n=fit_rnd.n,
     n_of="cells",
@@ -584,10 +585,12 @@ proj_cfg = [
 ]
 proj = sweep.run(packing.sweep_projection, proj_cfg, cache="packing-projection", desc="projections")
 proj_df = pd.DataFrame(proj.results).groupby(["N", "k", "kind"], as_index=False)[["eps", "C"]].mean()
-cc_lookup = refdata.lookup(reference_set, "c-curve", reference_scale)
-cc_section = refdata.section(cc_lookup, reference_set)
-cc_curve = rrdata.c_curve(cc_section.found)
-cc_shape = rrdata.c_curve_shape(cc_curve)
+cc_lookups = [refdata.lookup(reference_set, e, reference_scale) for e in ("c-curve", "c-curve-wide")]
+cc_sections = [refdata.section(lk, reference_set) for lk in cc_lookups]
+cc_curve = rrdata.c_curve([f for sec in cc_sections for f in sec.found])
+cc_peaks = rrdata.c_curve_peaks(cc_curve)
+cc_experiments = {k: v for sec in cc_sections for k, v in sec.experiments.items()}
+cc_provenance = " ".join(sec.provenance for sec in cc_sections)
 cdf = figdata.yoder_constants(grid, proj_df, cc_curve)
 glue("laws_C_opt_min", float(cdf[cdf.source == "optimised packing"].C.min()))
 glue("laws_C_opt_max", float(cdf[cdf.source == "optimised packing"].C.max()))
@@ -607,68 +610,20 @@ for key, qid in (
     glue(f"laws_yoder_C_{key}", getattr(reference.quote(f"yoder2025.{qid[0]}"), qid[1]))
 glue("laws_yoder_C_peak", reference.value("yoder2025.C_optimised_peak"))
 glue("laws_yoder_C_high", reference.value("yoder2025.C_optimised_high_ratio"))
-o_sorted = o.sort_values("ratio")
-peak_inside = len(o) > 2 and 0 < int(np.argmax(o_sorted.C.to_numpy())) < len(o) - 1
-not_reached = (
-    ""
-    if peak_inside
-    else f"our C still rises at the end of our grid (k/d up to {o.ratio.max():.0f}): its peak is not reached"
+findings.record_all(evidence.yoder.c_ceiling())  # his "0.2 or below" is the ceiling d / ln N: arithmetic
+cc_where = {"profile": finding_profile(reference_set, reference_scale), "figure": "fig-laws-yoder-c"}
+findings.record_all(evidence.yoder.c_peak(cc_peaks, experiments=cc_experiments, **cc_where))
+glue("laws_C_reference", Markdown(rrdata.c_curve_summary(cc_peaks) + " " + cc_provenance))
+proj_undecided = (
+    "" if run_record.profile == "paper" else "this profile's projections are smaller than the paper profile's"
 )
-findings.record("yoder-C-peak", float(o.C.max()) if len(o) else None, n=len(o), n_of="packings", undecided=not_reached)
-findings.record(
-    "yoder-C-falls", float(o_sorted.C.iloc[-1]) if len(o) else None, n=len(o), n_of="packings", undecided=not_reached
-)
-if len(cc_curve):
-    cc_undecided = (
-        ""
-        if cc_shape["interior"]
-        else f"the reference C curve has no peak inside its grid (N/k up to {cc_curve.ratio.max():.0f}, {len(cc_curve)} packings)"
-    )
-    for cid, value in (("yoder-C-peak", cc_shape["peak"]), ("yoder-C-falls", cc_shape["last"])):
-        findings.record(
-            cid,
-            value,
-            n=len(cc_curve),
-            n_of="packings",
-            undecided=cc_undecided,
-            figure="fig-laws-yoder-c",
-            profile=finding_profile(reference_set, reference_scale),
-            provenance=cc_section.provenance,
-        )
-    glue(
-        "laws_C_reference",
-        Markdown(
-            f"The reference run adds {len(cc_curve)} optimised packings at small dimension (d = "
-            f"{', '.join(str(d_) for d_ in sorted(cc_curve.d.unique()))}, N/k up to {cc_curve.ratio.max():.0f}): "
-            f"pooled over d, their C peaks at {cc_shape['peak']:.3f} at N/k = {cc_shape['peak_ratio']:.0f}"
-            + (
-                f" and falls to {cc_shape['last']:.3f} ({cc_shape['fall']:.0%} of the peak) at the largest N/k."
-                if cc_shape["interior"]
-                else ", the end of the grid: the peak is not bracketed yet."
-            )
-            + " "
-            + cc_section.provenance
-        ),
-    )
-else:
-    glue(
-        "laws_C_reference",
-        Markdown("The reference run's small-d C curve is not in this build: " + cc_section.provenance),
-    )
-srht = proj_df[proj_df["kind"] == "srht"]
-findings.record(
-    "yoder-C-hadamard",
-    float(srht.C.mean()) if len(srht) else None,
-    low=float(srht.C.min()) if len(srht) else None,
-    high=float(srht.C.max()) if len(srht) else None,
-    n=len(srht),
-    n_of="(N, k) cells",
-)
+findings.record_all(evidence.yoder.projections(proj_df, undecided=proj_undecided))
 
 fig, ax = plt.subplots(figsize=figures.size(4.4))
 srcs = list(dict.fromkeys(cdf.source))
 pal = dict(zip(srcs, figures.palette(len(srcs))))
 marks = {"optimised packing": "o", "random vectors": "s", figdata.REFERENCE_C_SERIES: "D"}
+marks |= {figdata.REFERENCE_C_CEILING: "d", figdata.C_CEILING_SERIES: "_"}
 for s_ in srcs:
     g = cdf[cdf.source == s_].sort_values("ratio")
     ax.plot(g.ratio, g.C, marks.get(s_, "^"), color=pal[s_], label=s_, ms=5, alpha=0.85)
@@ -693,7 +648,9 @@ _ = figures.save(
         "caption": "Yoder's constant C = ε² k / ln N against N/k (log-log). Random vectors and random projections "
         "sit near the JL constants (Gaussian projections higher, because their vector lengths also "
         "vary); optimised packings (dots) have a several times smaller C. The diamonds are the reference run's "
-        "packings at d = 2 to 16, which reach the large N/k where Yoder's curve peaks and falls.",
+        "packings at d = 2 to 16, which reach the large N/k where Yoder's curve peaks and falls; thin diamonds are "
+        "its cells at the ceiling (ε* ≥ 0.99), where C is d / ln k whatever the packing (dashes: that ceiling), "
+        "dropped when the curve is judged one dimension at a time.",
         "seed": seed,
         "projection_seeds": projection_seeds,
     },
@@ -730,8 +687,8 @@ glue("laws_yoder_divisor", laws.YODER_DIVISOR)
 glue("laws_yoder_rule_C", reference.value("yoder2025.rule_C"))
 glue("laws_yoder_d", yoder_d)
 glue("laws_yoder_rule_gap", max(gaps))
-findings.record("yoder-rule-points", max(gaps), exact=True)
-findings.record("yoder-rule-C", laws.yoder_C(), exact=True)
+findings.record("yoder-rule-points", max(gaps), interval="closed form")
+findings.record("yoder-rule-C", laws.yoder_C(), interval="closed form")
 cap_df = figdata.capacity_by_angle(yoder_d, np.linspace(0.05, 12, 240), fits_opt["adjusted"].law)
 curves = list(dict.fromkeys(cap_df.curve))
 fig, ax = plt.subplots(figsize=figures.size(5.2))
@@ -815,7 +772,7 @@ rule_rig = rig[rig.law == "Yoder's rule"]
 findings.record(
     "yoder-rule-bound",
     float(rule_rig["max excess (log10 k)"].max()) if len(rule_rig) else 0.0,
-    exact=True,
+    interval="closed form",
     n=int(D_.size),
     n_of="(d, ε) points",
     note=(

@@ -66,7 +66,7 @@ scheduler = ""  # with the dask executor: a tcp address, local or local:N, or a 
 import matplotlib.pyplot as plt
 import numpy as np
 
-from repcap import figures, findings, reference, toy
+from repcap import evidence, figures, findings, reference, toy
 from repcap.chapter import glue, start
 from repcap.config import given
 from repcap.figdata import toy as figdata
@@ -216,11 +216,8 @@ _ = figures.save(
 
 
 # %%
-def row(g, a=example_alpha):
-    return df[(df["gamma"] == g) & (df["alpha"] == a)].iloc[0]
-
-
-strong, weak = row(strong_gamma), row(weak_gamma)
+at_example = df[df["alpha"] == example_alpha].set_index("gamma")
+strong, weak = at_example.loc[strong_gamma], at_example.loc[weak_gamma]
 c_weak, c_strong = figures.palette(4)[0], figures.palette(4)[3]
 bins = np.linspace(0, 2, 41)
 regimes = [(f"weak, γ = {weak_gamma:g}", weak["norms"]), (f"strong, γ = {strong_gamma:g}", strong["norms"])]
@@ -312,14 +309,18 @@ at_strong = df[df["gamma"] == strong_gamma]
 at_one = df[np.isclose(df["gamma"], 1.0)]
 glue("regimes_phi_weak_gamma1", float(at_one["phi_half"].max()) if len(at_one) else float("nan"))
 findings.record(
-    "liu-phi-strong", float(at_strong["phi_half"].min()) if len(at_strong) else None, n=len(at_strong), n_of="models"
-)
-findings.record(
-    "liu-phi-weak",
-    float(at_one["phi_half"].max()) * n / m if len(at_one) else None,
-    n=len(at_one),
+    "liu-phi-strong",
+    float(at_strong["phi_half"].min()) if len(at_strong) else None,
+    interval="range",
+    low=float(at_strong["phi_half"].min()) if len(at_strong) else None,
+    high=float(at_strong["phi_half"].max()) if len(at_strong) else None,
+    n=len(at_strong),
     n_of="models",
-    note=f"φ½ = {float(at_one['phi_half'].max()) if len(at_one) else float('nan'):.3g} at m/n = {m / n:.3g}",
+)
+weak_one = at_one.assign(n=n, m=m, phi_half_over_m_n=at_one["phi_half"] * n / m)
+paper_tc = toy.TrainConfig()  # the engine's defaults are the paper's main sweep
+findings.record_all(
+    evidence.liu.phi_weak(weak_one, undecided=evidence.liu.below_paper_size(n, steps, paper_tc.n, paper_tc.steps))
 )
 
 # %% [markdown]

@@ -193,10 +193,10 @@ tables.show(ref, digits={"1/m": ".5f"})
 
 
 # %%
-def span(col):
-    return f"{lm[col].min():.1f}–{lm[col].max():.1f} × 1/m" if len(lm) else "no head loaded"
-
-
+span = {
+    c: f"{lm[c].min():.1f}–{lm[c].max():.1f} × 1/m" if len(lm) else "no head loaded"
+    for c in ("m_times_overlap", "m_times_var")
+}
 a_m = reference.quote("liu2025.llm_alpha_m")
 reported = pd.DataFrame(
     [
@@ -209,14 +209,14 @@ reported = pd.DataFrame(
         {
             "quantity": "LM-head m E[cos²]",
             "source": f"{paper_range.text()} (median and range; our reading of Fig. 8a)",
-            "ours": f"{span('m_times_overlap')} ({len(lm)} offline heads)",
+            "ours": f"{span['m_times_overlap']} ({len(lm)} offline heads)",
         },
         {
             "quantity": "LM-head E[cos²] against m",
             "source": "slope 1 against 1/m, the x-axis of Fig. 8a (−1 against m)",
             "ours": "not measurable on these few widths",
         },
-        {"quantity": "LM-head m Var(cos)", "source": "—", "ours": span("m_times_var")},
+        {"quantity": "LM-head m Var(cos)", "source": "—", "ours": span["m_times_var"]},
         {
             "quantity": "toy strong-regime m E[cos²]",
             "source": "about 1 (Fig. 6d; our reading)",

@@ -19,7 +19,7 @@ from typing import Any
 from . import laws
 from .constructions import Code, best_known, catalogue
 from .frontier import line_codes
-from .reference import guha_packings, reference_dir, value
+from .quotes import guha_packings, reference_dir, value
 
 #: The files of ``data/reference`` this module reads (see :func:`repcap.codehash.data_digest`).
 DATA_FILES = ("guha2026_table1.csv",)

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 
 from . import RepcapError
 from .offline_hashes import WHEEL_SHA256
-from .reference import key_of, reference_dir
+from .quotes import key_of, reference_dir
 
 #: The files of ``data/reference`` this module reads (see :func:`repcap.codehash.data_digest`).
 DATA_FILES = ("catalog_hub.csv", "guha2026_table1.csv", "liu2025_llm_models.csv", "offline_models.yaml")

@@ -628,7 +628,7 @@ _QUANTITIES = {"lines": "squared chordal distance", "points": "smallest angle (d
 def _best_known_rows() -> tuple[dict, ...]:
     import csv
 
-    from .reference import reference_dir
+    from .quotes import reference_dir
 
     path = reference_dir() / "best_known_packings.csv"
     try:

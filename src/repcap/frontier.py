@@ -20,7 +20,7 @@ from . import RepcapError
 from .bounds import coherence_lower_bound
 from .constructions import Code, best_known, largest_code
 from .laws import get_law
-from .reference import guha_packings, reference_dir
+from .quotes import guha_packings, reference_dir
 
 #: The files of ``data/reference`` this module reads.
 DATA_FILES = ("guha2026_table1.csv", "guha2026_optimized_packing.csv", "best_known_packings.csv")

@@ -88,7 +88,7 @@ class Law:
 
 def _published() -> dict[str, Law]:
     """The laws with their published constants, from ``data/reference/guha2026_laws.csv``."""
-    from .reference import laws_table
+    from .quotes import laws_table
 
     out = {}
     for row in laws_table():
@@ -128,7 +128,7 @@ def capacity_table_value(eps: float, d: int) -> float:
 def classify(eps: float) -> int | None:
     """Guha's classes (Sec. 2.5): 1 if eps > 0.2, 2 if eps < 0.1, ``None`` in between (no model of
     his falls there).  The boundaries are read from ``data/reference/quotes.yaml``."""
-    from .reference import value
+    from .quotes import value
 
     if eps > value("guha2026.class1_eps_above"):
         return 1
@@ -142,7 +142,7 @@ def classify(eps: float) -> int | None:
 
 
 def _yoder_divisor() -> float:
-    from .reference import value
+    from .quotes import value
 
     return value("yoder2025.rule_divisor")
 

@@ -1,7 +1,7 @@
 """The findings scorecard: each headline claim of the sources against our number, with a verdict
-computed from the two numbers, their intervals and the tolerance stated in the claim's row.
+computed from the two numbers, their uncertainties and the tolerance stated in the claim's row.
 
-Each row has a **kind** (``repcap.reference.KINDS``): ``arithmetic`` (the source's formula on the
+Each row has a **kind** (``repcap.claims.KINDS``): ``arithmetic`` (the source's formula on the
 source's inputs), ``re-analysis`` (the source's method on the source's own data) or ``measurement``
 (data we computed).  Only measurements can fail for a reason outside the source's own text: the
 headline count is theirs, and the other two are listed as consistency checks.  Rows marked
@@ -10,20 +10,25 @@ headline count is theirs, and the other two are listed as consistency checks.  R
 Verdicts (a fixed vocabulary, :data:`VERDICTS`):
 
 * ``reproduced`` -- a range, bound or count claim that our number (and its whole interval) satisfies;
-* ``reproduced within X`` -- a point value matched within the row's tolerance; X is our actual
-  difference (absolute, or relative for ``rel`` rows);
-* ``differs: reason`` -- ours (and its whole interval) is outside the tolerance;
+* ``reproduced within X`` -- a point value matched within the row's tolerance (X: our actual
+  difference); for ``combined`` rows, within :data:`Z` combined standard errors, ours no less
+  precise than the source's;
+* ``consistent, not decisive`` -- a ``combined`` row whose numbers agree within :data:`Z` combined
+  standard errors while our standard error is larger than the source's: it cannot tell the claim
+  from a neighbour of it;
+* ``differs: reason`` -- ours (and its whole interval) is outside the tolerance, or more than
+  :data:`Z` combined standard errors from the source's;
 * ``differs (explained: ...)`` -- outside, for a systematic reason the row states (the claim's
   ``explained``), rather than a tolerance widened to cover it;
 * ``inconclusive`` -- the interval of our value (or of the source's, where it has one) reaches both
   sides of the tolerance boundary, or the statistic rests on fewer points than the row needs
-  (``min_n``; a fit on 3 widths can never decide); the verdict says what would decide it;
-* ``not checked in this profile`` -- no number from a profile that checks the claim (the verdict
-  names those profiles).
+  (``min_n``), or this run's data cannot reach what the claim is about; the verdict says what
+  would decide it;
+* ``not checked in this profile`` -- no number from a profile that checks the claim.
 
-:func:`verdict` is the rule; :func:`evaluate` picks the finding to judge;
-:func:`write_pages` writes the scorecard page, the intro's summary and the methods page's
-tolerance table into ``book/generated/``.
+:func:`verdict` is the rule; :func:`evaluate` picks the finding to judge; :func:`write_pages`
+writes the scorecard page, the intro's summary and the methods page's list of rows (each claim, what
+ours is, its tolerance and why) into ``book/generated/``.
 """
 
 from __future__ import annotations
@@ -36,12 +41,15 @@ from typing import Any
 
 from . import RepcapError
 from . import io as rio
-from .reference import CLAIM_SOURCES, OURS, Claim, claims, pretty
-from .reference import KINDS as CLAIM_KINDS
+from .claims import CLAIM_SOURCES, OURS, Claim, claims
+from .claims import KINDS as CLAIM_KINDS
+from .findings import INTERVAL_KINDS, UNCERTAINTIES
+from .quotes import pretty
 
 VERDICTS = (
     "reproduced",
     "reproduced within",
+    "consistent, not decisive",
     "differs",
     "differs (explained)",
     "inconclusive",
@@ -51,6 +59,10 @@ VERDICTS = (
 KINDS = VERDICTS
 #: Which profile's finding speaks for a claim when several do (the fuller run first).
 PROFILE_RANK = ("paper", "reference", "quick", "smoke", "interactive")
+#: ``combined`` rows: ours and the source's agree when they are at most Z combined standard errors
+#: apart, |ours - theirs| <= Z sqrt(se_ours^2 + se_theirs^2): a two-sided test at about the 5% level
+#: for normal errors, fixed before any number was compared (Methods, "Verdicts").
+Z = 2.0
 
 
 @dataclass(frozen=True)
@@ -100,12 +112,35 @@ def _regions(
     if compare == "below":
         v = need(value)
         return (-inf, v + tol), (-inf, v + tol), False
-    raise RepcapError(f"unknown compare {compare!r}; use one of abs, rel, range, above, below, equal")
+    raise RepcapError(f"unknown compare {compare!r}; use one of abs, rel, range, above, below, equal, combined")
 
 
 def _inside(x: float, region: tuple[float, float], strict_low: bool) -> bool:
     lo, hi = region
     return (x > lo if strict_low else x >= lo) and x <= hi
+
+
+def _combined(
+    ours: float, value: float | None, se: float | None, source_se: float | None, tol: float, fmt: str, why: str
+) -> tuple[str, str]:
+    """The ``combined`` rule: ``(kind, text)``."""
+    if value is None or source_se is None:
+        raise RepcapError("compare='combined' needs value and source_se (the source's error bar)")
+    if se is None or not math.isfinite(se):
+        return "inconclusive", "inconclusive: our value has no standard error recorded"
+    s = math.sqrt(se**2 + source_se**2)
+    d = abs(ours - value)
+    z = d / s if s > 0 else (0.0 if d == 0 else math.inf)
+    zt = f"{z:.1f}" if math.isfinite(z) else "∞"
+    if d > Z * s + tol + 1e-12 * max(1.0, abs(value)):  # the boundary is inclusive, up to rounding
+        return "differs", f"differs: {zt} combined standard errors apart; {why}"
+    if se > max(source_se, tol / Z):
+        return (
+            "consistent, not decisive",
+            f"consistent, not decisive: {zt} combined standard errors apart, but our standard error "
+            f"({_fmt(se, fmt.replace('+', ''))}) is larger than the source's ({_fmt(source_se, fmt.replace('+', ''))})",
+        )
+    return "reproduced within", f"reproduced within {_fmt(d, '.2g')} ({zt} combined standard errors)"
 
 
 def verdict(
@@ -127,15 +162,19 @@ def verdict(
     explained: str = "",
     decide: str = "",
     undecided: str = "",
+    se: float | None = None,
+    source_se: float | None = None,
 ) -> Verdict:
-    """The verdict on our number ``ours`` (interval ``ours_low..ours_high``, from ``n`` points)
-    against the source's ``value`` (or ``low``..``high``).
+    """The verdict on our number ``ours`` (interval ``ours_low..ours_high``, standard error ``se``,
+    from ``n`` points) against the source's ``value`` (or ``low``..``high``; ``source_se``: its
+    standard error).
 
     ``compare``: ``abs`` / ``rel`` (point value within ``tolerance``, relative for ``rel``; a
     source that gives an interval as well as a value is taken at every value of its interval),
     ``range`` (inside ``low - tolerance .. high + tolerance``), ``above`` / ``below``
-    (``ours > value - tolerance`` / ``ours < value + tolerance``), ``equal``.  ``ours`` None (or
-    not finite): not checked, naming ``checked_by``.
+    (``ours > value - tolerance`` / ``ours < value + tolerance``), ``equal``, ``combined``
+    (``|ours - value| <= Z sqrt(se^2 + source_se^2) + tolerance``).  ``ours`` None (or not
+    finite): not checked, naming ``checked_by``.
     """
     if ours is None or not math.isfinite(float(ours)):
         who = ", ".join(f"`{p}`" for p in checked_by) if checked_by else ""
@@ -146,14 +185,19 @@ def verdict(
     ours = float(ours)
     tol = abs(float(tolerance))
     why = reason or "outside the stated tolerance"
-    sure, possible, strict = _regions(compare, value, low, high, tol)
-    lo = ours if ours_low is None or not math.isfinite(ours_low) else min(ours, float(ours_low))
-    hi = ours if ours_high is None or not math.isfinite(ours_high) else max(ours, float(ours_high))
     then = f"; decided by {decide}" if decide else ""
     if undecided:
         return Verdict("inconclusive", f"inconclusive: {undecided}{then}")
     if n is not None and n < min_n:
         return Verdict("inconclusive", f"inconclusive: rests on {n} {n_of}, and the row needs at least {min_n}{then}")
+    if compare == "combined":
+        kind, text = _combined(ours, value, se, source_se, tol, fmt, why)
+        if kind == "differs" and explained:
+            return Verdict("differs (explained)", f"differs (explained: {explained})")
+        return Verdict(kind, text + (then if kind == "inconclusive" else ""))
+    sure, possible, strict = _regions(compare, value, low, high, tol)
+    lo = ours if ours_low is None or not math.isfinite(ours_low) else min(ours, float(ours_low))
+    hi = ours if ours_high is None or not math.isfinite(ours_high) else max(ours, float(ours_high))
     all_pass = _inside(lo, sure, strict) and _inside(hi, sure, strict) and sure[0] <= sure[1]
     none_pass = hi < possible[0] or lo > possible[1] or (strict and hi <= possible[0])
     if not all_pass and not none_pass:
@@ -188,6 +232,42 @@ def _num(x: Any) -> float | None:
     return v if math.isfinite(v) else None
 
 
+def uncertainty_kind(f: dict[str, Any]) -> str | None:
+    """The kind of a finding's uncertainty (:data:`repcap.findings.UNCERTAINTIES`), reading a record
+    written before ``interval`` existed by its ``exact`` flag."""
+    kind = f.get("interval")
+    if kind in UNCERTAINTIES:
+        return str(kind)
+    return "deterministic" if f.get("exact") else None
+
+
+def evidence_text(f: dict[str, Any] | None, fmt: str = ".3g") -> str:
+    """Our number's uncertainty, named: ``95% interval (t, 3 seeds) [a, b]``, ``range over 9 cells
+    [a, b]``, ``one run``, ``exact (closed form)``, ``exact (no sampling, 6 decoders)``; a record that
+    does not say prints ``uncertainty not stated``."""
+    if f is None or f.get("value") is None:
+        return ""
+    kind = uncertainty_kind(f)
+    n = f.get("n")
+    of = f.get("n_of") or "points"
+    count = f"{int(n)} {of}" if isinstance(n, (int, float)) and not isinstance(n, bool) else ""
+    lo, hi = _num(f.get("low")), _num(f.get("high"))
+    span = f" [{_fmt(lo, fmt)}, {_fmt(hi, fmt)}]" if lo is not None and hi is not None else ""
+    se = _num(f.get("se"))
+    se_text = f", standard error {_fmt(se, fmt.replace('+', ''))}" if se is not None else ""
+    if kind in ("t", "fisher", "fit"):
+        return f"{UNCERTAINTIES[kind]}{', ' + count if count else ''}){span}{se_text}"
+    if kind == "range":
+        return f"range over {count or 'the set'}{span}"
+    if kind == "one run":
+        return "one run" + (f" ({count})" if count else "")
+    if kind == "deterministic":
+        return f"exact (no sampling{', ' + count if count else ''})"
+    if kind == "closed form":
+        return "exact (closed form)"
+    return ("interval of unstated kind" + span) if span else "uncertainty not stated"
+
+
 @dataclass(frozen=True)
 class Row:
     """A judged claim: the claim, the finding that speaks for it (or None) and the verdict."""
@@ -205,19 +285,8 @@ class Row:
 
     @property
     def evidence(self) -> str:
-        """The interval and n of our number (``exact`` for an exact computation)."""
-        f = self.finding
-        if f is None or f.get("value") is None:
-            return ""
-        if f.get("exact"):
-            return "exact"
-        parts = []
-        lo, hi = _num(f.get("low")), _num(f.get("high"))
-        if lo is not None and hi is not None:
-            parts.append(f"95% interval [{_fmt(lo, self.claim.fmt)}, {_fmt(hi, self.claim.fmt)}]")
-        if f.get("n") is not None:
-            parts.append(f"n = {int(f['n'])} {f.get('n_of') or 'points'}")
-        return ", ".join(parts) or "no interval recorded"
+        """Our number's uncertainty by name (:func:`evidence_text`)."""
+        return evidence_text(self.finding, self.claim.fmt)
 
 
 def evaluate(claim: Claim, findings: Sequence[dict[str, Any]]) -> Row:
@@ -251,6 +320,8 @@ def evaluate(claim: Claim, findings: Sequence[dict[str, Any]]) -> Row:
             explained=claim.explained,
             decide=claim.decide,
             undecided=_plain(f.get("undecided")),
+            se=_num(f.get("se")),
+            source_se=claim.source_se(),
         )
         return Row(claim, f, v)
     shown = next((f for f in mine if f.get("value") is not None), mine[0] if mine else None)
@@ -292,7 +363,10 @@ def _bucket(r: Row) -> str:
 
 def _line(c: dict[str, int]) -> str:
     ok = c["reproduced"] + c["reproduced within"]
-    parts = [f"{ok} reproduced", f"{c['differs']} differ"]
+    parts = [f"{ok} reproduced"]
+    if c["consistent, not decisive"]:
+        parts.append(f"{c['consistent, not decisive']} consistent but not decisive")
+    parts.append(f"{c['differs']} differ")
     if c["differs (explained)"]:
         parts.append(f"{c['differs (explained)']} differ for a stated reason")
     parts += [f"{c['inconclusive']} inconclusive", f"{c['not checked in this profile']} not checked in this profile"]
@@ -320,7 +394,8 @@ def _esc(text: str) -> str:
 
 
 def _name(x: Any) -> str:
-    """A profile or chapter name from a finding, inside a role: letters, digits, ``_`` and ``-`` only."""
+    """A profile, chapter or experiment name from a finding, inside a role or a label: letters,
+    digits, ``_`` and ``-`` only."""
     return "".join(ch for ch in str(x) if ch.isalnum() or ch in "_-")[:80] or "?"
 
 
@@ -346,6 +421,46 @@ def _profile_cell(f: dict[str, Any] | None) -> str:
     return f"`{_name(f.get('profile'))}` · {{doc}}`{_name(f.get('chapter'))}`"
 
 
+class Provenance:
+    """Where the numbers of the rows were computed, each source stated once: a bundle experiment's
+    sentence under its name, any other provenance text under a number; rows link to them."""
+
+    def __init__(self) -> None:
+        self.entries: dict[str, tuple[str, str]] = {}  # anchor -> (title, text)
+
+    def add(self, f: dict[str, Any] | None) -> list[str]:
+        """The links of one finding's provenance (its experiments, or its provenance text)."""
+        if not f:
+            return []
+        links = []
+        exps = f.get("experiments") or {}
+        for name, text in exps.items() if isinstance(exps, dict) else []:
+            anchor = "prov-" + _name(name).lower()
+            self.entries.setdefault(anchor, (_name(name), _plain(text)))
+            links.append(f"{{ref}}`{_name(name)} <{anchor}>`")
+        prov = _plain(f.get("provenance"))
+        if prov and not exps:
+            known = {t: a for a, (_, t) in self.entries.items()}
+            anchor = known.get(prov) or f"prov-{len(self.entries) + 1}"
+            self.entries.setdefault(anchor, (f"P{len(self.entries) + 1}", prov))
+            links.append(f"{{ref}}`{self.entries[anchor][0]} <{anchor}>`")
+        return links
+
+    def markdown(self) -> list[str]:
+        if not self.entries:
+            return []
+        lines = [
+            "## Where the shipped numbers were computed",
+            "",
+            "Each results-bundle experiment (or other source of a number not computed in this build) once; the rows "
+            "link here.",
+            "",
+        ]
+        for anchor, (title, text) in self.entries.items():
+            lines += [f"({anchor})=", f"**{_cell(title)}**: {_esc(_sentence(text))}", ""]
+        return lines
+
+
 def _item(lines: list[str], first: str, *rest: str) -> None:
     """One list-table cell: its first line opens the cell, further lines are paragraphs of it."""
     lines.append(f"  - {first}")
@@ -354,11 +469,11 @@ def _item(lines: list[str], first: str, *rest: str) -> None:
             lines += ["", f"    {r}"]
 
 
-def _table(lines: list[str], rows: Sequence[Row], figures: set[str]) -> None:
+def _table(lines: list[str], rows: Sequence[Row], figures: set[str], prov: Provenance) -> None:
     lines += [
         ":::{list-table}",
         ":header-rows: 1",
-        ":widths: 36 20 22 22",
+        ":widths: 30 22 24 24",
         ":class: scorecard",
         "",
         "* - claim",
@@ -368,17 +483,20 @@ def _table(lines: list[str], rows: Sequence[Row], figures: set[str]) -> None:
     ]
     for r in rows:
         c = r.claim
-        status = "" if c.status() == "published" else " (our reading of the source)"
+        status = "" if c.status() == "published" else " (our reading)"
         fig = _figure_link((r.finding or {}).get("figure") or c.figure, figures)
         verdict_text = f"**{r.verdict.text}**" if r.verdict.kind.startswith("differs") else r.verdict.text
         tol = f"tolerance {pretty(c.tolerance, 'g')}" + (" (relative)" if c.compare == "rel" else "")
-        lines.append(f"* - {_cell(c.claim)}")
-        lines += [
-            "",
-            f"    *{_cell(c.where())}*" + (f" · {fig}" if fig else "") + f" · {{ref}}`{c.kind} <{_anchor(c.id)}>`",
-        ]
+        links = prov.add(r.finding)
+        lines.append(f"* - {{ref}}`{_cell(c.short)} <{_anchor(c.id)}>`")
+        lines += ["", f"    *{_cell(c.where())}*" + (f" · {fig}" if fig else "")]
         _item(lines, _cell(c.source_display() + status))
-        _item(lines, _cell(r.ours_text), _cell(r.evidence), _profile_cell(r.finding))
+        _item(
+            lines,
+            _cell(r.ours_text),
+            _cell(r.evidence),
+            _profile_cell(r.finding) + (" · from " + ", ".join(links) if links else ""),
+        )
         _item(lines, _cell(verdict_text), tol)
     lines += [":::", ""]
 
@@ -386,18 +504,18 @@ def _table(lines: list[str], rows: Sequence[Row], figures: set[str]) -> None:
 def scorecard_markdown(rows: Sequence[Row], figures: set[str]) -> str:
     by = counts_by_kind(rows)
     claims_rows = [r for r in rows if not r.claim.context and not _per_model(r)]
+    prov = Provenance()
     lines = [
         "(scorecard)=",
         "# Findings scorecard",
         "",
-        "Each headline claim of the three sources, the source's number and where it stands, our number with its "
-        "interval and the number of points behind it, and a verdict **computed** from the two numbers and the "
-        "tolerance stated in the row (`repcap.scorecard`; the rows and tolerances are data, "
-        "`data/reference/claims.yaml`, and the rules are on the {ref}`Methods <methods-scorecard>` page). "
-        "A row is one of three kinds: a **measurement** (data this book computed), a **re-analysis** (the "
-        "source's own method on the source's own data) or an **arithmetic** check (the source's formula on the "
-        "source's inputs). Only measurements test the sources against new evidence; the other two are "
-        "consistency checks. An *inconclusive* row is one whose evidence cannot decide it, and it says what would.",
+        "Each headline claim of the three sources against a number this book computes, with a verdict **computed** "
+        "from the two numbers, their uncertainties and the tolerance stated in the row (`repcap.scorecard`; rows and "
+        "tolerances are data, `data/reference/claims.yaml`; the rules and every tolerance's reason are on the "
+        "{ref}`Methods <methods-scorecard>` page). A **measurement** tests a claim on data this book produced; a "
+        "**re-analysis** redoes the source's method on its own data and an **arithmetic** check its formula on its "
+        "inputs: consistency checks, which cannot test the claim itself. Every number names its uncertainty: a 95% "
+        "interval and its statistic, a range over models or cells (a spread, not an uncertainty), one run, or exact.",
         "",
         f"This build, **measurements**: {_line(by['measurement'])}, of {sum(by['measurement'].values())}.",
         "",
@@ -434,48 +552,47 @@ def scorecard_markdown(rows: Sequence[Row], figures: set[str]) -> str:
                         "sources' claims.",
                         "",
                     ]
-                _table(lines, sub, figures)
+                _table(lines, sub, figures, prov)
     ctx = [r for r in rows if r.claim.context]
     if ctx:
         lines += [
             "## Context notes",
             "",
-            "Numbers this book computes next to a source's claim that are not the claim itself (another "
-            "quantity, another population, or an implementation check). They are shown, not counted.",
+            "Numbers shown next to a source's claim that are not the claim: another quantity or population, our own "
+            "hypothesis about a source's data, or an implementation check. Shown, not counted.",
             "",
         ]
-        _table(lines, ctx, figures)
+        _table(lines, ctx, figures, prov)
     per = [r for r in rows if _per_model(r)]
     if per:
+        shown = [r for r in per if r.finding is not None and r.finding.get("value") is not None]
         lines += [
             "## One row per model",
             "",
-            "Guha's Table 1 ε of each of his 45 models, and Liu et al.'s Fig. 8a overlap of each of their 27 LM "
-            "heads, against ours. These need the models themselves from the hub: the `paper` profile checks them.",
-            "",
-            "| row | source's value | ours | verdict |",
-            "|---|---|---|---|",
-        ]
-        for r in per:
-            lines.append(
-                "| "
-                + " | ".join(_cell(x) for x in (r.claim.short, r.claim.source_display(), r.ours_text, r.verdict.text))
-                + f" {{ref}}`def <{_anchor(r.claim.id)}>` |"
-            )
-        lines.append("")
-    lines += ["## What each row measures", ""]
-    for r in rows:
-        c = r.claim
-        prov = _plain((r.finding or {}).get("provenance"))
-        note = _plain((r.finding or {}).get("note"))
-        lines += [
-            f"({_anchor(c.id)})=",
-            f"**{_cell(c.id)}** ({c.kind}{', context note' if c.context else ''}): {c.ours}. "
-            f"Tolerance {pretty(c.tolerance, 'g')}: {c.tolerance_why}."
-            + (f" Computed: {_esc(_sentence(prov))}" if prov else "")
-            + (f" Note of this run: {_esc(_sentence(note))}" if note else ""),
+            f"Guha's Table 1 ε of each of his 45 models and Liu et al.'s Fig. 8a overlap of each of their 27 LM heads "
+            f"({len(per)} rows) need the models from the hub: the `paper` profile checks them. "
+            + (f"{len(shown)} have a number in this build:" if shown else "This build has a number for none of them."),
             "",
         ]
+        if shown:
+            lines += ["| row | source's value | ours | verdict |", "|---|---|---|---|"]
+            for r in shown:
+                lines.append(
+                    "| "
+                    + " | ".join(
+                        _cell(x) for x in (r.claim.short, r.claim.source_display(), r.ours_text, r.verdict.text)
+                    )
+                    + f" {{ref}}`def <{_anchor(r.claim.id)}>` |"
+                )
+            lines.append("")
+    lines += [
+        "## What each row measures",
+        "",
+        "Each row's claim as the source states it, what our number is, its comparison, tolerance and why, and this "
+        "build's note on it are listed on the {ref}`Methods <methods-rows>` page; every claim above links to its entry.",
+        "",
+    ]
+    lines += prov.markdown()
     return "\n".join(lines) + "\n"
 
 
@@ -496,6 +613,7 @@ def summary_markdown(rows: Sequence[Row]) -> str:
     meas = [r for r in main if r.claim.kind == "measurement"]
     cons = [r for r in main if r.claim.kind != "measurement"]
     holds = [r for r in meas if r.verdict.ok]
+    weak = [r for r in meas if r.verdict.kind == "consistent, not decisive"]
     bad = [r for r in meas if r.verdict.kind.startswith("differs")]
     undecided = [r for r in meas if r.verdict.kind == "inconclusive"]
     waiting = [r for r in meas if r.verdict.kind == "not checked in this profile"]
@@ -509,7 +627,12 @@ def summary_markdown(rows: Sequence[Row]) -> str:
         f"computes: {len(meas)} are measurements on data we produced; {n_re} redo a source's fit on its own data and "
         f"{n_ar} redo its arithmetic (consistency checks, which cannot test the claim itself).",
         f"2. **What holds.** {len(holds)} of the {len(meas)} measurements reproduce"
-        + (f": {_names(holds)}." if holds else "."),
+        + (f": {_names(holds)}" if holds else "")
+        + (
+            f"; {len(weak)} agree only within our wider uncertainty, which cannot decide them ({_names(weak)})."
+            if weak
+            else "."
+        ),
         f"3. **What does not.** {len(bad)} of them differ"
         + (
             ": "
@@ -531,8 +654,9 @@ def summary_markdown(rows: Sequence[Row]) -> str:
         + f"; {_count(len(waiting), 'needs', 'need')} the sources' scale or data, which a larger profile runs"
         + (f" ({_names(waiting)})." if waiting else "."),
         "5. **What this book adds.** The sources' stored data refitted with one code, rigorous spherical-code bounds "
-        "and explicit codes next to every fitted law, an interval and a point count behind every measured verdict, and "
-        "the data of every figure; see the {ref}`scorecard <scorecard>`."
+        "and explicit codes next to every fitted law, the kind of uncertainty named behind every measured verdict "
+        "(a 95% interval and its statistic, a range over models or cells, one run, or exact), and the data of every "
+        "figure; see the {ref}`scorecard <scorecard>`."
         + (
             f" Its own findings, which no source claims, are {len(ours)} further rows: "
             f"{sum(r.verdict.ok for r in ours)} hold"
@@ -551,22 +675,26 @@ def summary_markdown(rows: Sequence[Row]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def tolerances_markdown() -> str:
-    """The methods page's table: each claim's kind, comparison, tolerance and why."""
-    lines = [
-        "| claim | kind | comparison | tolerance | why this tolerance | checked by |",
-        "|---|---|---|---|---|---|",
-    ]
-    for c in claims().values():
-        if c.id.startswith(("guha-table1-eps-", "liu-head-overlap-")):
+def rows_markdown(rows: Sequence[Row]) -> str:
+    """The methods page's list of rows: each claim as the source states it, its kind, comparison,
+    tolerance and why, the profiles that check it, what our number is, and this build's note on it
+    (each under the label the scorecard's rows link to)."""
+    lines: list[str] = []
+    for r in rows:
+        c = r.claim
+        if _per_model(r) and (r.finding is None or r.finding.get("value") is None):
             continue
-        by = "every profile" if c.checked_by is None else (", ".join(c.checked_by) or "none")
-        kind = c.kind + (" (context)" if c.context else "")
-        lines.append(
-            "| " + " | ".join(_cell(x) for x in (c.id, kind, c.compare, f"{c.tolerance:g}", c.tolerance_why, by)) + " |"
-        )
+        by = "every profile" if c.checked_by is None else (", ".join(f"`{p}`" for p in c.checked_by) or "none")
+        note = _plain((r.finding or {}).get("note"))
+        tol = f"{c.compare}, tolerance {c.tolerance:g}" + (" (relative)" if c.compare == "rel" else "")
+        lines += [
+            f"({_anchor(c.id)})=",
+            f"**{_cell(c.id)}** ({c.kind}{', context' if c.context else ''}; {tol}; checked by {by}). "
+            f"{_esc(c.claim)} *Ours:* {_esc(_sentence(c.ours))} *Tolerance:* {_esc(_sentence(c.tolerance_why))}"
+            + (f" *This build:* {_esc(_sentence(note))}" if note else ""),
+            "",
+        ]
     lines += [
-        "",
         "The per-model rows (one per model of Guha's Table 1 and of Liu et al.'s 27 heads, checked by `paper`) take "
         "their tolerance from Guha's bf16 rounding (1e-3 for Class 1, 3e-4 for Class 2) and from the spread of each "
         "family's points in Fig. 8a.",
@@ -575,8 +703,9 @@ def tolerances_markdown() -> str:
 
 
 def write_pages(generated: Path | None = None) -> list[Path]:
-    """Write ``scorecard.md``, ``scorecard_summary.md`` and ``scorecard_tolerances.md`` from the
-    findings committed to ``<generated>/findings`` and the figures in ``<generated>/figures``."""
+    """Write ``scorecard.md``, ``scorecard_summary.md`` and ``scorecard_rows.md`` (the methods page's
+    list of rows) from the findings committed to ``<generated>/findings`` and the figures in
+    ``<generated>/figures``."""
     from .findings import load_all
     from .paths import generated_dir
 
@@ -587,8 +716,31 @@ def write_pages(generated: Path | None = None) -> list[Path]:
     for name, text in (
         ("scorecard.md", scorecard_markdown(rows, figures)),
         ("scorecard_summary.md", summary_markdown(rows)),
-        ("scorecard_tolerances.md", tolerances_markdown()),
+        ("scorecard_rows.md", rows_markdown(rows)),
     ):
         rio.write_text(gen / name, text)
         out.append(gen / name)
     return out
+
+
+__all__ = [
+    "INTERVAL_KINDS",
+    "KINDS",
+    "PROFILE_RANK",
+    "VERDICTS",
+    "Provenance",
+    "Row",
+    "Verdict",
+    "Z",
+    "counts",
+    "counts_by_kind",
+    "evaluate",
+    "evaluate_all",
+    "evidence_text",
+    "rows_markdown",
+    "scorecard_markdown",
+    "summary_markdown",
+    "uncertainty_kind",
+    "verdict",
+    "write_pages",
+]

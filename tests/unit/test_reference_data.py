@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from repcap import quotes as quotes_mod
 from repcap import reference
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -121,7 +122,7 @@ def test_a_good_row_loads(tmp_path):
 
 
 def test_the_projects_file_is_named_as_in_the_issue(tmp_path, monkeypatch):
-    monkeypatch.setattr(reference, "reference_dir", lambda: tmp_path)
+    monkeypatch.setattr(quotes_mod, "reference_dir", lambda: tmp_path)
     p = _write_claims(tmp_path, [dict(GOOD_CLAIM, tolerance="abc")])
     with pytest.raises(reference.RepcapError) as exc:
         reference.load_claims(p)
@@ -272,16 +273,16 @@ SRC_ALLOWED: dict[tuple[str, str], str] = {
     ("laws.py", "0.97197234"): "the module docstring states the four-constant law",
     ("laws.py", "12288"): "a docstring's worked example of Yoder's rule at GPT-3's width",
     ("random_geometry.py", "3.029"): "the module docstring names the constant Guha fits; no code uses it",
-    ("reference.py", "0.41554"): "the docstring's example of how a number is shown",
-    ("reference.py", "3.99e+07"): "the docstring's example of a power of ten",
-    ("reference.py", "3.99e7"): "the docstring's examples of how a number is typed",
-    ("reference.py", "0.0645"): "significant_digits' docstring examples",
-    ("reference.py", "8.4"): "significant_digits' docstring examples",
-    ("reference.py", "12288"): "the docstrings' examples of how a number is typed",
-    ("reference.py", "12,288"): "_spellings' docstring example",
-    ("reference.py", "76.5"): "_spellings' docstring example",
-    ("reference.py", "-1.005"): "a comment's example of a negative slope's spellings",
-    ("reference.py", "1.005"): "a comment's example of a negative slope's spellings",
+    ("quotes.py", "0.41554"): "the docstring's example of how a number is shown",
+    ("quotes.py", "3.99e+07"): "the docstring's example of a power of ten",
+    ("quotes.py", "3.99e7"): "the docstring's examples of how a number is typed",
+    ("quotes.py", "0.0645"): "significant_digits' docstring examples",
+    ("quotes.py", "8.4"): "significant_digits' docstring examples",
+    ("quotes.py", "12288"): "the docstrings' examples of how a number is typed",
+    ("quotes.py", "12,288"): "_spellings' docstring example",
+    ("quotes.py", "76.5"): "_spellings' docstring example",
+    ("quotes.py", "-1.005"): "a comment's example of a negative slope's spellings",
+    ("quotes.py", "1.005"): "a comment's example of a negative slope's spellings",
     (
         "packing/__init__.py",
         "76.5",

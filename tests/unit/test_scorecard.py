@@ -106,17 +106,116 @@ def test_the_profile_that_checks_a_claim_decides():
 
 
 def test_the_strong_rows_compare_per_gamma_and_need_widths():
-    """Liu's Fig. 6e rows: ours (gamma = -1) against the plotted gamma = -0.778 series' error bar;
-    the reference fit on 3 widths is inconclusive, as the issue's [-1.55, 3.80] interval."""
+    """Liu's Fig. 6e rows: ours against the plotted series' point, its bar read as ±1 standard error
+    and combined with ours; a fit on 3 widths never decides."""
     c = reference.claim("liu-strong-a10")
     value, low, high = c.source_value()
     assert value == pytest.approx(1.184) and (low, high) == (pytest.approx(1.090), pytest.approx(1.278))
+    assert c.compare == "combined" and c.source_se() == pytest.approx(0.094)
     assert "no γ = −1 series" in c.claim
-    f = {"claim": c.id, "value": 1.12, "low": -1.55, "high": 3.80, "n": 3, "n_of": "widths", "profile": "reference"}
+    f = {
+        "claim": c.id,
+        "value": 1.12,
+        "low": -1.55,
+        "high": 3.80,
+        "se": 1.2,
+        "interval": "t",
+        "n": 3,
+        "n_of": "widths",
+        "profile": "reference",
+    }
     row = scorecard.evaluate(c, [f])
     assert row.verdict.kind == "inconclusive" and "3 widths" in row.verdict.text
-    assert row.evidence == "95% interval [-1.550, 3.800], n = 3 widths"
-    assert scorecard.evaluate(c, [dict(f, n=6, low=1.1, high=1.2)]).verdict.ok
+    assert row.evidence == "95% interval (t, 3 widths) [-1.550, 3.800], standard error 1.200"
+    assert scorecard.evaluate(c, [dict(f, n=6, low=1.1, high=1.2, se=0.03)]).verdict.ok
+
+
+def test_the_combined_rule_on_the_issues_numbers():
+    """The numbers of issue 36: the weak point at alpha = 1.5 agrees (0.7006 against 0.701), alpha = 1.5
+    at gamma = -0.778 is 3.6 combined standard errors off, and a seed-0 fit with a wider standard error
+    than the bar is consistent but cannot decide."""
+    weak = reference.claim("liu-weak-a15")
+    v = verdict(0.7006, "combined", value=0.701, source_se=weak.source_se(), se=0.023, fmt=".3f")
+    assert v.kind == "reproduced within" and "combined standard errors" in v.text and v.ok
+    strong = reference.claim("liu-strong-a15")
+    v = verdict(1.454, "combined", value=1.249, source_se=strong.source_se(), se=0.012, reason="r")
+    assert v.kind == "differs" and v.text.startswith("differs: 3.6 combined standard errors apart")
+    v = verdict(0.942, "combined", value=0.896, source_se=0.0935, se=0.126, fmt=".3f")
+    assert v.kind == "consistent, not decisive" and not v.ok and "0.126" in v.text
+    # the boundary is two combined standard errors, and an explanation still names itself
+    assert verdict(1.0 + 2 * 0.05, "combined", value=1.0, source_se=0.04, se=0.03).ok
+    assert verdict(1.0 + 2.01 * 0.05, "combined", value=1.0, source_se=0.04, se=0.03).kind == "differs"
+    assert verdict(2.0, "combined", value=1.0, source_se=0.1, se=0.1, explained="x").kind == "differs (explained)"
+    # without our standard error there is nothing to combine
+    assert verdict(1.0, "combined", value=1.0, source_se=0.1).kind == "inconclusive"
+    # a threshold row (liu-strong-robust): no error of its own; decisive only below tolerance / Z
+    c = reference.claim("liu-strong-robust")
+    assert c.source_se() == 0.0 and c.source_value()[0] == 0.0
+    assert (
+        verdict(-0.003, "combined", value=0.0, source_se=0.0, se=0.055, tolerance=0.1).kind
+        == "consistent, not decisive"
+    )
+    assert verdict(-0.003, "combined", value=0.0, source_se=0.0, se=0.04, tolerance=0.1).ok
+    assert verdict(-0.3, "combined", value=0.0, source_se=0.0, se=0.04, tolerance=0.1).kind == "differs"
+
+
+def test_a_result_beyond_a_claimed_improvement_is_no_difference():
+    """Yoder's Hadamard projections reach C of about 2.5-4, an improvement on the textbook's 4-8: a
+    lower C supports the claim; only a C above his 4 (plus the quarter unit of 'about') differs."""
+    c = reference.claim("yoder-C-hadamard")
+    assert c.compare == "below" and c.source_value()[0] == 4
+    f = {"claim": c.id, "value": 1.48, "low": 0.88, "high": 2.03, "interval": "range", "n": 12, "profile": "paper"}
+    assert scorecard.evaluate(c, [f]).verdict.ok
+    assert scorecard.evaluate(c, [dict(f, value=5.0, low=4.6, high=5.5)]).verdict.kind == "differs"
+    quick = dict(f, profile="quick", undecided="this profile's projections are smaller than the paper profile's")
+    assert scorecard.evaluate(c, [quick]).verdict.kind == "inconclusive"
+
+
+def test_evidence_names_its_uncertainty():
+    e = scorecard.evidence_text
+    assert e({"value": 1.0, "interval": "t", "low": 0.9, "high": 1.1, "n": 6, "n_of": "widths"}, ".2f") == (
+        "95% interval (t, 6 widths) [0.90, 1.10]"
+    )
+    assert e({"value": 1.0, "interval": "range", "low": 0.5, "high": 2.0, "n": 9, "n_of": "cells"}, ".1f") == (
+        "range over 9 cells [0.5, 2.0]"
+    )
+    assert e({"value": 1.0, "interval": "one run"}) == "one run"
+    assert e({"value": 1.0, "interval": "closed form"}) == "exact (closed form)"
+    assert e({"value": 1.0, "exact": True, "n": 6, "n_of": "decoders"}) == "exact (no sampling, 6 decoders)"
+    assert e({"value": 1.0, "interval": "fisher", "low": -0.5, "high": 0.2, "n": 31, "n_of": "models"}, ".1f") == (
+        "95% interval (Fisher z, 31 models) [-0.5, 0.2]"
+    )
+    # a record that does not say what its numbers are is shown as such, never as a 95% interval
+    assert e({"value": 1.0, "low": 0.5, "high": 2.0}, ".1f") == "interval of unstated kind [0.5, 2.0]"
+    assert e({"value": 1.0}) == "uncertainty not stated"
+
+
+def test_each_provenance_is_stated_once():
+    """Two rows computed from the same bundle experiment link to one sentence (issue 36: 187 repeated
+    provenance sentences made the page a wall)."""
+    a, b = reference.claim("liu-strong-a10"), reference.claim("liu-strong-a15")
+    exps = {"liu-strong-a1": "6 points of the `reference` set (liu-strong-a1), from the bundle: computed on cpu"}
+    rows = [
+        scorecard.evaluate(
+            c,
+            [
+                {
+                    "claim": c.id,
+                    "value": 1.1,
+                    "se": 0.05,
+                    "interval": "t",
+                    "n": 6,
+                    "profile": "reference",
+                    "chapter": "09_width_scaling",
+                    "experiments": exps,
+                }
+            ],
+        )
+        for c in (a, b)
+    ]
+    page = scorecard.scorecard_markdown(rows, set())
+    assert page.count("from the bundle: computed on cpu") == 1 and "(prov-liu-strong-a1)=" in page
+    assert page.count("{ref}`liu-strong-a1 <prov-liu-strong-a1>`") == 2
 
 
 def test_guha_cells_differ_for_the_stated_reason():
@@ -134,10 +233,10 @@ def test_pages_from_findings_on_disk(tmp_path):
     (tmp_path / "figures").mkdir()
     (tmp_path / "figures" / "fig-eps-vs-d.json").write_text("{}")
     recs = [
-        _rec("guha-eps-gemma", 0.4153, exact=True, figure="fig-eps-vs-d"),
-        _rec("guha-empty-band", 2, note="two decoders in the band", n=5, n_of="decoders", exact=True),
-        _rec("guha-jl8-llama", 8.415, exact=True),
-        _rec("liu-lmhead-level", 33.9, n=3, n_of="heads"),  # a context note
+        _rec("guha-eps-gemma", 0.4153, interval="deterministic", figure="fig-eps-vs-d"),
+        _rec("guha-empty-band", 2, note="two decoders in the band", n=5, n_of="decoders", interval="deterministic"),
+        _rec("guha-jl8-llama", 8.415, interval="closed form"),
+        _rec("liu-lmhead-level", 33.9, n=3, n_of="heads", interval="range", low=20, high=40),  # a context note
     ]
     (tmp_path / "findings" / "02_embedding_eps.json").write_text(json.dumps({"findings": recs}))
     scorecard.write_pages(tmp_path)
@@ -146,8 +245,8 @@ def test_pages_from_findings_on_disk(tmp_path):
     assert page.count("\n* - ") == len(main) + page.count(":header-rows: 1")  # every claim, a header per table
     assert "reproduced within 0.00024" in page and "{numref}`fig-eps-vs-d`" in page
     assert "{numref}`fig-packing-parallel`" not in page  # no link to a figure this build lacks
-    assert "## Context notes" in page and "33.9" in page
-    assert "\n  - exact\n" in page or "\n    exact\n" in page  # the evidence of an exact row
+    assert "## Context notes" in page and "33.9" in page and "range over 3 heads [20.0, 40.0]" in page
+    assert "exact (no sampling)" in page and "exact (closed form)" in page  # the evidence, by name
     # counts by kind: the measurements lead; the context note is not counted
     n_meas = sum(c.kind == "measurement" and not c.context and c.source != reference.OURS for c in main)
     assert f"**measurements**: 1 reproduced, 1 differ, 0 inconclusive, {n_meas - 2} not checked" in page
@@ -160,19 +259,21 @@ def test_pages_from_findings_on_disk(tmp_path):
     )
     assert "### This book (our finding)" in page
     assert "**arithmetic** 1 reproduced" in page
-    # one row per model of Table 1 and of Liu's heads, checked by paper
-    assert page.count("ε of ") >= 45 and "head overlap of gpt2" in page
-    assert page.count("not checked in this profile (checked by `paper`)") >= 72
-    # each row links its own definition
-    assert "{ref}`measurement <sc-guha-eps-gemma>`" in page and "(sc-guha-eps-gemma)=" in page
+    # the 72 per-model rows without a number are one sentence, not 72 rows
+    assert "This build has a number for none of them." in page and "head overlap of gpt2" not in page
+    # each row links its own definition on the methods page, which states the claim and what ours is
+    assert "{ref}`ε of Gemma 3 270M <sc-guha-eps-gemma>`" in page and "(sc-guha-eps-gemma)=" not in page
+    rows = (tmp_path / "scorecard_rows.md").read_text()
+    assert "(sc-guha-eps-gemma)=" in rows and "Gemma 3 270M has ε = μ + 2σ = 0.41554" in rows
+    assert "**guha-eps-gemma** (measurement; abs, tolerance 0.001; checked by `quick`, `reference`, `paper`)" in rows
+    assert "*This build:* two decoders in the band." in rows and "(sc-liu-lmhead-level)=" in rows
     summary = (tmp_path / "scorecard_summary.md").read_text()
     lines = summary.strip().splitlines()
     assert len(lines) == 5 and lines[0].startswith("1. **What is checked.**")
     assert f"Its own findings, which no source claims, are {n_ours} further rows: 0 hold, 0 do not." in lines[4]
     assert "the empty 0.1–0.2 band" in lines[2] and "1 of the" in lines[1]
-    tol = (tmp_path / "scorecard_tolerances.md").read_text()
-    assert "| guha-eps-gemma | measurement | abs | 0.001 |" in tol
-    assert "| liu-lmhead-level | measurement (context) |" in tol
+    assert "an interval and a point count behind every measured verdict" not in summary
+    assert "**liu-lmhead-level** (measurement, context; range" in rows
 
 
 def test_cells_that_start_like_markdown_blocks_are_escaped():
@@ -197,18 +298,29 @@ def test_record_carries_interval_n_and_exactness(tmp_path, monkeypatch):
     monkeypatch.setenv("REPCAP_FINDINGS_DIR", str(tmp_path))
     monkeypatch.setenv("REPCAP_OUTPUT_NAME", "t_chapter")
     monkeypatch.setattr(findings, "_RECORDS", {})
-    findings.record("liu-strong-a10", 1.12, low=-1.55, high=3.8, n=3, n_of="widths", profile="reference")
+    findings.record(
+        "liu-strong-a10", 1.12, low=-1.55, high=3.8, se=1.2, interval="t", n=3, n_of="widths", profile="reference"
+    )
     findings.record("guha-jl8-llama", 8.415, exact=True, profile="quick")
-    findings.record("yoder-C-peak", 0.84, undecided="the peak is not reached", profile="quick")
+    findings.record("yoder-C-peak", 0.84, interval="one run", undecided="the peak is not reached", profile="reference")
+    findings.record_all({"guha-jl-llama": {"value": 277.0, "interval": "closed form"}}, profile="quick")
     recs = {r["claim"]: r for r in json.loads((tmp_path / "t_chapter.json").read_text())["findings"]}
     assert recs["liu-strong-a10"]["low"] == -1.55 and recs["liu-strong-a10"]["n"] == 3
-    assert recs["guha-jl8-llama"]["exact"] is True and recs["guha-jl8-llama"]["low"] is None
+    assert recs["liu-strong-a10"]["se"] == 1.2 and recs["liu-strong-a10"]["interval"] == "t"
+    assert recs["guha-jl8-llama"]["exact"] is True and recs["guha-jl8-llama"]["interval"] == "deterministic"
+    assert recs["guha-jl8-llama"]["low"] is None and recs["guha-jl-llama"]["interval"] == "closed form"
     row = scorecard.evaluate(reference.claim("yoder-C-peak"), [recs["yoder-C-peak"]])
     assert row.verdict.kind == "inconclusive" and "peak is not reached" in row.verdict.text
     with pytest.raises(Exception, match="n 2.5 is not a count"):
         findings.record("guha-jl8-llama", 1.0, n=2.5)
     with pytest.raises(Exception, match="low 'x' is not a number"):
         findings.record("guha-jl8-llama", 1.0, low="x")
+    with pytest.raises(Exception, match="a 'one run' value has no interval"):
+        findings.record("guha-jl8-llama", 1.0, low=0.5, high=2.0, interval="one run")
+    with pytest.raises(Exception, match="interval 'ci' is not one of"):
+        findings.record("guha-jl8-llama", 1.0, interval="ci")
+    with pytest.raises(Exception, match="se -1 is negative"):
+        findings.record("guha-jl8-llama", 1.0, se=-1)
 
 
 def test_spearman_and_interval_against_closed_forms():
@@ -247,7 +359,8 @@ def test_strings_from_findings_reach_the_page_as_text():
         "note": "<img src=x onerror=alert(1)> and {ref}`x`",
         "provenance": "<script>alert(1)</script>",
     }
-    page = scorecard.scorecard_markdown([scorecard.evaluate(c, [f])], set())
+    rows = [scorecard.evaluate(c, [f])]
+    page = scorecard.scorecard_markdown(rows, set()) + scorecard.rows_markdown(rows)
     assert "<img" not in page and "<script" not in page and "&lt;img" in page and "&lt;script" in page
     assert "{ref}`x`" not in page and "{doc}`06_packingraw`" in page and "`referencex`" in page
 
@@ -258,5 +371,6 @@ def test_a_provenance_or_note_that_ends_a_sentence_gets_one_full_stop():
     page = scorecard.scorecard_markdown(
         [scorecard.evaluate(c, [{**f, "provenance": "1 point, in 56 min of computing.", "note": "it flattens"}])], set()
     )
-    assert "Computed: 1 point, in 56 min of computing. Note of this run: it flattens." in page
-    assert ".." not in page.split("## What each row measures")[1]
+    assert "**P1**: 1 point, in 56 min of computing.\n" in page and ".." not in page.split("## Where the")[1]
+    rows = scorecard.rows_markdown([scorecard.evaluate(c, [{**f, "note": "it flattens."}])])
+    assert "*This build:* it flattens." in rows and "flattens.." not in rows

@@ -134,6 +134,13 @@ def reference_curves(points: Sequence[Any]) -> pd.DataFrame:
     return pd.concat([reference_curve(p) for p in points], ignore_index=True) if points else pd.DataFrame()
 
 
+def rate_words(r: Any) -> str:
+    """How Adam's rate moved in one run (a row of :func:`best_angles`)."""
+    return (
+        f"at a fixed rate {r.lr:g}" if r.schedule == "fixed" else f"with its rate decaying from {r.lr:g} ({r.schedule})"
+    )
+
+
 def best_angles(points: Sequence[Any]) -> pd.DataFrame:
     """Per reference run: its loss, steps, rate, rate schedule and power-loss exponent, the worst-pair angle it ends
     at and the best one its curve reached (degrees), and the step of that best angle."""
@@ -286,14 +293,21 @@ def yoder_constants(
         {"source": f"{r.kind} projection", "ratio": r.N / r.k, "C": r.C, "d": r.k} for r in projections.itertuples()
     ]
     if reference_curve is not None:
-        rows += [
-            {"source": REFERENCE_C_SERIES, "ratio": r.ratio, "C": r.C, "d": r.d} for r in reference_curve.itertuples()
-        ]
+        for r in reference_curve.itertuples():
+            at = bool(getattr(r, "at_ceiling", False))
+            rows.append(
+                {"source": REFERENCE_C_CEILING if at else REFERENCE_C_SERIES, "ratio": r.ratio, "C": r.C, "d": r.d}
+            )
+            if hasattr(r, "ceiling"):
+                rows.append({"source": C_CEILING_SERIES, "ratio": r.ratio, "C": r.ceiling, "d": r.d})
     return pd.DataFrame(rows, columns=["source", "ratio", "C", "d"])
 
 
-#: The name of the reference run's series in :func:`yoder_constants`.
-REFERENCE_C_SERIES = "optimised packing, d = 2 to 16 (reference run)"
+#: The names of the reference run's series in :func:`yoder_constants`: its cells below the ceiling,
+#: those at it (eps* >= 0.99, dropped from the verdict) and the ceiling d / ln k itself.
+REFERENCE_C_SERIES = "optimised packing, reference run (d = 2 to 16)"
+REFERENCE_C_CEILING = "reference run at the ceiling (ε* ≥ 0.99: dropped)"
+C_CEILING_SERIES = "ceiling d / ln k (ε* = 1)"
 
 
 def capacity_by_angle(d: int, degrees_off: Sequence[float], refit_adjusted: Any) -> pd.DataFrame:

@@ -38,6 +38,14 @@ class ReferenceSection:
         """The provenance a figure's sidecar records: None without a set."""
         return self.lookup.provenance_text(self.set_name) if self.lookup is not None else None
 
+    @property
+    def experiments(self) -> dict[str, str]:
+        """``{experiment: its provenance sentence}`` where the section has points (what a finding
+        records, so that the scorecard states each experiment's provenance once), else ``{}``."""
+        if self.lookup is None or not self.found:
+            return {}
+        return {self.lookup.experiment: self.lookup.provenance_text(self.set_name)}
+
     def frame(self, row, columns: list[str]) -> pd.DataFrame:
         """``row(point) -> dict`` over the points found, with ``columns`` (also when there are none)."""
         return pd.DataFrame([row(f) for f in self.found], columns=columns)

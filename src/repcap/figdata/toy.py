@@ -108,11 +108,24 @@ def represented(norms: Sequence[float]) -> np.ndarray:
 def strong_claims() -> dict[float, str]:
     """``{alpha: claim key}`` of the strong-regime exponents Liu et al.'s Fig. 6e gives (the claims
     ``liu-strong-<key>`` and quotes ``liu2025.strong_alpha_m_<key>``), read from data/reference."""
-    from .. import reference
+    from .. import quotes
 
     prefix = "liu2025.strong_alpha_m_"
-    keys = sorted(q[len(prefix) :] for q in reference.quotes() if q.startswith(prefix))
+    keys = sorted(q[len(prefix) :] for q in quotes.quotes() if q.startswith(prefix))
     return {int(k[1:]) / 10: k for k in keys}
+
+
+def fig6e_spread() -> dict[float, tuple[float, float]]:
+    """``{alpha: (low, high)}``: where Fig. 6e's three strong series lie at each alpha (quotes
+    ``liu2025.strong_alpha_m_<key>``)."""
+    from .. import quotes
+
+    out = {}
+    for a, key in strong_claims().items():
+        q = quotes.quote(f"liu2025.strong_alpha_m_{key}")
+        if q.low is not None and q.high is not None:
+            out[a] = (q.low, q.high)
+    return out
 
 
 def loss_table(df: pd.DataFrame, prediction: pd.DataFrame) -> pd.DataFrame:
@@ -153,6 +166,77 @@ def other_losses(df: pd.DataFrame, laws: Sequence[str], ms: Sequence[int], seeds
 def other_points(df: pd.DataFrame) -> pd.DataFrame:
     """The points of the other-distributions figure (rows of :func:`other_losses`)."""
     return df[["law", "m", "seed", "loss", "mean_sq_overlap"]]
+
+
+def reference_fits(rdf: pd.DataFrame) -> pd.DataFrame:
+    """:func:`exponent_fits` of the reference points by regime and alpha, over the (regime, alpha)
+    with at least 3 widths (an empty frame with the fit's columns where none has)."""
+    enough = rdf.groupby(["regime", "alpha"])["m"].transform("nunique") >= 3 if len(rdf) else pd.Series(dtype=bool)
+    if not bool(enough.any()):
+        return pd.DataFrame(columns=["regime", "alpha", "alpha_m", "ci_low", "ci_high", "log_A"])
+    return exponent_fits(rdf[enough], ("regime", "alpha"))
+
+
+def other_fits(odf: pd.DataFrame, slope_ids: dict[str, str], m_min: float = 0) -> pd.DataFrame:
+    """:func:`exponent_fits` per frequency law of :func:`other_losses`, over the paper's fit ranges
+    (the exponential over every width, the others from ``m_min``), with the exp-17 slope the paper
+    reports for each law (``alpha_m_reported``; ``slope_ids``: ``{law: quote id}``)."""
+    from .. import quotes
+
+    out = pd.concat(
+        [
+            exponent_fits(odf[odf["law"] == law], ("law",), m_min=0 if law == "exp" else m_min)
+            for law in dict.fromkeys(odf["law"])
+        ],
+        ignore_index=True,
+    )
+    out["alpha_m_reported"] = [-quotes.value(slope_ids[law]) for law in out["law"]]
+    return out
+
+
+def paper_table(
+    fits: pd.DataFrame, pred_fits: pd.DataFrame, rfits: pd.DataFrame, ofits: pd.DataFrame, fig6e: dict[float, str]
+) -> pd.DataFrame:
+    """Chapter 9's table: this profile's exponent per (regime, alpha) with its interval, the
+    reference models' exponent at the same (regime, alpha) where there is one, what the paper says
+    (the theory line alpha - 1 for the weak regime, the spread of Fig. 6e's strong series, read from
+    ``data/reference``) and the weak regime's finite-n prediction; then the other frequency laws
+    against the reported exp-17 slopes (``ofits`` with ``alpha_m_reported``)."""
+    from .. import quotes
+
+    def paper(reg: str, a: float) -> str:
+        if reg == "weak":
+            return f"{a - 1:.3g} (theory α − 1)" if a > 1 else "— (theory needs α > 1)"
+        key = fig6e.get(float(a))
+        if key:
+            return f"{quotes.quote(f'liu2025.strong_alpha_m_{key}').text()} (Fig. 6e, three γ series)"
+        return "≈ 1 (α ≤ 1)" if a <= 1 else "above 1, towards 2(α − 1) (Fig. 6e)"
+
+    tab = fits.merge(pred_fits, on="alpha")
+    ref = rfits.set_index(["regime", "alpha"]).alpha_m if len(rfits) else pd.Series(dtype=float)
+    main = pd.DataFrame(
+        {
+            "regime": tab.regime,
+            "alpha": tab.alpha,
+            "ours α_m": tab.alpha_m,
+            "95% CI": [f"[{lo:.2f}, {hi:.2f}]" for lo, hi in zip(tab.ci_low, tab.ci_high, strict=True)],
+            "reference α_m (n = 1000)": [ref.get((r, a), np.nan) for r, a in zip(tab.regime, tab.alpha, strict=True)],
+            "paper": [paper(r, float(a)) for r, a in zip(tab.regime, tab.alpha, strict=True)],
+            "finite-n prediction": [
+                f"{v:.3f}" if r == "weak" else "—" for r, v in zip(tab.regime, tab.alpha_m_pred, strict=True)
+            ],
+        }
+    )
+    others = pd.DataFrame(
+        {
+            "regime": "strong, " + ofits["law"],
+            "ours α_m": ofits["alpha_m"],
+            "95% CI": [f"[{lo:.2f}, {hi:.2f}]" for lo, hi in zip(ofits["ci_low"], ofits["ci_high"], strict=True)],
+            "paper": [f"{v:.3f} (reported, exp-17)" for v in ofits["alpha_m_reported"]],
+            "finite-n prediction": "—",
+        }
+    )
+    return pd.concat([main, others], ignore_index=True)
 
 
 REFERENCE_COLUMNS = ["n", "m", "alpha", "gamma", "seed", "steps", "loss", "mean_sq_overlap"]

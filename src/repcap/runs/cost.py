@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .. import reference
+from .. import quotes
 
 #: Seconds per Adam step of Yoder's problem (k = 10,000, d = 100, exp loss), measured on the 2-core
 #: development machine (0.40-0.52 s/step with 2 threads, unloaded); the reference run's steps fill
@@ -41,7 +41,7 @@ def point_seconds(fn: Callable, c: dict, device: str = "cpu") -> float:
 
     kind = "cuda" if str(device).startswith("cuda") else "cpu"
     if fn is sweep_packed:
-        steps = c.get("steps", int(reference.value("guha2026.packing_steps")))
+        steps = c.get("steps", int(quotes.value("guha2026.packing_steps")))
         return estimate_cost(c["k"], c["d"], steps, device=kind).seconds
     if fn is train_points or fn is overlap_points:
         return toy_model_seconds(c["steps"], c["n"], c["batch"], toy_step_seconds(c["m"], kind))

@@ -50,6 +50,12 @@ GUHA_M60 = 60.0
 C_CURVE_DIMS = (2, 3, 4, 8, 16)
 C_CURVE_RATIOS = (2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
 C_CURVE_MAX_K = 4096
+#: The C curve per dimension (issue 36): the scorecard judges each d on a curve that brackets its
+#: peak, so ``c-curve-wide`` adds the dimensions between and beyond the first grid's (5, 6, 12 at the
+#: same ratios, up to C_CURVE_MAX_K) and carries d = 8 and 16 one ratio further, to k = 8192, where
+#: d = 16 was still rising (d = 32 would need k far beyond 10^4: not cheap, not attempted).
+C_CURVE_WIDE_DIMS = (5, 6, 12)
+C_CURVE_WIDE_CELLS = ((8192, 8), (8192, 16))
 
 #: The learning rate of the long exp runs.  Measured here: at chapter 06's 0.005 (Guha's rule) the
 #: worst-pair angle reaches 73.4 degrees by step 200 and then only jitters (73.1-73.6 up to step
@@ -113,6 +119,15 @@ def c_curve_points(dims: tuple[int, ...], ratios: tuple[int, ...], max_k: int, *
     cells = [(r * d, d) for d in dims for r in ratios if d < r * d <= max_k]
     cells.sort(key=lambda kd: (kd[0] ** 2 * kd[1], kd))
     return [guha_point(k, d, **kw) for k, d in cells]
+
+
+def c_curve_wide_points(
+    dims: tuple[int, ...], ratios: tuple[int, ...], max_k: int, cells: tuple[tuple[int, int], ...], **kw: Any
+) -> list[dict]:
+    """:func:`c_curve_points` for ``dims``, then the single ``(k, d)`` ``cells``, cheapest first."""
+    out = c_curve_points(dims, ratios, max_k, **kw)
+    out += sorted((guha_point(k, d, **kw) for k, d in cells), key=lambda c: (c["k"] ** 2 * c["d"], c["k"], c["d"]))
+    return out
 
 
 def liu_point(m: int, alpha: float, gamma: float, *, seed: int = 0, **settings: Any) -> dict:

@@ -41,6 +41,8 @@ from .points import (
     C_CURVE_DIMS,
     C_CURVE_MAX_K,
     C_CURVE_RATIOS,
+    C_CURVE_WIDE_CELLS,
+    C_CURVE_WIDE_DIMS,
     GUHA_EXTRA_SEEDS,
     GUHA_GPU_DIMS,
     GUHA_KS,
@@ -58,6 +60,7 @@ from .points import (
     LIU_WIDTH_ALPHAS,
     YODER_LONG_LR,
     c_curve_points,
+    c_curve_wide_points,
     guha_point,
     liu_point,
     liu_reference_points,
@@ -222,6 +225,8 @@ def _reference(scale: str, toy_budget_s: float | None, toy_seconds_per_model_ste
             for s in (1, 2)
         ]
         c_curve = c_curve_points((2, 4), (4, 16), 64, steps=_SMOKE_STEPS)
+        c_wide = c_curve_wide_points((3,), (4, 16), 64, ((128, 4),), steps=_SMOKE_STEPS)
+        phi_weak = [liu_point(m, _SMOKE_ALPHAS[0], 1.0, **_SMOKE_TOY) for m in _SMOKE_REFERENCE_MS]
         liu = [
             liu_point(m, a, g, **_SMOKE_TOY)
             for m in _SMOKE_REFERENCE_MS
@@ -246,6 +251,8 @@ def _reference(scale: str, toy_budget_s: float | None, toy_seconds_per_model_ste
             key=lambda c: (c["k"] ** 2 * c["d"], c["seed"]),
         )
         c_curve = c_curve_points(C_CURVE_DIMS, C_CURVE_RATIOS, C_CURVE_MAX_K)
+        c_wide = c_curve_wide_points(C_CURVE_WIDE_DIMS, C_CURVE_RATIOS, C_CURVE_MAX_K, C_CURVE_WIDE_CELLS)
+        phi_weak = [liu_point(m, 1.0, 1.0) for m in LIU_MS]
         liu = liu_reference_points(
             REFERENCE_TOY_BUDGET_S if toy_budget_s is None else toy_budget_s, toy_seconds_per_model_step
         )
@@ -299,6 +306,25 @@ def _reference(scale: str, toy_budget_s: float | None, toy_seconds_per_model_ste
     if liu:
         exps.append(_toy("liu-main", liu, "Liu et al. 2025: main-sweep toy models that fit the budget", True))
     exps += widths
+    # issue 36: the C curve judged per dimension on curves that bracket their peak, and phi_1/2 of the
+    # weak regime at Fig. 3a's gamma = 1 and the main sweep's n (each cheap: minutes of CPU)
+    exps.append(
+        _packing(
+            "c-curve-wide",
+            c_wide,
+            "packing-grid",
+            "Yoder 2025's C against N/k at more dimensions (5, 6, 12) and one ratio further at d = 8 and 16 "
+            "(k = 8192), so that each dimension's curve brackets its peak",
+        )
+    )
+    exps.append(
+        _toy(
+            "liu-phi-weak",
+            phi_weak,
+            "Liu et al. 2025 Fig. 3a's weak end: gamma = 1 at alpha = 1, the main sweep's widths (phi_1/2 against m/n)",
+            True,
+        )
+    )
     return PointSet("reference", scale, tuple(exps), "what 2 CPU cores afford, computed once and shipped")
 
 
