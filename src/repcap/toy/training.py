@@ -24,6 +24,7 @@ import torch
 from .. import RepcapError, config, show_progress
 from ..devices import cpu_threads, resolve_device
 from .data import frequencies, sample_batch
+from .fused import usable as fused_usable
 from .measurements import measure
 from .model import init_params, loss_and_grad
 from .optim import AdamState, adam_, decay_, gamma_signs
@@ -142,7 +143,9 @@ class _Workspace:
         self.groups = [(a, min(M, a + per)) for a in range(0, M, per)]
         if self.sparse:
             self.samplers = [SparseSampler(models.p[a:e], B) for a, e in self.groups]
-            self.sparse_ws = SparseWorkspace(per, B, n, int(cfg.m), dev)
+            self.fused = fused_usable(dev)  # on CUDA one Triton kernel (repcap.toy.fused), else torch ops
+            if not self.fused:
+                self.sparse_ws = SparseWorkspace(per, B, n, int(cfg.m), dev)
         else:
             self.scratch = torch.empty((per, B, n), dtype=torch.float32, device=dev)
             self.z_buf = torch.empty_like(self.scratch)
@@ -157,6 +160,10 @@ class _Workspace:
         a, e = self.groups[j]
         if self.sparse:
             xs = self.samplers[j].sample(models.gens[a:e])
+            if self.fused:  # pragma: no cover (CUDA only; tests/unit runs the kernel under Triton's interpreter)
+                from .fused import fused_loss_and_grad
+
+                return fused_loss_and_grad(xs, models.W[a:e], models.b[a:e], need_loss=need_loss)
             return sparse_loss_and_grad(xs, models.W[a:e], models.b[a:e], need_loss=need_loss, ws=self.sparse_ws)
         k = e - a
         x = sample_batch(models.p[a:e], self.B, models.gens[a:e], out=self.scratch[:k], mask=self.bool_buf[:k])

@@ -1,0 +1,140 @@
+"""The fused toy step (repcap.toy.fused) against its references on the CPU.
+
+* The split itself (dense part ``y = relu(h Wᵀ + b)`` without ``x``, plus the correction at the
+  active entries, plus ``xᵀ (g W)``), written in torch ops by ``fused_loss_and_grad_reference``, equals
+  the plain step ``repcap.toy.loss_and_grad`` at float64 to 1e-12 relative: the algebra is exact.
+* The Triton kernel runs under Triton's interpreter (``TRITON_INTERPRET=1``, CPU tensors) and must
+  match the float64 plain step elementwise within 1e-5 of the largest entry (and the loss within 1e-5
+  relative).  Why 1e-5: the kernel works in float32, each entry a sum of at most ``n + nnz`` terms of
+  size O(1) (``n`` <= 200 here), so its round-off is ~1e-7 of the largest entry (measured: 2e-7);
+  1e-5 is round-off with a margin and 50 times below the smallest gradient entry that a wrong term
+  would change.  This is the tolerance under which the GPU path shares the toy engine's numerics
+  version (toy/1) with the CPU's sparse path.
+* Wired into the trainer (the CUDA switch forced on for the CPU), a few steps of the kernel give the
+  weights of the sparse path's torch ops up to float32 round-off.
+
+On a machine with CUDA these tests skip: tests/gpu runs the compiled kernel at full size.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+import torch
+
+if not torch.cuda.is_available():
+    os.environ.setdefault("TRITON_INTERPRET", "1")  # before the kernel module is imported
+
+from repcap import toy
+from repcap.toy import fused
+from repcap.toy.sparse_data import SparseBatch, SparseSampler
+
+interpreted = pytest.mark.skipif(
+    torch.cuda.is_available() or not fused.have_triton(),
+    reason="needs triton and no GPU (on a GPU, tests/gpu runs the compiled kernel; without triton the float64 "
+    "test of the split runs alone)",
+)
+
+TOL = 1e-5
+
+
+def batch(M: int, B: int, n: int, m: int, seed: int, alphas=(0.5, 1.0, 1.5), density: float = 1.0):
+    """A sparse batch of ``M`` models (frequencies of several exponents) and random parameters."""
+    dist = "density" if density != 1.0 else "power"
+    p = torch.stack([toy.frequencies(n, dist, alpha=alphas[k % len(alphas)], density=density) for k in range(M)])
+    x = SparseSampler(p.float(), B).sample([torch.Generator().manual_seed(seed + k) for k in range(M)])
+    g = torch.Generator().manual_seed(seed)
+    W = torch.randn(M, n, m, generator=g) / m**0.5
+    b = torch.randn(M, n, generator=g)
+    return x, W, b
+
+
+def assert_matches(got, ref, tol: float = TOL) -> None:
+    loss, dW, db = got
+    rl, rW, rb = ref
+    if rl is None:
+        assert loss is None
+    else:
+        torch.testing.assert_close(loss.double(), rl, rtol=tol, atol=0)
+    for a, r in ((dW, rW), (db, rb)):
+        torch.testing.assert_close(a.double(), r, rtol=0, atol=tol * float(r.abs().max()))
+
+
+@pytest.mark.parametrize("M, B, n, m", [(3, 64, 50, 6), (2, 40, 130, 40), (1, 17, 33, 100), (4, 96, 20, 3)], ids=str)
+def test_split_is_the_plain_step_in_float64(M, B, n, m):
+    x, W, b = batch(M, B, n, m, seed=M + n)
+    ref = toy.loss_and_grad(x.to_dense().double(), W.double(), b.double())
+    got = fused.fused_loss_and_grad_reference(x, W.double(), b.double())
+    assert_matches(got, ref, tol=1e-12)
+    none = fused.fused_loss_and_grad_reference(x, W.double(), b.double(), need_loss=False)
+    assert none[0] is None
+    torch.testing.assert_close(none[1], got[1], rtol=0, atol=0)
+
+
+def test_prepare_lays_the_entries_out_by_sample():
+    x, _, _ = batch(3, 50, 40, 4, seed=7, density=2.0)
+    rows, nrows, start, cols, vals = fused.prepare(x)
+    dense = x.to_dense()
+    for k in range(x.M):
+        occupied = torch.nonzero(dense[k].abs().sum(dim=1) > 0).flatten()
+        assert int(nrows[k]) == occupied.numel()
+        assert rows[k, : int(nrows[k])].tolist() == occupied.tolist()
+        for s in occupied.tolist():
+            a, e = int(start[k * x.B + s]), int(start[k * x.B + s + 1])
+            got = torch.zeros(x.n)
+            got[cols[a:e].long()] = vals[a:e]
+            torch.testing.assert_close(got, dense[k, s], rtol=0, atol=0)
+
+
+@pytest.mark.parametrize(
+    "M, B, n, m, density",
+    [
+        (3, 64, 50, 6, 1.0),  # BM 16: one row block, one feature tile
+        (2, 150, 130, 40, 3.0),  # BM 64: three row blocks, several entries a sample, ragged tiles
+        (2, 40, 70, 100, 1.0),  # BM 128: the widest block
+        (3, 24, 200, 25, 0.05),  # nearly empty: most samples, and maybe a whole model, hold no entry
+    ],
+    ids=str,
+)
+@pytest.mark.parametrize("need_loss", [True, False])
+@interpreted
+def test_kernel_matches_the_float64_step(M, B, n, m, density, need_loss):
+    x, W, b = batch(M, B, n, m, seed=B + m, density=density)
+    ref = toy.loss_and_grad(x.to_dense().double(), W.double(), b.double(), need_loss=need_loss)
+    got = fused.fused_loss_and_grad(x, W, b, need_loss=need_loss)
+    assert got[1].dtype == torch.float32 and got[1].shape == W.shape
+    assert_matches(got, ref)
+
+
+@interpreted
+def test_kernel_with_no_active_entry():
+    M, B, n, m = 2, 8, 20, 5
+    empty = torch.empty(0, dtype=torch.int64)
+    x = SparseBatch(rows=empty, cols=empty, vals=torch.empty(0), wrows=empty, M=M, B=B, n=n)
+    g = torch.Generator().manual_seed(3)
+    W, b = torch.randn(M, n, m, generator=g), torch.randn(M, n, generator=g)
+    ref = toy.loss_and_grad(torch.zeros(M, B, n, dtype=torch.float64), W.double(), b.double())
+    assert_matches(fused.fused_loss_and_grad(x, W, b), ref)
+
+
+@interpreted
+def test_trainer_runs_the_kernel_where_it_is_usable(monkeypatch):
+    from repcap.toy import training
+
+    cfg = toy.TrainConfig(n=60, m=5, steps=4, batch=32, sampler="sparse", device="cpu", loss_window=2)
+    specs = [toy.ModelSpec(alpha=1.0, gamma=-1.0, seed=1), toy.ModelSpec(alpha=1.5, gamma=0.5, seed=2)]
+    plain = toy.train(specs, cfg)
+    calls = []
+    real = fused.fused_loss_and_grad
+
+    def counted(*a, **k):
+        calls.append(1)
+        return real(*a, **k)
+
+    monkeypatch.setattr(training, "fused_usable", lambda dev: True)
+    monkeypatch.setattr(fused, "fused_loss_and_grad", counted)
+    kernel = toy.train(specs, cfg)
+    assert len(calls) == cfg.steps
+    torch.testing.assert_close(kernel.W, plain.W, rtol=1e-5, atol=1e-6)
+    torch.testing.assert_close(kernel.loss, plain.loss, rtol=1e-5, atol=0)
