@@ -197,6 +197,7 @@ def gpu_table(dev, quick: bool, ceil: dict, shape: tuple[int, int] | None = None
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="V = 8k only")
+    ap.add_argument("--smoke", action="store_true", help="toy sizes: only checks that it runs (tools/gpu_session.sh)")
     ap.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
     ap.add_argument("--naive-gb", type=float, default=4.0, help="largest V x V float32 matrix to build")
     ap.add_argument("--sizes", default=None, help="e.g. 8192x384,30522x576")
@@ -206,9 +207,11 @@ def main(argv=None) -> int:
         print(f"device: {device_name(dev)}; torch {torch.__version__}")
         ceil = ceilings(dev)
         print(describe_ceiling(dev, ceil))
-        gpu_table(dev, args.quick, ceil)
+        gpu_table(dev, args.quick, ceil, (4096, 64) if args.smoke else None)
         return 0
-    if args.sizes:
+    if args.smoke:
+        grid = [(1024, 32)]
+    elif args.sizes:
         grid = [tuple(int(x) for x in s.split("x")) for s in args.sizes.split(",")]
     else:
         vs = [8192] if args.quick else [8192, 30522, 49152]

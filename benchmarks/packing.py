@@ -152,6 +152,7 @@ def gpu_cells(steps: int, ceil: float, cells=GUHA_SMALL_CELLS, full_steps: int =
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="small sizes (seconds)")
+    ap.add_argument("--smoke", action="store_true", help="toy sizes: only checks that it runs (tools/gpu_session.sh)")
     ap.add_argument("--d", type=int, default=100, help="dimension (default 100, as 3Blue1Brown/Yoder)")
     ap.add_argument("--loss", default="exp", help="loss (default exp)")
     ap.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
@@ -162,7 +163,7 @@ def main() -> int:
         help="CPU threads for every implementation (default 1: stable on a shared machine)",
     )
     args = ap.parse_args()
-    ks = [1000, 4000] if args.quick else [4000, 16000]
+    ks = [200, 400] if args.smoke else [1000, 4000] if args.quick else [4000, 16000]
     from repcap import packing
     from repcap.devices import resolve_device
 
@@ -177,12 +178,12 @@ def main() -> int:
     ceil = matmul_ceiling(dev)
     print(describe_ceiling(dev, ceil))
     if dev.type == "cuda":  # the graph-replayed step first: the table a lent GPU is for
-        gpu_cells(300 if args.quick else 1000, ceil)
+        gpu_cells(20 if args.smoke else 300 if args.quick else 1000, ceil)
     print(
         f"{'k':>6} {'tile':>5} {'tiled s':>9} {'dense s':>9} {'dense/tiled time':>17} {'tiled MiB':>10} "
         f"{'dense MiB':>10} {'dense/tiled mem':>16} {'matmul s':>9} {'matmul/tiled thru':>18} {'tiled %ceil':>12}"
     )
-    for k in ks:
+    for k in [] if args.smoke else ks:  # smoke: no child processes (each pays torch's import)
         tile = packing.default_block(k, 1, dev) if dev.type == "cpu" else packing.default_tile(k, 1, dev)
         reps = 3 if k <= 4000 else 1
         common = dict(k=k, d=args.d, loss=args.loss, device=str(dev), tile=tile, reps=reps, threads=args.threads)
@@ -205,7 +206,7 @@ def main() -> int:
         " 'tiled %ceil' = the 4 d k^2 matmul FLOPs of loss+gradient per second over the matmul ceiling)"
     )
 
-    kb, db, B, steps = (500, 16, 8, 20) if args.quick else (1000, 32, 8, 50)
+    kb, db, B, steps = (100, 8, 4, 5) if args.smoke else (500, 16, 8, 20) if args.quick else (1000, 32, 8, 50)
     t_batch, t_loop, diff = batch_vs_loop(kb, db, B, steps, args.device)
     print(
         f"\nbatch of B={B} problems (k={kb}, d={db}, {steps} steps): batched {t_batch:.2f} s, loop {t_loop:.2f} s, "

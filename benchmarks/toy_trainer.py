@@ -198,31 +198,40 @@ def gpu_table(n: int, batch: int, ms, ks, dev: torch.device, repeat: int, ceil: 
         f"floor over the path's time; at tf32 the floor is {ceil['fp32'] / ceil['tf32']:.2f}x the fp32 one)"
     )
     if len(fits) >= 2:
-        a, b = (float(x) for x in np.polyfit([m for m, _ in fits], [t / 1e3 for _, t in fits], 1)[::-1])
-        if a < 0 or b < 0:  # seconds: a + b m, neither negative (noise on a flat rate)
-            a, b = float(np.mean([t / 1e3 for _, t in fits])), 0.0
-        mean = float(np.mean([a + b * m for m in MAIN_WIDTHS]))
-        print(
-            f"fused, {max(ks)} models: {1e6 * a:.2f} + {1e6 * b:.3f} m us per model step; over the main sweep's widths "
-            f"{1e6 * mean:.1f} us (target <= 15): Liu's main sweep ({MAIN_MODELS} models x {MAIN_STEPS} steps) "
-            f"about {MAIN_MODELS * MAIN_STEPS * mean / 60:.1f} min"
-        )
-        if calibrate:
-            with open(calibrate, "w") as fh:
-                json.dump({"a": a, "b": float(b), "models": max(ks), "widths": [m for m, _ in fits]}, fh)
-            print(f"calibration written to {calibrate} (for REPCAP_TOY_STEP_SECONDS)")
+        write_rate(calibrate, fits, max(ks), "fused")
+
+
+def write_rate(path: str | None, fits: list, models: int, what: str) -> None:
+    """Fit ``a + b m`` seconds per model step to ``fits`` (``(m, ms per model step)``), print it with
+    Liu's main sweep at that rate, and write it as JSON to ``path`` (for ``REPCAP_TOY_STEP_SECONDS``)."""
+    a, b = (float(x) for x in np.polyfit([m for m, _ in fits], [t / 1e3 for _, t in fits], 1)[::-1])
+    if a < 0 or b < 0:  # seconds: a + b m, neither negative (noise on a flat rate)
+        a, b = float(np.mean([t / 1e3 for _, t in fits])), 0.0
+    mean = float(np.mean([a + b * m for m in MAIN_WIDTHS]))
+    print(
+        f"{what}, {models} models: {1e6 * a:.2f} + {1e6 * b:.3f} m us per model step at n = 1000, batch 2048; over "
+        f"the main sweep's widths {1e6 * mean:.1f} us (target on a GPU <= 15): Liu's main sweep ({MAIN_MODELS} "
+        f"models x {MAIN_STEPS} steps) about {MAIN_MODELS * MAIN_STEPS * mean / 60:.1f} min"
+    )
+    if path:
+        with open(path, "w") as fh:
+            json.dump({"a": a, "b": b, "models": models, "widths": [m for m, _ in fits], "path": what}, fh)
+        print(f"rate written to {path} (for REPCAP_TOY_STEP_SECONDS)")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="small sizes, a few steps (make bench)")
+    ap.add_argument("--smoke", action="store_true", help="toy sizes: only checks that it runs (tools/gpu_session.sh)")
     ap.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
     ap.add_argument("--repeat", type=int, default=2, help="runs per path; the best is reported")
     ap.add_argument("--profile", action="store_true", help="print the sparse path's top operators")
     ap.add_argument("--calibrate", metavar="FILE", help="on a GPU: write the fused path's rate (a + b m) as JSON")
     args = ap.parse_args()
     dev = resolve_device(args.device)
-    if args.quick:
+    if args.smoke:
+        n, batch, ms, ks, steps = 64, 32, (4, 8), (1, 2), {"dense": 2, "sparse": 4, "autograd": 2}
+    elif args.quick:
         n, batch, ms, ks, steps = 256, 256, (8, 16), (1, 4), {"dense": 4, "sparse": 10, "autograd": 4}
     else:
         n, batch, ms, ks, steps = 1000, 2048, (10, 25, 100), (1, 12), {"dense": 12, "sparse": 120, "autograd": 12}
@@ -236,8 +245,12 @@ def main() -> None:
     if dev.type == "cuda" and fused_usable(dev):
         ceil = ceilings(dev)
         print(describe_ceiling(dev, ceil))
-        gpu_ks = (4, 12) if args.quick else (12, 120)
-        gpu_table(1000, 2048, (10, 25) if args.quick else (10, 25, 100), gpu_ks, dev, args.repeat, ceil, args.calibrate)
+        if args.smoke:
+            gpu_table(n, batch, ms, ks, dev, 1, ceil, args.calibrate)
+        else:
+            gpu_ks = (4, 12) if args.quick else (12, 120)
+            ms_gpu = (10, 25) if args.quick else (10, 25, 100)
+            gpu_table(1000, 2048, ms_gpu, gpu_ks, dev, args.repeat, ceil, args.calibrate)
         return
     ceil1 = matmul_ceiling(dev)
     print(describe_ceiling(dev, ceil1))
@@ -251,13 +264,16 @@ def main() -> None:
     )
     print(head)
     print("-" * len(head))
+    rates = []
     for m in ms:
         for k in ks:
-            scale = max(1, 12 // k) if not args.quick else 1
+            scale = max(1, 12 // k) if not (args.quick or args.smoke) else 1
             t_d = trainer_ms("dense", n, m, batch, max(2, steps["dense"] // k), k, dev, args.repeat)
             t_s = trainer_ms("sparse", n, m, batch, max(4, steps["sparse"] * scale // 12), k, dev, args.repeat)
             t_a = autograd_ms(n, m, batch, max(2, steps["autograd"] // k), k, dev, args.repeat)
             fl = floor_ms(n, m, batch, ceil1)
+            if k == max(ks):
+                rates.append((m, t_s * (1000 * 2048) / (n * batch)))  # at the main sweep's n x batch
             print(
                 f"{m:>4} {k:>6} {fl:>8.2f} | {t_d:>8.2f} {t_d / fl:>6.1f}x | {t_s:>9.2f} {t_s / fl:>6.2f}x | "
                 f"{t_a:>11.2f} {t_a / fl:>6.1f}x | {t_d / t_s:>14.1f}x {t_a / t_s:>10.1f}x",
@@ -269,6 +285,8 @@ def main() -> None:
     )
     if dev.type == "cuda":
         print("(no fused kernel here: triton is missing or REPCAP_FUSED=0)")
+    if args.calibrate and len(rates) >= 2:
+        write_rate(args.calibrate, rates, max(ks), "the sparse trainer")
     if args.profile:
         profile_sparse(n, ms[0], batch, dev)
 

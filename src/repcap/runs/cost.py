@@ -22,10 +22,12 @@ YODER_ANNEALED_STEPS = 3000
 #: Seconds per model and step of the toy trainer at n = 1000, batch 2048, as ``(a, b)`` of
 #: ``a + b m``: on a CPU the sparse path (benchmarks/toy_trainer.py on the 2-core development
 #: machine, one thread: 2.6 ms at m = 10, 4.4-4.7 ms at m = 25, 11.6-12.1 ms at m = 100); on a GPU,
-#: the dense path (what ``sampler="auto"`` takes there) measured on one H200 on 2026-12-04 (torch
-#: 2.11, batches of 12: 0.11 ms at m = 10 and 25, 0.15 ms at m = 100; a batch of 170 models at
-#: m = 25: 85 us), for the large batches the paper-gpu set forms.  The estimate before (15 us) was
-#: 5.7 times too low: Liu's 1020-model main sweep takes about half an hour there, not 5 minutes.
+#: the dense path (what ``sampler="auto"`` took there before the fused kernel) measured on one H200
+#: on 2026-12-04 (torch 2.11, batches of 12: 0.11 ms at m = 10 and 25, 0.15 ms at m = 100; a batch
+#: of 170 models at m = 25: 85 us), for the large batches the paper-gpu set forms.  The estimate
+#: before (15 us) was 5.7 times too low: Liu's 1020-model main sweep took about half an hour there,
+#: not 5 minutes.  The fused kernel's rate is not measured yet: it stays the GPU's figure (an upper
+#: bound, if the kernel does what it is for) until a lent GPU measures it (:data:`TOY_RATE_ENV`).
 TOY_SECONDS_PER_MODEL_STEP = {"cpu": (1.6e-3, 1.0e-4), "cuda": (7.5e-5, 4.0e-7)}
 #: The toy trainer's rate measured in the running session, ``"a,b"`` (seconds per model step at
 #: n = 1000, batch 2048, ``a + b m``), in place of :data:`TOY_SECONDS_PER_MODEL_STEP`: the GPU path
