@@ -1,7 +1,8 @@
 """The GPU paths at sizes that fill the chip, against their references (skipped without CUDA).
 
 * the fused toy step (repcap.toy.fused) at the main sweep's size with 120 models against the float64
-  split and the sparse path's torch ops; the trainer with the kernel against the trainer without it;
+  split and the sparse path's torch ops; the trainer with the kernel against the same draws through
+  the torch ops; the counted sampler's frequencies;
 * the fused cosine pass (repcap.cosine.fused) against the torch path on the GPU (fp32, tf32, bf16),
   against float64 on a subset of rows, and its two ways of filling the histogram against each other;
 * the packing step replayed from a CUDA graph against the eager step.
@@ -9,15 +10,13 @@
 Tolerances, and why: the toy kernel's entries are float32 sums of up to B = 2048 terms, added across
 programs by atomics in no fixed order (~1e-6 of the largest entry); 1e-4 of the largest entry leaves a
 margin and is still 10 times below any missing or doubled term.  Trainers with and without the kernel
-draw the same data (the same CUDA generators) and part only by that round-off over 300 Adam steps.
+draw the same data (the counted sampler) and part only by that round-off over 300 Adam steps.
 The cosine pass's values are the same float32 dot products summed in another order (a few 1e-7), so a
 pair on the two sides of a bin edge moves between neighbouring bins: the histograms may differ by
 at most 1e-3 of the pairs (a bin is 1e-3 wide), quantiles by one bin, sums and extremes by 1e-5.
 """
 
 from __future__ import annotations
-
-import dataclasses
 
 import numpy as np
 import pytest
@@ -68,14 +67,21 @@ def test_fused_toy_step_at_full_size(m):
 
 
 def test_trainer_with_and_without_the_kernel(monkeypatch):
+    from repcap.toy import fused as toy_fused
+
     cfg = toy.TrainConfig(n=1000, m=25, steps=300, batch=2048, device="cuda", loss_window=50)
     specs = [toy.ModelSpec(alpha=a, gamma=g, seed=s) for s, (a, g) in enumerate([(1.0, -1.0), (1.5, 0.3333)] * 6)]
     fused_run = toy.train(specs, cfg)
     assert fused_run.sampler == "sparse"  # "auto" takes the sparse path where the kernel runs
-    monkeypatch.setenv("REPCAP_FUSED", "0")
-    torch_run = toy.train(specs, dataclasses.replace(cfg, sampler="sparse"))
+    # the same counted draws through the sparse path's torch ops
+    monkeypatch.setattr(
+        toy_fused, "fused_loss_and_grad", lambda x, W, b, need_loss: toy.sparse_loss_and_grad(x, W, b, need_loss)
+    )
+    torch_run = toy.train(specs, cfg)
     torch.testing.assert_close(fused_run.W, torch_run.W, rtol=1e-3, atol=1e-4)
     torch.testing.assert_close(fused_run.loss, torch_run.loss, rtol=1e-3, atol=0)
+    # the statistical check against the CPU (another stream of the same data): tools/gpu_session.sh's
+    # repcap bundle compare of liu-strong-a1 + liu-seeds-a1
 
 
 def _rows(V, d, seed):
@@ -138,3 +144,14 @@ def test_packing_graph_replays_the_eager_step(monkeypatch):
     np.testing.assert_allclose(graph_run.loss_curve, eager_run.loss_curve, rtol=1e-3)
     np.testing.assert_allclose(graph_run.eps_star, eager_run.eps_star, rtol=1e-3)
     torch.testing.assert_close(graph_run.V, eager_run.V, rtol=0, atol=1e-3)
+
+
+def test_counted_sampler_frequencies_on_cuda():
+    from repcap.toy.fused import CounterSampler
+
+    n, B, steps = 1000, 2048, 50
+    p = toy.frequencies(n, "power", alpha=1.0)
+    s = CounterSampler(p[None].float().cuda(), B, [7])
+    counts = sum(torch.bincount(s.sample().cols, minlength=n).double().cpu() for _ in range(steps))
+    N = B * steps
+    assert ((counts / N - p).abs() <= 5 * (p * (1 - p) / N).sqrt() + 1e-12).all()

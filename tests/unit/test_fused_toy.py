@@ -124,7 +124,6 @@ def test_trainer_runs_the_kernel_where_it_is_usable(monkeypatch):
 
     cfg = toy.TrainConfig(n=60, m=5, steps=4, batch=32, sampler="sparse", device="cpu", loss_window=2)
     specs = [toy.ModelSpec(alpha=1.0, gamma=-1.0, seed=1), toy.ModelSpec(alpha=1.5, gamma=0.5, seed=2)]
-    plain = toy.train(specs, cfg)
     calls = []
     real = fused.fused_loss_and_grad
 
@@ -136,5 +135,75 @@ def test_trainer_runs_the_kernel_where_it_is_usable(monkeypatch):
     monkeypatch.setattr(fused, "fused_loss_and_grad", counted)
     kernel = toy.train(specs, cfg)
     assert len(calls) == cfg.steps
-    torch.testing.assert_close(kernel.W, plain.W, rtol=1e-5, atol=1e-6)
-    torch.testing.assert_close(kernel.loss, plain.loss, rtol=1e-5, atol=0)
+    # the same counted draws through the sparse path's torch ops
+    monkeypatch.setattr(
+        fused, "fused_loss_and_grad", lambda x, W, b, need_loss: toy.sparse_loss_and_grad(x, W, b, need_loss)
+    )
+    torch_ops = toy.train(specs, cfg)
+    torch.testing.assert_close(kernel.W, torch_ops.W, rtol=1e-5, atol=1e-6)
+    torch.testing.assert_close(kernel.loss, torch_ops.loss, rtol=1e-5, atol=0)
+
+
+# ---------------------------------------------------------------- the counted sampler (the GPU's)
+
+
+def _counted(p: torch.Tensor, B: int, steps: int, seed: int = 0):
+    s = fused.CounterSampler(p[None].float(), B, [seed])
+    return [s.sample() for _ in range(steps)]
+
+
+def _check_distribution(batches, p: torch.Tensor, B: int) -> None:
+    n = p.numel()
+    counts = sum(torch.bincount(x.cols, minlength=n).double() for x in batches)
+    vals = torch.cat([x.vals.double() for x in batches])
+    N = B * len(batches)
+    pp = p.float().double()
+    assert ((counts / N - pp).abs() <= 5 * (pp * (1 - pp) / N).sqrt() + 1e-12).all()  # binomial error per feature
+    k = vals.numel()  # v ~ U(0, 2]
+    assert abs(vals.mean().item() - 1.0) < 5 * (1 / 3 / k) ** 0.5
+    assert abs(vals.square().mean().item() - 4 / 3) < 5 * ((16 / 5 - 16 / 9) / k) ** 0.5
+    assert float(vals.max()) <= 2.0 and float(vals.min()) > 0
+    for x in batches[:5]:
+        key = x.rows * n + x.cols
+        assert key.unique().numel() == key.numel() and int(x.rows.max()) < B
+
+
+@interpreted
+@pytest.mark.parametrize("dist, kw", [("power", dict(alpha=1.0)), ("density", dict(alpha=2.0, density=5.0))])
+def test_counted_sampler_draws_the_distribution(dist, kw):
+    p = toy.frequencies(40, dist, **kw)
+    _check_distribution(_counted(p, 256, 120), p, 256)
+
+
+@interpreted
+def test_counted_sampler_continues_when_the_gap_budget_runs_out(monkeypatch):
+    from repcap.toy import sparse_data
+
+    real = sparse_data.gap_budget
+
+    def short(p, batch):  # a third of the budget: most features walk on in rounds of fresh gaps
+        K = real(p, batch)
+        return torch.where(K > 0, (K // 3).clamp_min(1), K)
+
+    monkeypatch.setattr(sparse_data, "gap_budget", short)
+    rounds = []
+    cont = fused.CounterSampler._continue
+    monkeypatch.setattr(fused.CounterSampler, "_continue", lambda *a: rounds.append(1) or cont(*a))
+    p = toy.frequencies(8, "density", alpha=1.0, density=3.0)
+    _check_distribution(_counted(p, 200, 100, seed=3), p, 200)
+    assert len(rounds) == 100
+
+
+@interpreted
+def test_counted_stream_is_the_models_own_and_moves_with_the_step():
+    n, B = 20, 64
+    p, q = toy.frequencies(n, "power", alpha=1.0), toy.frequencies(n, "power", alpha=2.0)
+    pair = fused.CounterSampler(torch.stack([q, p]).float(), B, [9, 3])
+    alone = fused.CounterSampler(p[None].float(), B, [3])
+    for _ in range(3):  # in a batch or alone, step after step: the same draws
+        a, b = pair.sample(), alone.sample()
+        torch.testing.assert_close(a.to_dense()[1], b.to_dense()[0], rtol=0, atol=0)
+    again = fused.CounterSampler(p[None].float(), B, [3])
+    first, second = again.sample().to_dense(), again.sample().to_dense()
+    assert not torch.equal(first, second)  # a fresh batch every step
+    assert fused._splitmix64(3) != fused._splitmix64(4)

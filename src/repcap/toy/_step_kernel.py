@@ -96,3 +96,26 @@ def step_kernel(
 
     if NEED_LOSS:
         tl.atomic_add(loss + k, tl.sum(lsum, axis=0).to(tl.float64))
+
+
+@triton.jit
+def uniform_kernel(
+    out,  # (N,) float32: U[0, 1)
+    keys,  # (M,) int64: each model's Philox key
+    model,  # (N,) int64: the model of each draw
+    index,  # (N,) int64: its index among that model's draws of this (step, stream)
+    step,
+    stream,
+    N,
+    BLOCK: tl.constexpr,
+):
+    """Counter-based uniforms: draw ``i`` is Philox-4x32-10 keyed by its model's key, with counter
+    ``(index, step, stream, 0)``, so a model's draws depend on nothing but its key and its own counters."""
+    i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    on = i < N
+    k = tl.load(model + i, mask=on, other=0)
+    c0 = tl.load(index + i, mask=on, other=0).to(tl.uint32)
+    key = tl.load(keys + k, mask=on, other=0)
+    zero = c0 * 0
+    r0, _, _, _ = tl.philox(key, c0, zero + step, zero + stream, zero)
+    tl.store(out + i, tl.uint_to_uniform_float(r0), mask=on)

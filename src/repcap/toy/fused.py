@@ -24,7 +24,9 @@ program and in float64 across them.  Atomic adds make the summation order across
 run to run (float32 round-off, as any GPU reduction).
 
 The kernel sits behind the trainer on CUDA (:func:`usable`: a CUDA device, ``triton`` importable,
-``REPCAP_FUSED`` not ``0``); without it the sparse path's torch ops run.
+``REPCAP_FUSED`` not ``0``), fed by :class:`CounterSampler` (the sparse sampler's walk with its
+uniforms drawn in one launch for the whole group); without it the sparse path's torch ops and
+torch's generators run.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ import os
 
 import torch
 
-from .sparse_data import SparseBatch
+from .sparse_data import SparseBatch, SparseSampler, _walk
 
 #: ``REPCAP_FUSED=0`` turns the fused kernels off (the torch ops run instead): an execution switch.
 ENV_SWITCH = "REPCAP_FUSED"
@@ -183,3 +185,100 @@ def fused_loss_and_grad_reference(
     db.reshape(-1).index_add_(0, model * n + cols.long(), coef)
     flat.index_add_(0, model * n + cols.long(), v[:, None] * gW[sample])
     return _finish(W, b, B, nrows, dW, db, loss)
+
+
+def _splitmix64(x: int) -> int:
+    """A 64-bit mix of a model's seed (Steele, Lea & Flood 2014): its Philox key, as a signed int64."""
+    x = (int(x) + 0x9E3779B97F4A7C15) & (2**64 - 1)
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & (2**64 - 1)
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & (2**64 - 1)
+    x ^= x >> 31
+    return x - 2**64 if x >= 2**63 else x
+
+
+class CounterSampler(SparseSampler):
+    """:class:`~repcap.toy.sparse_data.SparseSampler`'s walk (the same exact distribution: geometric gaps
+    per feature, continued until past the batch's end) with its uniforms drawn by one Triton launch for
+    every model of the group, instead of two ``torch.rand`` calls per model: the GPU's sampler where the
+    fused kernel runs (its launches, 2 per model and step, were the step's largest share with 120+
+    models).  Draw ``j`` of model ``k`` at step ``t`` is Philox-4x32-10 keyed by ``splitmix64(seed_k)``
+    with counter ``(j, t, stream)`` (stream 0: the gaps, 1: the values, 2 + 2r / 3 + 2r: round ``r`` of
+    the continuation's gaps / values), so a model's stream depends on its seed and the step only, not on
+    the other models of its batch.  It is another stream than ``torch.rand``'s: the sampler's
+    distribution is the same, its numbers are not (as the CPU's and the GPU's generators already differ)."""
+
+    def __init__(self, p: torch.Tensor, batch: int, seeds):
+        super().__init__(p, batch)
+        dev = p.device
+        self.keys = torch.tensor([_splitmix64(s) for s in seeds], dtype=torch.int64, device=dev)
+        self.steps = 0
+        self.el_model = torch.div(self.seg, self.n, rounding_mode="floor")
+        self.el_index = torch.arange(self.seg.numel(), device=dev) - self.offsets_t[self.el_model]
+
+    def _uniform(self, out: torch.Tensor, model: torch.Tensor, index: torch.Tensor, step: int, stream: int) -> None:
+        from ._step_kernel import uniform_kernel
+
+        N = int(out.numel())
+        if N:
+            uniform_kernel[(_cdiv(N, 1024),)](out, self.keys, model, index, step, stream, N, BLOCK=1024)
+
+    def sample(self, generators=None) -> SparseBatch:
+        """One fresh batch per model (``generators`` is ignored: the draws are counted)."""
+        step = self.steps
+        self.steps += 1
+        self._uniform(self.u_gap, self.el_model, self.el_index, step, 0)
+        pos, last = _walk(self.u_gap, self.logq, self.seg, self.seg_start, self.seg_len, self.start, self.B)
+        idx = torch.nonzero(pos < self.B).squeeze(1)  # sorted: model-major
+        seg, pos = self.seg.index_select(0, idx), pos.index_select(0, idx)
+        rows = self.row_base.index_select(0, idx).add_(pos)
+        vals = torch.empty(idx.numel(), dtype=torch.float32, device=idx.device)
+        model = self.el_model.index_select(0, idx)
+        self._uniform(vals, model, _rank_within(model, self.M), step, 1)
+        deficient = (self.seg_len > 0) & (last < self.B)
+        if bool(deficient.any()):
+            seg, rows, vals = self._continue(deficient, last, seg, rows, vals, step)
+        return SparseBatch(
+            rows=rows,
+            cols=self.feature[seg],
+            vals=vals.neg_().add_(1.0).mul_(2.0),
+            wrows=seg,
+            M=self.M,
+            B=self.B,
+            n=self.n,
+        )
+
+    def _continue(self, deficient, last, seg, rows, vals, step):
+        """:func:`repcap.toy.sparse_data._continue` with counted draws: walk on from ``last`` for the
+        segments whose budget ran out inside the batch, round by round, until each has passed its end."""
+        segs, rowss, valss = [seg], [rows], [vals]
+        dev = self.u_gap.device
+        r = 0
+        while bool(deficient.any()):
+            ids = torch.nonzero(deficient).flatten()  # model-major
+            lens = self.seg_len[ids]
+            local = torch.repeat_interleave(torch.arange(ids.numel(), device=dev), lens)
+            starts = torch.cumsum(lens, 0) - lens
+            model = torch.div(ids[local], self.n, rounding_mode="floor")
+            index = _rank_within(model, self.M)
+            ug = torch.empty(local.numel(), dtype=torch.float32, device=dev)
+            uv = torch.empty_like(ug)
+            self._uniform(ug, model, index, step, 2 + 2 * r)
+            self._uniform(uv, model, index, step, 3 + 2 * r)
+            p_local, l_local = _walk(ug, self.logq_all[ids][local], local, starts, lens, last[ids], self.B)
+            act = p_local < self.B
+            new = ids[local][act]
+            segs.append(new)
+            rowss.append(torch.div(new, self.n, rounding_mode="floor") * self.B + p_local[act])
+            valss.append(uv[act])
+            last = last.clone()
+            last[ids] = l_local
+            deficient = torch.zeros_like(deficient)
+            deficient[ids] = l_local < self.B
+            r += 1
+        return torch.cat(segs), torch.cat(rowss), torch.cat(valss)
+
+
+def _rank_within(model: torch.Tensor, M: int) -> torch.Tensor:
+    """Each element's index among the elements of its model (``model`` sorted), on the device."""
+    first = torch.searchsorted(model, torch.arange(M, device=model.device, dtype=model.dtype))
+    return torch.arange(model.numel(), device=model.device) - first[model]

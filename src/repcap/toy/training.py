@@ -106,6 +106,7 @@ class _Models:
         self.peak_w = self.rates[:, 0].to(dev, torch.float32)
         self.peak_b = self.rates[:, 1].to(dev, torch.float32)
         self.signs = gamma_signs(s.gamma for s in specs)
+        self.seeds = [int(s.seed) for s in specs]
         self.W, self.b, self.gens = init_params(n, m, [s.seed for s in specs], dev)
         self.sW, self.sb = AdamState.zeros_like(self.W), AdamState.zeros_like(self.b)
 
@@ -142,9 +143,16 @@ class _Workspace:
         per = min(per, M)
         self.groups = [(a, min(M, a + per)) for a in range(0, M, per)]
         if self.sparse:
-            self.samplers = [SparseSampler(models.p[a:e], B) for a, e in self.groups]
-            self.fused = fused_usable(dev)  # on CUDA one Triton kernel (repcap.toy.fused), else torch ops
-            if not self.fused:
+            # on CUDA one Triton kernel a step and counted draws for the whole group (repcap.toy.fused),
+            # else torch ops and each model's generator
+            self.fused = fused_usable(dev)
+            self.samplers: list[SparseSampler]
+            if self.fused:  # pragma: no cover (CUDA only; tests/unit runs both under Triton's interpreter)
+                from .fused import CounterSampler
+
+                self.samplers = [CounterSampler(models.p[a:e], B, models.seeds[a:e]) for a, e in self.groups]
+            else:
+                self.samplers = [SparseSampler(models.p[a:e], B) for a, e in self.groups]
                 self.sparse_ws = SparseWorkspace(per, B, n, int(cfg.m), dev)
         else:
             self.scratch = torch.empty((per, B, n), dtype=torch.float32, device=dev)
