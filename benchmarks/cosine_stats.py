@@ -192,6 +192,21 @@ def gpu_table(dev, quick: bool, ceil: dict, shape: tuple[int, int] | None = None
     for precision in ("fp32", "tf32", "bf16"):
         l1, dq, shared, dtop, dm = precision_error(X, precision, exact)
         print(f"{precision:>9} | {l1:>13.2e} | {dq:>9.2e} | {shared:>10}/10 | {dtop:>14.2e} | {dm:>9.2e}")
+    # last (a time limit cuts these first): the fused fp32 pass's execution choices, the same counts
+    print("\nfused fp32, other execution choices (the same counts):")
+    ideal = flops / ceil["fp32"]
+    for env, label in (
+        ({"REPCAP_COSINE_HIST": "warp"}, "tl.histogram per tile"),
+        ({"REPCAP_COSINE_BLOCK": "64"}, "64-row tiles"),
+    ):
+        os.environ.update(env)
+        try:
+            tiled_stats(X[:1024], device=dev, progress=False)
+            tt, _ = timed(lambda: tiled_stats(X, device=dev, progress=False), dev)
+        finally:
+            for k in env:
+                os.environ.pop(k)
+        print(f"{label:>22} | {tt:>7.3f} s | of the fp32 ceiling {ideal / tt:.2f}", flush=True)
 
 
 def main(argv=None) -> int:

@@ -42,6 +42,8 @@ from .precision import PRECISION_BOUND, PRECISIONS, UNIT_ROUNDOFF, rounded
 __all__ = ["PRECISIONS", "PRECISION_BOUND", "UNIT_ROUNDOFF", "FusedPass", "fused_pass", "rounded", "usable"]
 
 ENV_SWITCH = "REPCAP_FUSED"
+#: The tile side on a GPU (rows; default 128): an execution choice for tuning, the counts do not change.
+BLOCK_ENV = "REPCAP_COSINE_BLOCK"
 #: ``atomic`` (default) or ``warp``: how the kernel fills its histogram (the same counts).
 HIST_ENV = "REPCAP_COSINE_HIST"
 
@@ -102,7 +104,7 @@ def fused_pass(
     top_k: int,
     precision: str = "fp32",
     *,
-    block: int = 128,
+    block: int | None = None,
     bk: int | None = None,
     hist: str | None = None,
 ) -> FusedPass:
@@ -114,6 +116,7 @@ def fused_pass(
 
     n, d = (int(s) for s in U.shape)
     dev = U.device
+    block = int(block or os.environ.get(BLOCK_ENV, 128))
     mode = hist or os.environ.get(HIST_ENV, "atomic")
     if mode not in ("atomic", "warp"):
         raise ValueError(f"{HIST_ENV}={mode!r}: use atomic or warp")
