@@ -39,9 +39,9 @@ export REPCAP_CACHE="${REPCAP_CACHE:-$PWD/.cache-gpu}"
 WORK="$PWD/.gpu-bundle"
 rm -rf "$WORK" && mkdir -p "$WORK"
 if [ "$SCALE" = smoke ]; then  # the smoke reference set has no alpha = 1 series: its first width sweep instead
-  bench=(--smoke) dev=auto compare=(liu-strong-a05 liu-seeds)
-else
-  bench=() dev=cuda compare=(liu-strong-a1 liu-seeds-a1)
+  bench=(--smoke) pack=(--smoke) dev=auto compare=(liu-strong-a05 liu-seeds)
+else  # packing: Guha's cells at 300 steps (extrapolated), its CPU-era tables at their quick sizes
+  bench=() pack=(--quick) dev=cuda compare=(liu-strong-a1 liu-seeds-a1)
 fi
 START=$SECONDS
 SUMMARY=()
@@ -89,7 +89,7 @@ print('toy numerics (identity):', keys.computation_parts(train_points)['numerics
     echo "REPCAP_TOY_STEP_SECONDS=$REPCAP_TOY_STEP_SECONDS (seconds per model step, a + b m)"
   fi
   step bench-cosine 60 270 "$PY" benchmarks/cosine_stats.py --device "$dev" ${bench[@]+"${bench[@]}"}
-  step bench-packing 50 220 "$PY" benchmarks/packing.py --device "$dev" ${bench[@]+"${bench[@]}"}
+  step bench-packing 50 220 "$PY" benchmarks/packing.py --device "$dev" "${pack[@]}"
   # 6. the CPU-vs-GPU comparison: both experiments' configs as one sweep, so a width's 9 models share a batch;
   # in a cache of its own, so that its bundle holds these points only
   REPCAP_CACHE="$WORK/cache-compare" step compare 150 90 "$PY" -c "

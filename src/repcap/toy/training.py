@@ -8,7 +8,8 @@ analytic gradient (:func:`~repcap.toy.model.loss_and_grad`, or
 (:func:`~repcap.toy.optim.decay_`) -> Adam steps of ``W`` and ``b`` with their own learning rates
 (:mod:`repcap.toy.schedule`).  Every model draws its initialisation and its data from its own
 generator seeded with its ``seed``, so a model trained in a batch equals the same model trained
-alone (up to float round-off).
+alone (up to float round-off).  On CUDA with triton the sparse path's draws (counted, keyed by each
+model's seed) and its forward/backward run as Triton kernels (:mod:`repcap.toy.fused`).
 """
 
 from __future__ import annotations
