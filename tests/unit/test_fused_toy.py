@@ -108,6 +108,15 @@ def test_kernel_matches_the_float64_step(M, B, n, m, density, need_loss):
 
 
 @interpreted
+def test_kernel_with_many_row_blocks(monkeypatch):
+    monkeypatch.setenv(fused.ROWS_ENV, "16")  # 16 samples a program: many programs add into one dW
+    x, W, b = batch(2, 100, 70, 12, seed=4, density=2.0)
+    ref = toy.loss_and_grad(x.to_dense().double(), W.double(), b.double())
+    assert fused.blocks(12)[0] == 16
+    assert_matches(fused.fused_loss_and_grad(x, W, b), ref)
+
+
+@interpreted
 def test_kernel_with_no_active_entry():
     M, B, n, m = 2, 8, 20, 5
     empty = torch.empty(0, dtype=torch.int64)

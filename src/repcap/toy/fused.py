@@ -52,17 +52,20 @@ def usable(device: torch.device) -> bool:
     return device.type == "cuda" and os.environ.get(ENV_SWITCH, "1") != "0" and have_triton()
 
 
+#: ``REPCAP_TOY_ROWS``: samples per program (a power of two >= 16), for tuning on a GPU (execution only).
+ROWS_ENV = "REPCAP_TOY_ROWS"
+
+
 def blocks(m: int) -> tuple[int, int, int, int]:
-    """``(R, BN, BM, num_warps)`` for width ``m``: rows per program, features per tile, the width
-    padded to a power of two (at least 16, as ``tl.dot`` needs) and the warps, sized so that the
-    program's registers (``h`` and ``g W``: ``R x BM``; a tile of ``W``: ``BN x BM``) stay within
-    about 64 float32 registers a thread."""
+    """``(R, BN, BM, num_warps)`` for width ``m``: samples per program, features per tile, the width
+    padded to a power of two (at least 16, as ``tl.dot`` needs) and the warps.  A program's registers
+    (``h`` and ``g W``: ``R x BM``; the tile of ``z``: ``R x BN``; a tile of ``W`` and of ``yᵀ h``:
+    ``BN x BM``) stay near 100 float32 a thread; within that, many samples a program, since each
+    program adds its ``n x m`` share of ``dW`` by atomic adds (fewer programs a model, fewer adds)."""
     BM = max(16, 1 << (max(1, int(m)) - 1).bit_length())
-    if BM <= 32:
-        return 64, 64, BM, 4
-    if BM <= 64:
-        return 64, 32, BM, 8
-    return 32, 32, BM, 8
+    R, BN = (128, 64) if BM <= 32 else (128, 32) if BM <= 64 else (64, 32)
+    R = int(os.environ.get(ROWS_ENV, R))
+    return R, BN, BM, 8
 
 
 def prepare(x: SparseBatch) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
