@@ -81,7 +81,7 @@ from repcap.toy.fused import usable
 print('fused kernels run:', usable(torch.device('cuda')) if torch.cuda.is_available() else False)
 print('versions (provenance):', provenance.versions())
 print('toy numerics (identity):', keys.computation_parts(train_points)['numerics'])"
-  step gpu-tests 100 400 "$PY" -m pytest -q -p no:cacheprovider -x tests/gpu
+  step gpu-tests 100 400 "$PY" -m pytest -q -p no:cacheprovider tests/gpu
   step bench-toy 60 330 "$PY" benchmarks/toy_trainer.py --device "$dev" ${bench[@]+"${bench[@]}"} --calibrate "$OUT/toy-rate.json"
   if [ -s "$OUT/toy-rate.json" ]; then  # the cost model budgets step 7's toy batches at the rate just measured
     REPCAP_TOY_STEP_SECONDS=$("$PY" -c "import json; d = json.load(open('$OUT/toy-rate.json')); print(f\"{d['a']},{d['b']}\")")
