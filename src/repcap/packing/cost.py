@@ -9,7 +9,7 @@ project's 2-core CPU development machine with one thread (the packing default): 
 GFLOP/s and 1.7 ns per pair at k = 2000, d = 4..1000 (power and exp losses, within 10%).
 
 The GPU figures are fitted to one H200 (2026-12-04, torch 2.11, the eager step, data/runs/paper-gpu):
-Guha's cells at k = 2000 took 1.66-1.74 ms a step whatever d (32..512) and at k = 4000 1.92-2.09 ms
+Guha's cells at k = 2000 took about 1.7 ms a step whatever d (32..512) and at k = 4000 about 2 ms
 (d = 32..256): launch-bound, at least 1.9 ms a step; 10,000 vectors in R^100 took 5.4 ms a step under
 the power loss (3.5 abs-relu, 4.1-4.3 exp), fitted with ``6 k^2 d`` at 30 TFLOP/s (0.6 of the float32
 matmul ceiling measured there) and 3e10 pairs a second (the power loss's; exp and abs-relu run
