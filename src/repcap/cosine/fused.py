@@ -116,7 +116,7 @@ def fused_pass(
 
     n, d = (int(s) for s in U.shape)
     dev = U.device
-    block = int(block or os.environ.get(BLOCK_ENV, 128))
+    block = int(block or os.environ.get(BLOCK_ENV) or 128)
     mode = hist or os.environ.get(HIST_ENV, "atomic")
     if mode not in ("atomic", "warp"):
         raise ValueError(f"{HIST_ENV}={mode!r}: use atomic or warp")
