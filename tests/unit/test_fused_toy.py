@@ -181,7 +181,7 @@ def _check_distribution(batches, p: torch.Tensor, B: int) -> None:
 @pytest.mark.parametrize("dist, kw", [("power", dict(alpha=1.0)), ("density", dict(alpha=2.0, density=5.0))])
 def test_counted_sampler_draws_the_distribution(dist, kw):
     p = toy.frequencies(40, dist, **kw)
-    _check_distribution(_counted(p, 256, 120), p, 256)
+    _check_distribution(_counted(p, 256, 80), p, 256)
 
 
 @interpreted
@@ -199,8 +199,8 @@ def test_counted_sampler_continues_when_the_gap_budget_runs_out(monkeypatch):
     cont = fused.CounterSampler._continue
     monkeypatch.setattr(fused.CounterSampler, "_continue", lambda *a: rounds.append(1) or cont(*a))
     p = toy.frequencies(8, "density", alpha=1.0, density=3.0)
-    _check_distribution(_counted(p, 200, 100, seed=3), p, 200)
-    assert len(rounds) == 100
+    _check_distribution(_counted(p, 200, 50, seed=3), p, 200)
+    assert len(rounds) == 50
 
 
 @interpreted
