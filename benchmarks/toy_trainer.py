@@ -1,5 +1,6 @@
 """The toy-model trainer at the paper's main-sweep size, side by side in one process: today's dense
-path, the sparse path, and a plain autograd + ``torch.optim.AdamW`` loop, against the GEMM floor.
+path, the sparse path, and a plain autograd + ``torch.optim.AdamW`` loop, against the GEMM floor (on
+a GPU also the fused kernel, the trainer's path there, with 12 and 120 models).
 
 Paths (Liu, Liu & Gore 2025 toy model, ``y = ReLU(x W Wᵀ + b)``, ``n`` features, width ``m``):
 
@@ -19,21 +20,33 @@ sparse path's top operators (``torch.profiler``) at the first width.
 
     python benchmarks/toy_trainer.py                  # n = 1000, batch 2048, m = 10, 25, 100, 1 and 12 models
     python benchmarks/toy_trainer.py --quick          # small sizes, a few steps (make bench)
+    python benchmarks/toy_trainer.py --device cuda --calibrate rate.json   # a GPU: the fused path too
+
+On a GPU the table is in us per model step: ``fused`` (the sparse sampler and the fused Triton kernel,
+:mod:`repcap.toy.fused`: the trainer's path there), ``sparse-torch`` (the same sampler, the torch ops),
+``dense`` (the GPU's path before the kernel) and ``autograd``, each with the fraction of the float32
+matmul ceiling that its GEMM floor reaches; ``--calibrate`` writes the fused path's rate, ``a + b m``
+seconds per model step, for the sweep's time budget (``REPCAP_TOY_STEP_SECONDS``).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import time
 from dataclasses import replace
 
+import numpy as np
 import torch
 import torch.nn.functional as F
+from _ceiling import ceilings, matmul_ceiling
 from _ceiling import describe as describe_ceiling
-from _ceiling import matmul_ceiling
 
 from repcap import toy
 from repcap.devices import device_name, resolve_device
+from repcap.toy.fused import ENV_SWITCH
+from repcap.toy.fused import usable as fused_usable
 
 
 def sync(dev: torch.device) -> None:
@@ -136,15 +149,89 @@ def profile_sparse(n: int, m: int, batch: int, dev: torch.device, steps: int = 1
         print(f"  {e.key:>22}: {e.self_cpu_time_total / steps / 1e3:6.3f} ms/step, {e.count / steps:5.1f} calls")
 
 
+def fused_ms(n: int, m: int, batch: int, steps: int, k: int, dev: torch.device, repeat: int, on: bool) -> float:
+    """ms per model step of the sparse trainer with the fused kernel (``on``) or its torch ops."""
+    before = os.environ.get(ENV_SWITCH)
+    os.environ[ENV_SWITCH] = "1" if on else "0"
+    try:
+        return trainer_ms("sparse", n, m, batch, steps, k, dev, repeat)
+    finally:
+        if before is None:
+            os.environ.pop(ENV_SWITCH, None)
+        else:
+            os.environ[ENV_SWITCH] = before
+
+
+#: The main sweep's widths (Liu, Liu & Gore 2025), over which the issue's target (<= 15 us a model
+#: step on the GPU) is averaged, and its size: 1020 models of 20,000 steps.
+MAIN_WIDTHS = (10, 15, 25, 39, 63, 100)
+MAIN_MODELS, MAIN_STEPS = 1020, 20000
+
+
+def gpu_table(n: int, batch: int, ms, ks, dev: torch.device, repeat: int, ceil: dict, calibrate: str | None) -> None:
+    """The GPU's paths side by side: the fused kernel (the trainer's path on CUDA), the sparse path's
+    torch ops, the dense path (the GPU's path before the kernel), autograd + AdamW; each in us per model
+    step and as the fraction of the float32 matmul ceiling its GEMM floor (6 B n m FLOPs) reaches."""
+    head = (
+        f"{'m':>4} {'models':>6} {'floor us':>8} | {'fused us':>8} {'%fp32':>6} | {'sparse-torch us':>15} | "
+        f"{'dense us':>8} {'%fp32':>6} | {'autograd us':>11} | {'fused vs dense':>14} {'vs autograd':>11}"
+    )
+    print(head)
+    print("-" * len(head))
+    fits = []
+    for m in ms:
+        for k in ks:
+            t_f = fused_ms(n, m, batch, max(50, 6000 // k), k, dev, repeat, on=True)
+            t_s = fused_ms(n, m, batch, max(10, 600 // k), k, dev, repeat, on=False)
+            t_d = trainer_ms("dense", n, m, batch, max(4, 240 // k), k, dev, repeat)
+            t_a = autograd_ms(n, m, batch, max(4, 240 // k), k, dev, repeat)
+            fl = floor_ms(n, m, batch, ceil["fp32"])
+            if k == max(ks):
+                fits.append((m, t_f))
+            print(
+                f"{m:>4} {k:>6} {1e3 * fl:>8.2f} | {1e3 * t_f:>8.2f} {100 * fl / t_f:>5.1f}% | {1e3 * t_s:>15.2f} | "
+                f"{1e3 * t_d:>8.2f} {100 * fl / t_d:>5.1f}% | {1e3 * t_a:>11.2f} | {t_d / t_f:>13.1f}x {t_a / t_f:>10.1f}x",
+                flush=True,
+            )
+    print(
+        "(us per model step; floor: 6 batch n m FLOPs at the float32 matmul ceiling measured above; %fp32: the "
+        f"floor over the path's time; at tf32 the floor is {ceil['fp32'] / ceil['tf32']:.2f}x the fp32 one)"
+    )
+    if len(fits) >= 2:
+        write_rate(calibrate, fits, max(ks), "fused")
+
+
+def write_rate(path: str | None, fits: list, models: int, what: str) -> None:
+    """Fit ``a + b m`` seconds per model step to ``fits`` (``(m, ms per model step)``), print it with
+    Liu's main sweep at that rate, and write it as JSON to ``path`` (for ``REPCAP_TOY_STEP_SECONDS``)."""
+    a, b = (float(x) for x in np.polyfit([m for m, _ in fits], [t / 1e3 for _, t in fits], 1)[::-1])
+    if a < 0 or b < 0:  # seconds: a + b m, neither negative (noise on a flat rate)
+        a, b = float(np.mean([t / 1e3 for _, t in fits])), 0.0
+    mean = float(np.mean([a + b * m for m in MAIN_WIDTHS]))
+    print(
+        f"{what}, {models} models: {1e6 * a:.2f} + {1e6 * b:.3f} m us per model step at n = 1000, batch 2048; over "
+        f"the main sweep's widths {1e6 * mean:.1f} us (target on a GPU <= 15): Liu's main sweep ({MAIN_MODELS} "
+        f"models x {MAIN_STEPS} steps) about {MAIN_MODELS * MAIN_STEPS * mean / 60:.1f} min"
+    )
+    if path:
+        with open(path, "w") as fh:
+            json.dump({"a": a, "b": b, "models": models, "widths": [m for m, _ in fits], "path": what}, fh)
+        print(f"rate written to {path} (for REPCAP_TOY_STEP_SECONDS)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--quick", action="store_true", help="small sizes, a few steps (seconds)")
+    ap.add_argument("--quick", action="store_true", help="small sizes, a few steps (make bench)")
+    ap.add_argument("--smoke", action="store_true", help="toy sizes: only checks that it runs (tools/gpu_session.sh)")
     ap.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
     ap.add_argument("--repeat", type=int, default=2, help="runs per path; the best is reported")
     ap.add_argument("--profile", action="store_true", help="print the sparse path's top operators")
+    ap.add_argument("--calibrate", metavar="FILE", help="on a GPU: write the fused path's rate (a + b m) as JSON")
     args = ap.parse_args()
     dev = resolve_device(args.device)
-    if args.quick:
+    if args.smoke:
+        n, batch, ms, ks, steps = 64, 32, (4, 8), (1, 2), {"dense": 2, "sparse": 4, "autograd": 2}
+    elif args.quick:
         n, batch, ms, ks, steps = 256, 256, (8, 16), (1, 4), {"dense": 4, "sparse": 10, "autograd": 4}
     else:
         n, batch, ms, ks, steps = 1000, 2048, (10, 25, 100), (1, 12), {"dense": 12, "sparse": 120, "autograd": 12}
@@ -155,8 +242,18 @@ def main() -> None:
         f"toy trainer benchmark on {device_name(dev)} (torch {torch.__version__}), n={n} batch={batch}, "
         f"best of {args.repeat}"
     )
-    ceil = matmul_ceiling(dev)
-    print(describe_ceiling(dev, ceil))
+    if dev.type == "cuda" and fused_usable(dev):
+        ceil = ceilings(dev)
+        print(describe_ceiling(dev, ceil))
+        if args.smoke:
+            gpu_table(n, batch, ms, ks, dev, 1, ceil, args.calibrate)
+        else:
+            gpu_ks = (4, 12) if args.quick else (12, 120)
+            ms_gpu = (10, 25) if args.quick else (10, 25, 100)
+            gpu_table(1000, 2048, ms_gpu, gpu_ks, dev, args.repeat, ceil, args.calibrate)
+        return
+    ceil1 = matmul_ceiling(dev)
+    print(describe_ceiling(dev, ceil1))
     if dev.type == "cpu" and threads > 1:
         torch.set_num_threads(threads)
         print(f"  (with {threads} threads: {matmul_ceiling(dev) / 1e12:.3f} TFLOP/s; the runs below use 1)")
@@ -167,13 +264,16 @@ def main() -> None:
     )
     print(head)
     print("-" * len(head))
+    rates = []
     for m in ms:
         for k in ks:
-            scale = max(1, 12 // k) if not args.quick else 1
+            scale = max(1, 12 // k) if not (args.quick or args.smoke) else 1
             t_d = trainer_ms("dense", n, m, batch, max(2, steps["dense"] // k), k, dev, args.repeat)
             t_s = trainer_ms("sparse", n, m, batch, max(4, steps["sparse"] * scale // 12), k, dev, args.repeat)
             t_a = autograd_ms(n, m, batch, max(2, steps["autograd"] // k), k, dev, args.repeat)
-            fl = floor_ms(n, m, batch, ceil)
+            fl = floor_ms(n, m, batch, ceil1)
+            if k == max(ks):
+                rates.append((m, t_s * (1000 * 2048) / (n * batch)))  # at the main sweep's n x batch
             print(
                 f"{m:>4} {k:>6} {fl:>8.2f} | {t_d:>8.2f} {t_d / fl:>6.1f}x | {t_s:>9.2f} {t_s / fl:>6.2f}x | "
                 f"{t_a:>11.2f} {t_a / fl:>6.1f}x | {t_d / t_s:>14.1f}x {t_a / t_s:>10.1f}x",
@@ -183,6 +283,10 @@ def main() -> None:
         "(ms per model step; x floor: time over the GEMM floor, 6 batch n m FLOPs at the measured matmul "
         "throughput; sparse vs dense / vs autograd: speed-up of the sparse trainer)"
     )
+    if dev.type == "cuda":
+        print("(no fused kernel here: triton is missing or REPCAP_FUSED=0)")
+    if args.calibrate and len(rates) >= 2:
+        write_rate(args.calibrate, rates, max(ks), "the sparse trainer")
     if args.profile:
         profile_sparse(n, ms[0], batch, dev)
 

@@ -2,7 +2,8 @@
 float64 compute precision; float32, float64, integer and tiny-valued input; zero rows dropped; a
 matrix of more than one Gram chunk), the tiled pass on the numba kernel and on the torch path
 (histogram, quantiles, max |cos|, top-k pairs, nearest neighbours, exceedances on and off the bin
-edges, the row sample with its sampling error, unit rows taken as they are), one tile's summary on
+edges, the row sample with its sampling error, unit rows taken as they are; the products' inputs
+rounded to tf32 and bf16), one tile's summary on
 both paths, the row helpers, :class:`~repcap.cosine.Histogram`, ``batched_max_abs`` and
 ``mean_sq_offdiag``.
 
@@ -125,6 +126,21 @@ def _tiled() -> dict:
         "no-top-k": ts(Y, bins=20, top_k=0, quantiles=(0.5,), memory_budget=_SMALL_TILES),
     }
     return {k: _tiled_values(v) for k, v in runs.items()}
+
+
+def _tiled_precision() -> dict:
+    """The tiled pass with the products' inputs rounded to tf32 and to bf16 (``TiledConfig.precision``):
+    the CPU's emulation of a GPU's tensor-core inputs, the numba kernel on the rounded rows."""
+    import numpy as np
+
+    from repcap.cosine import TiledConfig, tiled_stats
+
+    X32 = _with_zero_rows(_matrix(300, 16, seed=1)).astype(np.float32)
+    out = {}
+    for precision in ("tf32", "bf16"):
+        cfg = TiledConfig(bins=40, top_k=6, thresholds=_THRESHOLDS, quantiles=_QUANTILES, precision=precision)
+        out[precision] = _tiled_values(tiled_stats(X32, cfg, device="cpu", progress=False, memory_budget=_SMALL_TILES))
+    return out
 
 
 def _tiled_torch() -> dict:
@@ -323,6 +339,7 @@ CASES = [
     Case("cosine", "few-rows", run=_few_rows),
     Case("cosine", "tiled-numba", run=_tiled),
     Case("cosine", "tiled-torch", run=_tiled_torch),
+    Case("cosine", "tiled-precision", run=_tiled_precision),
     Case("cosine", "tile-summary", run=_tile_summary),
     Case("cosine", "rows", run=_rows),
     Case("cosine", "histogram", run=_histogram),

@@ -27,3 +27,26 @@ def test_the_cli_threshold_separates_yoder_from_a_hopeless_run():
     assert estimate_cost(10_000, 100, 5000).seconds < cost.CONFIRM_SECONDS
     huge = estimate_cost(3_000_000, 2, 5000)
     assert huge.seconds > 365 * 86400 and "years" in huge.describe()
+
+
+def test_gpu_constants_reproduce_the_h200_runs():
+    # one H200, 2026-12-04, torch 2.11, the eager step (data/runs/paper-gpu, wall seconds): Guha's nine
+    # cheapest cells at 5000 steps (launch-bound: about the same whatever d) and 10,000 vectors in R^100
+    cells = {
+        (2000, 32): 8.71,
+        (2000, 64): 8.59,
+        (2000, 128): 8.30,
+        (2000, 256): 8.61,
+        (2000, 512): 8.72,
+        (4000, 32): 9.82,
+        (4000, 64): 9.60,
+        (4000, 128): 10.47,
+        (4000, 256): 10.34,
+    }
+    yoder = [(5000, 17.61), (5000, 21.47), (5000, 26.78), (16000, 66.21)]  # abs-relu, exp, power, long exp
+    ratios = [estimate_cost(k, d, 5000, device="cuda").seconds / t for (k, d), t in cells.items()]
+    ratios += [estimate_cost(10_000, 100, steps, device="cuda").seconds / t for steps, t in yoder]
+    assert min(ratios) > 0.9 and max(ratios) < 1.55  # the module docstring's -9% .. +51%
+    # the floor is per step of a batch, not per problem
+    one, eight = (estimate_cost(2000, 32, 5000, batch=b, device="cuda").seconds for b in (1, 8))
+    assert eight == pytest.approx(one)

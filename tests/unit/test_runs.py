@@ -220,3 +220,12 @@ def test_compute_resumes_and_respects_a_time_budget(cache):
     assert want["liu-overlap"] == (3, 0)
     assert {r.name: (r.n_computed, r.n_cached) for r in again} == want
     assert any("wall time" in line for line in log) and any(line.startswith("== yoder") for line in log)
+
+
+def test_a_measured_toy_rate_replaces_the_table(monkeypatch):
+    table = cost.toy_step_seconds(25, "cuda")
+    monkeypatch.setenv(cost.TOY_RATE_ENV, "2e-6,1.5e-7")
+    assert cost.toy_step_seconds(25, "cuda") == pytest.approx(2e-6 + 25 * 1.5e-7) != table
+    monkeypatch.setenv(cost.TOY_RATE_ENV, "fast")
+    with pytest.raises(RepcapError, match="a,b"):
+        cost.toy_step_seconds(25, "cuda")

@@ -19,6 +19,7 @@ from tqdm.auto import tqdm
 
 from .. import RepcapError, show_progress
 from ..devices import cpu_threads, device_name, resolve_device
+from . import graph
 from .config import PackConfig, check_seed
 from .losses import TiledPackingLoss, default_block, default_tile, flush_denormal, loss_and_grad, normalise
 from .stats import PackingStats, finite_or_none, pair_stats
@@ -91,7 +92,8 @@ def optimise(
     tile = int(cfg.tile or (default_block(k, B, dev) if dev.type == "cpu" else default_tile(k, B, dev)))
     W0 = torch.stack([torch.randn(d, k, generator=torch.Generator().manual_seed(s)) for s in seeds])
     W = torch.nn.Parameter(normalise(W0.to(dev)))
-    opt: torch.optim.Adam | _AnnealedAdam = torch.optim.Adam([W], lr=lr)
+    captured = graph.usable(dev, cfg.lr_floor)  # on CUDA the step is captured once and replayed
+    opt: torch.optim.Adam | _AnnealedAdam = torch.optim.Adam([W], lr=lr, capturable=captured)
     if cfg.lr_floor != 1.0:  # the fixed rate is Adam as it stands: its runs stay bit for bit what they were
         opt = _AnnealedAdam([W], lr, cfg.steps, cfg.lr_floor)
     curve = _Curve(cfg.record_every or max(1, cfg.steps // 200), [], [], [])
@@ -106,7 +108,12 @@ def optimise(
     )
     with flush_denormal(dev), cpu_threads(dev, B * k * k, cfg.threads):
         try:
-            _adam_loop(cfg, W, opt, bar, tile, p, curve, progress)
+            if captured:  # pragma: no cover (CUDA only)
+                graph.captured_loop(
+                    bar, curve.every, lambda t, keep: _adam_step(cfg, W, opt, bar, tile, p, curve, progress, t, keep)
+                )
+            else:
+                _adam_loop(cfg, W, opt, bar, tile, p, curve, progress)
         finally:
             bar.close()
         with torch.no_grad():
@@ -169,25 +176,35 @@ def _check_finite(cfg: PackConfig, total: torch.Tensor, step: int, opt=None) -> 
 
 def _adam_loop(cfg: PackConfig, W, opt, bar, tile: int, p: float, curve: _Curve, progress: bool) -> None:
     for step in bar:
-        opt.zero_grad(set_to_none=True)
-        V = normalise(W)
-        if step % curve.every == 0:  # sample the curve: loss and max |cos| at this step
-            with torch.no_grad():
-                total, grad, mx = loss_and_grad(V.detach(), cfg.loss, beta=cfg.beta, p=p, tile=tile, want_max=True)
-            V.backward(grad)
-            curve.steps.append(step)
-            curve.losses.append(total.cpu().numpy())
-            curve.eps.append(mx.double().cpu().numpy())
-            if progress:
-                bar.set_postfix(eps=f"{float(mx.max()):.4f}", refresh=False)
-        else:
-            total = TiledPackingLoss.apply(V, cfg.loss, cfg.beta, p, tile)
-            total.sum().backward()
-        opt.step()
-        if step % curve.every == 0:
-            _check_finite(cfg, total, step, opt)
+        _adam_step(cfg, W, opt, bar, tile, p, curve, progress, step)
+
+
+def _adam_step(
+    cfg: PackConfig, W, opt, bar, tile: int, p: float, curve: _Curve, progress: bool, step: int, keep_grad=False
+) -> torch.Tensor:
+    """One step: the loss and its gradient (on a curve step, with the max |cos| recorded), Adam, and
+    the columns renormalised; returns the per-problem loss.  ``keep_grad``: zero the gradient in place
+    rather than dropping it (a captured step reads it where it was captured)."""
+    opt.zero_grad(set_to_none=not keep_grad)
+    V = normalise(W)
+    if step % curve.every == 0:  # sample the curve: loss and max |cos| at this step
         with torch.no_grad():
-            W.copy_(normalise(W))
+            total, grad, mx = loss_and_grad(V.detach(), cfg.loss, beta=cfg.beta, p=p, tile=tile, want_max=True)
+        V.backward(grad)
+        curve.steps.append(step)
+        curve.losses.append(total.cpu().numpy())
+        curve.eps.append(mx.double().cpu().numpy())
+        if progress:
+            bar.set_postfix(eps=f"{float(mx.max()):.4f}", refresh=False)
+    else:
+        total = TiledPackingLoss.apply(V, cfg.loss, cfg.beta, p, tile)
+        total.sum().backward()
+    opt.step()
+    if step % curve.every == 0:
+        _check_finite(cfg, total, step, opt)
+    with torch.no_grad():
+        W.copy_(normalise(W))
+    return total
 
 
 def _result(cfg, seeds, dev, V, final, stats: PackingStats, curve: _Curve, p, lr, tile, t0, devname) -> PackResult:

@@ -119,8 +119,8 @@ class TrainConfig:
     sampler: str = config.setting(
         "auto",
         "data sampler: dense (B x n uniforms a step), sparse (geometric gaps between active samples, "
-        "O(B sum p); with a sparse forward/backward) or auto (sparse on a CPU for n >= 512, else dense); dense "
-        "and sparse draw different streams of one distribution",
+        "O(B sum p); with a sparse forward/backward) or auto (sparse for n >= 512 on a CPU, and on a GPU where the fused "
+        "kernel runs, else dense); dense and sparse draw different streams of one distribution",
         choices=SAMPLERS,
     )
     device: str = config.setting("auto", "auto | cpu | cuda[:N]")

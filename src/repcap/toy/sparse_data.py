@@ -214,12 +214,17 @@ def _continue(
 
 def choose_sampler(sampler: str, p: torch.Tensor, device: torch.device) -> str:
     """``"dense"`` or ``"sparse"`` for frequencies ``p: (M, n)`` on ``device``: ``sampler`` itself
-    unless ``"auto"``, which is sparse on a CPU for ``n >= SPARSE_MIN_N`` when at most
-    ``SPARSE_MAX_FRACTION`` of the entries are active, else dense.  The rule is fixed (not timed at
-    run time), so a setting names one random stream on every machine of a device kind."""
+    unless ``"auto"``, which is sparse for ``n >= SPARSE_MIN_N`` when at most ``SPARSE_MAX_FRACTION``
+    of the entries are active, on a CPU and on a GPU where the fused kernel runs
+    (:func:`repcap.toy.fused.usable`; the sparse path's torch ops are launch-bound there), else dense.
+    The rule is fixed (not timed at run time), so a setting names one random stream on every machine
+    of a device kind."""
     if sampler != "auto":
         return sampler
-    sparse = device.type == "cpu" and p.shape[-1] >= SPARSE_MIN_N and sparse_fraction(p) <= SPARSE_MAX_FRACTION
+    from .fused import usable
+
+    where = device.type == "cpu" or usable(device)
+    sparse = where and p.shape[-1] >= SPARSE_MIN_N and sparse_fraction(p) <= SPARSE_MAX_FRACTION
     return "sparse" if sparse else "dense"
 
 

@@ -8,7 +8,8 @@ analytic gradient (:func:`~repcap.toy.model.loss_and_grad`, or
 (:func:`~repcap.toy.optim.decay_`) -> Adam steps of ``W`` and ``b`` with their own learning rates
 (:mod:`repcap.toy.schedule`).  Every model draws its initialisation and its data from its own
 generator seeded with its ``seed``, so a model trained in a batch equals the same model trained
-alone (up to float round-off).
+alone (up to float round-off).  On CUDA with triton the sparse path's draws (counted, keyed by each
+model's seed) and its forward/backward run as Triton kernels (:mod:`repcap.toy.fused`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import torch
 from .. import RepcapError, config, show_progress
 from ..devices import cpu_threads, resolve_device
 from .data import frequencies, sample_batch
+from .fused import usable as fused_usable
 from .measurements import measure
 from .model import init_params, loss_and_grad
 from .optim import AdamState, adam_, decay_, gamma_signs
@@ -105,6 +107,7 @@ class _Models:
         self.peak_w = self.rates[:, 0].to(dev, torch.float32)
         self.peak_b = self.rates[:, 1].to(dev, torch.float32)
         self.signs = gamma_signs(s.gamma for s in specs)
+        self.seeds = [int(s.seed) for s in specs]
         self.W, self.b, self.gens = init_params(n, m, [s.seed for s in specs], dev)
         self.sW, self.sb = AdamState.zeros_like(self.W), AdamState.zeros_like(self.b)
 
@@ -141,8 +144,17 @@ class _Workspace:
         per = min(per, M)
         self.groups = [(a, min(M, a + per)) for a in range(0, M, per)]
         if self.sparse:
-            self.samplers = [SparseSampler(models.p[a:e], B) for a, e in self.groups]
-            self.sparse_ws = SparseWorkspace(per, B, n, int(cfg.m), dev)
+            # on CUDA one Triton kernel a step and counted draws for the whole group (repcap.toy.fused),
+            # else torch ops and each model's generator
+            self.fused = fused_usable(dev)
+            self.samplers: list[SparseSampler]
+            if self.fused:  # pragma: no cover (CUDA only; tests/unit runs both under Triton's interpreter)
+                from .fused import CounterSampler
+
+                self.samplers = [CounterSampler(models.p[a:e], B, models.seeds[a:e]) for a, e in self.groups]
+            else:
+                self.samplers = [SparseSampler(models.p[a:e], B) for a, e in self.groups]
+                self.sparse_ws = SparseWorkspace(per, B, n, int(cfg.m), dev)
         else:
             self.scratch = torch.empty((per, B, n), dtype=torch.float32, device=dev)
             self.z_buf = torch.empty_like(self.scratch)
@@ -157,6 +169,10 @@ class _Workspace:
         a, e = self.groups[j]
         if self.sparse:
             xs = self.samplers[j].sample(models.gens[a:e])
+            if self.fused:  # pragma: no cover (CUDA only; tests/unit runs the kernel under Triton's interpreter)
+                from .fused import fused_loss_and_grad
+
+                return fused_loss_and_grad(xs, models.W[a:e], models.b[a:e], need_loss=need_loss)
             return sparse_loss_and_grad(xs, models.W[a:e], models.b[a:e], need_loss=need_loss, ws=self.sparse_ws)
         k = e - a
         x = sample_batch(models.p[a:e], self.B, models.gens[a:e], out=self.scratch[:k], mask=self.bool_buf[:k])
