@@ -48,13 +48,13 @@ scheduler = ""  # with the dask executor: a tcp address, local or local:N, or a 
 
 # %% tags=["remove-input"]
 
-import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import Markdown
 
 from repcap import RepcapError, constructions, figures, findings, frontier, packing, reference, sweep, tables
 from repcap.chapter import glue, start
 from repcap.config import given
+from repcap.drawings import frontier as draw
 from repcap.figdata import frontier as figdata
 from repcap.figdata import reference as refdata
 from repcap.packing import signed
@@ -156,40 +156,7 @@ if ref_section.found:
     )
 panels_df = figdata.frontier_panels(all_codes, guha, ours)
 
-fig, axes = plt.subplots(2, 2, figsize=figures.size(6.4))
-colors = dict(zip(["bound", "law", "explicit", "guha", "ours"], figures.palette(5)))
-for ax, (panel, g) in zip(axes.ravel(), panels_df.groupby("panel", sort=False)):
-    b, law_ = g[g.series == "bound"], g[g.series == "law"]
-    ax.plot(b.log10_k, b.eps, color="0.15", lw=1.2, label="rigorous lower bound (Welch, Levenshtein)")
-    ax.plot(law_.log10_k, law_.eps, color=colors["law"], ls="--", lw=1.0, label="Guha's four-constant law")
-    ex = g[g.series == "explicit"]
-    for status, fill in (("exact", True), ("bound", False)):
-        e = ex[ex.status == status]
-        ax.scatter(
-            e.log10_k,
-            e.eps,
-            s=26,
-            marker="o",
-            facecolors=colors["explicit"] if fill else "none",
-            edgecolors=colors["explicit"],
-            label=f"explicit code ({'exact' if fill else 'Carlitz–Uchiyama bound'})",
-            zorder=3,
-        )
-    gu = g[g.series == "guha"]
-    ax.scatter(gu.log10_k, gu.eps, marker="x", s=18, color=colors["guha"], label="Guha's stored ε*", zorder=3)
-    for lab, o in g[g.series == "ours"].groupby("name"):
-        ax.scatter(o.log10_k, o.eps, marker="^" if "reference" in lab else ".", s=30, color=colors["ours"], label=lab)
-    ax.set_yscale("log")
-    ax.set_title(panel)
-    ax.set_xlabel("log10 k (number of vectors)")
-for ax in axes[:, 0]:
-    ax.set_ylabel("ε (largest |cos|)")
-handles = {}
-for ax in axes.ravel():
-    for h, lab in zip(*ax.get_legend_handles_labels()):
-        handles.setdefault(lab, h)
-fig.legend(handles.values(), handles.keys(), loc="lower center", ncol=2, bbox_to_anchor=(0.5, 0.0))
-fig.tight_layout(rect=(0, 0.16, 1, 1))
+fig = draw.eps_vs_k(panels_df)
 _ = figures.save(
     "fig-frontier-eps-vs-k",
     fig,
@@ -322,14 +289,7 @@ ratio_df = figdata.ratio_points(vs_best)
 glue("frontier_n_seeds", len(seeds))
 glue("frontier_text_p", text_p)
 
-fig, ax = plt.subplots(figsize=figures.size(3.4))
-allb = ratio_df[ratio_df.optimiser == "best of all"]
-sc = ax.scatter(allb.N, allb.ratio_best, c=allb.d, cmap="viridis", s=22)
-ax.axhline(1.0, color="0.2", lw=0.8)
-ax.set_xscale("log")
-ax.set_xlabel("N (lines)")
-ax.set_ylabel("our ε / best-known coherence")
-fig.colorbar(sc, ax=ax, label="d")
+fig = draw.against_best_known(ratio_df)
 _ = figures.save(
     "fig-frontier-best-known",
     fig,

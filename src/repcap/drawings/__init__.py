@@ -3,6 +3,6 @@
 which the chapter saves with :func:`repcap.figures.save`.  A chapter narrates; it defines no
 functions and draws no figure of more than a few lines itself."""
 
-from . import scaling
+from . import frontier, scaling
 
-__all__ = ["scaling"]
+__all__ = ["frontier", "scaling"]
