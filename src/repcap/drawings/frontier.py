@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import pandas as pd
+from matplotlib.artist import Artist
 from matplotlib.figure import Figure
 
 from .. import figures
@@ -46,7 +47,7 @@ def eps_vs_k(panels: pd.DataFrame) -> Figure:
         ax.set_xlabel("log10 k (number of vectors)")
     for ax in axes[:, 0]:
         ax.set_ylabel("ε (largest |cos|)")
-    handles: dict[str, object] = {}
+    handles: dict[str, Artist] = {}
     for ax in axes.ravel():
         for h, lab in zip(*ax.get_legend_handles_labels(), strict=True):
             handles.setdefault(lab, h)
