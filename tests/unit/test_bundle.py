@@ -460,3 +460,23 @@ def test_a_point_the_set_moved_to_another_experiment_is_re_homed_not_dropped(mad
     assert len(back) == 1 and back[0]["provenance"]["experiment"] == "liu-gamma-1"
     assert moved["key"] not in {e["key"] for e in seeds["entries"]}
     assert moved["config"] not in moved_to["missing"]
+
+
+def test_status_counts_an_experiment_the_bundle_has_none_of_as_missing(env, tmp_path, monkeypatch):
+    """An experiment added to the set after the bundle was exported is all missing, not left out."""
+    import dataclasses
+
+    from repcap.bundle import store
+
+    s = runs.point_set("paper-gpu", "smoke")
+    runs.compute(s, only=["yoder"], progress=False, log=lambda x: None)
+    bundle.export("paper-gpu", tmp_path / "p", scale="smoke")
+    before = bundle.status(tmp_path / "p")
+    extra = dataclasses.replace(s.experiment("yoder"), name="yoder-again")
+    grown = dataclasses.replace(s, experiments=(*s.experiments, extra))
+    monkeypatch.setattr(store._runs, "point_set", lambda name, scale: grown)
+    after = bundle.status(tmp_path / "p")
+    assert "yoder-again" not in before.counts
+    assert after.counts["yoder-again"]["missing"] == len(extra.configs) == 4
+    assert after.counts["yoder-again"]["fresh"] == 0
+    assert {k: v for k, v in after.counts.items() if k != "yoder-again"} == before.counts

@@ -478,6 +478,14 @@ def status(path: str | Path) -> Status:
             "edited": sum(be.fresh and be.freshness.edited for be in prim),
             "other_versions": sum(be.fresh and bool(be.freshness.versions) for be in prim),
         }
+    try:  # the set's experiments the bundle has none of yet: all their points are missing
+        now = _runs.point_set(b.manifest["set"], b.manifest["scale"]).experiments
+    except RepcapError:
+        now = ()
+    for e in now:
+        if e.name not in counts:
+            counts[e.name] = dict.fromkeys(("fresh", "stale", "summaries", "replicas", "edited", "other_versions"), 0)
+            counts[e.name]["missing"] = len(e.configs)
     return Status(
         b.path, b.manifest["set"], b.manifest["scale"], counts, b.manifest["provenance"], reasons, notes, devices
     )
