@@ -7,7 +7,7 @@ that Jupyter Book's defaults get wrong.
   nothing from the network, so its scripts are dropped from every page.
 * Numbers are searchable: Sphinx's index skips every number ("3.75", "2,176"); after the build
   each page's decimal and grouped numbers are added to ``searchindex.js`` (``book/static/search.js``
-  keeps such a number one search term, and searches for whole numbers such as "975" or "975%",
+  keeps such a number one search term, and searches for whole numbers such as "1234" or "1234%",
   which Sphinx's search drops).
 * The search index holds prose, not code: code cells, code blocks and the BibTeX entries are left
   out of it (:func:`prose_only`), so a search finds the text a reader reads.

@@ -337,11 +337,11 @@ def test_best_known_table():
 
 
 def test_a_bad_best_known_file_is_one_line(tmp_path, monkeypatch):
-    import repcap.reference as ref
+    from repcap import paths
 
     ref_dir = tmp_path / "data" / "reference"
     ref_dir.mkdir(parents=True)
-    monkeypatch.setattr(ref, "reference_dir", lambda: ref_dir)
+    monkeypatch.setattr(paths, "reference_dir", lambda: ref_dir)
     head = "d,N,kind,quantity,value,source,status\n"
     for body, expected in (
         ("3,x,lines,squared chordal distance,0.5,sloane1997,published\n", "must be numbers"),

@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 import os
 import stat
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -122,12 +124,18 @@ def test_a_claim_keeps_a_second_run_off_the_point(tmp_path, monkeypatch):
     assert c.claim(KEY) and not c.claimed(KEY)  # ours: no one else holds it
     info = json.loads(c.claim_path(KEY).read_text())
     assert info["pid"] == os.getpid() and info["host"] == cache_mod._host_token()
-    # a live process elsewhere on this host holds it
-    other = {"host": cache_mod._host_token(), "pid": os.getppid(), "time": time.time()}
-    c.claim_path(KEY).write_text(json.dumps(other))
-    assert c.claimed(KEY) and not c.claim(KEY)
-    c.release(KEY)  # not ours: left alone
-    assert c.claim_path(KEY).exists()
+    # a live Python process elsewhere on this host holds it (the test's parent would not do: under
+    # make or a shell it is no repcap run, and its claim counts as stale)
+    holder = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        other = {"host": cache_mod._host_token(), "pid": holder.pid, "time": time.time()}
+        c.claim_path(KEY).write_text(json.dumps(other))
+        assert c.claimed(KEY) and not c.claim(KEY)
+        c.release(KEY)  # not ours: left alone
+        assert c.claim_path(KEY).exists()
+    finally:
+        holder.kill()
+        holder.wait()
     # its process died: stale, taken over
     c.claim_path(KEY).write_text(json.dumps({**other, "pid": 999_999_999}))
     assert not c.claimed(KEY) and c.claim(KEY)

@@ -53,11 +53,12 @@ def test_a_list_parameter_with_a_repeated_value_is_refused(tmp_path, monkeypatch
 @pytest.fixture
 def reference_copy(tmp_path, monkeypatch):
     """A copy of data/reference that a test may edit, read by the library in place of the real one."""
-    from repcap import reference
+    from repcap import paths, reference
 
     ref = tmp_path / "data" / "reference"
     shutil.copytree(ROOT / "data" / "reference", ref)
-    monkeypatch.setattr(reference, "reference_dir", lambda: ref)
+    # quotes and claims read paths.reference_dir at each call (reference re-exports them)
+    monkeypatch.setattr(paths, "reference_dir", lambda: ref)
     reference.quotes.cache_clear()
     reference.claims.cache_clear()
     yield ref
@@ -76,7 +77,12 @@ def reference_copy(tmp_path, monkeypatch):
             "derive 'slope' takes the log of",
         ),
         ("guha2026.llama2_7b_k_jl8", {"value": 0}, "guha-jl8-llama", "compare 'rel' takes the tolerance relative"),
-        ("yoder2025.C_random", {"value": 3.0, "low": None, "high": None}, "yoder-C-hadamard", "compare 'range' needs"),
+        (
+            "liu2025.phi_weak_over_m_n",
+            {"value": 1.5, "low": None, "high": None},
+            "liu-phi-weak",
+            "compare 'range' needs",
+        ),
     ],
 )
 def test_quote_edits_are_judged_at_load_naming_file_claim_and_quote(reference_copy, quote, fields, claim, needle):
