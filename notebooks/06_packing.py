@@ -38,15 +38,15 @@ scheduler = ""  # with the dask executor: a tcp address, local or local:N, or a 
 # %% tags=["remove-input"]
 import math
 
-import matplotlib.pyplot as plt
-import numpy as np
 import pandas as pd
 from IPython.display import Markdown
 
 from repcap import bounds, bundle, evidence, figures, findings, laws, packing, reference, sweep, tables
 from repcap.chapter import glue, start
 from repcap.config import given
+from repcap.drawings import packing as draw
 from repcap.figdata import packing as figdata
+from repcap.figdata import packing_views as views
 from repcap.figdata import reference as refdata
 from repcap.runs import finding_profile
 
@@ -126,8 +126,10 @@ runs = {c["loss"]: r for c, r in zip(configs, rep.results)}
 
 random_start = packing.pair_stats(packing.random_unit(k, d, 1, seed=seed, device=device), n_bins=n_bins).to_dict()
 law_eps = float(laws.PUBLISHED["four"].eps(k, d))
+law_angle = math.degrees(math.acos(law_eps))
+shown = {**runs, "random start": random_start}
 tables.show(
-    figdata.summary({**runs, "random start": random_start}),
+    figdata.summary(shown),
     digits={"ε* (max |cos|)": ".4f", "worst-pair angle (°)": ".2f", "mean |cos|": ".4f", "seconds": ".1f"},
     missing="the random start is not optimised",
 )
@@ -145,7 +147,7 @@ glue("packing_steps", steps)
 glue("packing_pairs", int(k * (k - 1) // 2))
 glue("packing_random_angle", random_start["max_angle_deg"])
 glue("packing_law_eps", law_eps)
-glue("packing_law_angle", math.degrees(math.acos(law_eps)))
+glue("packing_law_angle", law_angle)
 
 # %% [markdown]
 # ## The gradient trap and the 99% solution
@@ -163,34 +165,11 @@ glue("packing_law_angle", math.degrees(math.acos(law_eps)))
 # typical ones, and leave no nearly parallel pair at all.
 
 # %%
-hist_df = figdata.angle_histograms({**runs, "random start": random_start})
-
-colors = dict(zip(["random start", *losses], figures.palette(len(losses) + 1)))
-fig, ax = plt.subplots(figsize=figures.size(3.4))
-for loss, g in hist_df.groupby("loss", sort=False):
-    ls = ":" if loss == "random start" else "-"
-    ax.step(
-        g.abs_cos,
-        g.share_of_pairs.where(g.share_of_pairs > 0),
-        where="mid",
-        color=colors[loss],
-        ls=ls,
-        label=f"{loss} (angle {math.degrees(math.acos(g.eps_star.iloc[0])):.1f}°)",
-    )
-    ax.axvline(g.eps_star.iloc[0], color=colors[loss], lw=0.8, ls="--")
-ax.set_yscale("log")
-ax.set_xlim(0, 1)
-ax.set_xlabel("|cos| between a pair of vectors (dashed: the worst pair, ε*)")
-ax.set_ylabel("share of pairs per bin")
-top = ax.secondary_xaxis(
-    "top", functions=(lambda x: np.degrees(np.arccos(np.clip(x, 0, 1))), lambda a: np.cos(np.radians(a)))
-)
-top.set_xticks([90, 80, 70, 60, 45, 30, 0])
-top.set_xlabel("angle between the lines (degrees)")
-figures.legend_below(ax, ncol=2)
+hist_df = figdata.angle_histograms(shown)
+colors = draw.colours(losses)
 _ = figures.save(
     "fig-packing-angles",
-    fig,
+    draw.angle_histograms(hist_df, colors),
     hist_df,
     {
         "caption": f"Distribution of |cos| over all pairs of {k:,} vectors in {d} dimensions after {steps} "
@@ -210,27 +189,10 @@ _ = figures.save(
 # `exp` and `power` packings have none above their $\varepsilon^*$.
 
 # %%
-par_df = figdata.parallel_counts({**runs, "random start": random_start})
-
-fig, ax = plt.subplots(figsize=figures.size(3.0))
-levels = list(dict.fromkeys(par_df.level))
-names = ["random start", *losses]
-w = 0.8 / len(names)
-for i, name in enumerate(names):
-    g = par_df[par_df.loss == name].set_index("level").reindex(levels)
-    x = np.arange(len(levels)) + (i - (len(names) - 1) / 2) * w
-    ax.bar(x, g.pairs.clip(lower=0.5), width=w, color=colors[name], label=name)
-    for xi, v in zip(x, g.pairs):
-        if v == 0:
-            ax.text(xi, 0.7, "0", ha="center", va="bottom")
-ax.set_xticks(np.arange(len(levels)), levels)
-ax.set_yscale("log")
-ax.set_ylim(0.5, k * (k - 1) / 2 * 2)
-ax.set_ylabel("number of pairs")
-ax.legend(ncol=4, loc="lower center", bbox_to_anchor=(0.5, 1.0))
+par_df = figdata.parallel_counts(shown)
 _ = figures.save(
     "fig-packing-parallel",
-    fig,
+    draw.parallel_counts(par_df, colors, k * (k - 1) / 2),
     par_df,
     {
         "caption": "Nearly orthogonal (|cos| < 0.01) and nearly parallel (|cos| > 0.5, 0.9, 0.99) pairs per loss, "
@@ -253,35 +215,9 @@ _ = figures.save(
 
 # %%
 curve_df = figdata.curves(runs)
-
-fig, (a1, a2) = plt.subplots(1, 2, figsize=figures.size(3.2))
-for loss, g in curve_df.groupby("loss", sort=False):
-    a1.plot(g.step, g.angle_deg, color=colors[loss], label=loss)
-    a2.plot(g.step, g.loss_relative, color=colors[loss], label=loss)
-# the law's line is named in the legend: a label on the plot was struck through by the curves
-a1.axhline(
-    math.degrees(math.acos(law_eps)), color="0.3", ls="--", lw=0.9, label=f"four-constant law (k = {k:,}, d = {d})"
-)
-a1.set_ylim(top=max(a1.get_ylim()[1], math.degrees(math.acos(law_eps)) + 2))
-if full_size:
-    a1.axhline(yoder_angle.value, color="k", ls=":", lw=0.9)
-    a1.annotate(
-        f"Yoder: {yoder_angle.value:g}°",
-        (steps, yoder_angle.value),
-        ha="right",
-        xytext=(0, -12),
-        textcoords="offset points",
-    )
-a1.set_xlabel("Adam step")
-a1.set_ylabel("worst-pair angle arccos ε* (degrees)")
-fig.legend(*a1.get_legend_handles_labels(), loc="lower center", ncol=2, bbox_to_anchor=(0.5, 0.0))
-fig.tight_layout(rect=(0, 0.16, 1, 1))
-a2.set_yscale("log")
-a2.set_xlabel("Adam step")
-a2.set_ylabel("loss / initial loss")
 _ = figures.save(
     "fig-packing-curves",
-    fig,
+    draw.curves(curve_df, colors, law_angle, k, d, yoder=(yoder_angle.value, steps) if full_size else None),
     curve_df,
     {
         "caption": "Left: the smallest angle between any two lines during optimisation, per loss; the dashed line "
@@ -308,74 +244,17 @@ _ = figures.save(
 
 # %%
 law_eps_yoder = float(laws.PUBLISHED["four"].eps(yoder_k, yoder_d))
+law_angle_yoder = math.degrees(math.acos(law_eps_yoder))
 glue("packing_yoder_beta", reference.value("yoder2025.beta"))
 glue("packing_yoder_k", yoder_k)
 glue("packing_yoder_d", yoder_d)
 glue("packing_yoder_angle", yoder_angle.value)
 glue("packing_law_eps_yoder", law_eps_yoder)
-glue("packing_law_angle_yoder", math.degrees(math.acos(law_eps_yoder)))
+glue("packing_law_angle_yoder", law_angle_yoder)
 glue("packing_p_used", runs["power"]["p"] if "power" in runs else float("nan"))
-# at Yoder's size this profile's own run, else the reference run of the next section (when it is his size)
-ref_exp = max(
-    (
-        f
-        for f in (ref_lookup.found if ref_lookup else [])
-        if f.config.get("loss") == "exp" and (f.config.get("k"), f.config.get("d")) == (yoder_k, yoder_d)
-    ),
-    key=lambda f: f.config["steps"],
-    default=None,
-)
-ref = pd.DataFrame(
-    [
-        {
-            "what": "exp loss, worst-pair angle (deg)"
-            + ("" if full_size or ref_exp is None else " (the reference run, below)"),
-            "k x d": f"{yoder_k:,} x {yoder_d}",
-            "source's value": f"{yoder_angle.value:g} (reported, {yoder_angle.cite})",
-            "ours": runs["exp"]["max_angle_deg"]
-            if "exp" in runs and full_size
-            else ref_exp.result["max_angle_deg"]
-            if ref_exp is not None
-            else np.nan,
-        },
-        {
-            "what": "four-constant law angle (deg)",
-            "k x d": f"{yoder_k:,} x {yoder_d}",
-            "source's value": "— (our evaluation of Guha's law)",
-            "ours": math.degrees(math.acos(law_eps_yoder)),
-        },
-        {
-            "what": "four-constant law angle (deg)",
-            "k x d": f"{k:,} x {d}",
-            "source's value": "— (our evaluation of Guha's law)",
-            "ours": math.degrees(math.acos(law_eps)),
-        },
-        *[
-            {
-                "what": f"{loss} loss, worst-pair angle (deg)",
-                "k x d": f"{k:,} x {d}",
-                "source's value": "—",
-                "ours": r["max_angle_deg"],
-            }
-            for loss, r in runs.items()
-        ],
-    ]
-)
-glue(
-    "packing_exp_gap_to_law",
-    runs["exp"]["max_angle_deg"] - math.degrees(math.acos(law_eps)) if "exp" in runs else float("nan"),
-)
-_gap = runs["exp"]["max_angle_deg"] - math.degrees(math.acos(law_eps)) if "exp" in runs else float("nan")
-glue(
-    "packing_exp_gap_words",
-    Markdown(
-        f"{abs(_gap):.1f} degrees {'below' if _gap < 0 else 'above'}"
-        if math.isfinite(_gap)
-        else "an unknown number of degrees from"
-    ),
-)
-
-
+gap = views.exp_gap_to_law(runs, law_eps)
+glue("packing_exp_gap_to_law", gap)
+glue("packing_exp_gap_words", Markdown(views.gap_words(gap)))
 if "abs-relu" in runs:
     findings.record_all(evidence.yoder.trap(runs["abs-relu"], k, d))
 findings.record(
@@ -384,7 +263,19 @@ findings.record(
     figure="fig-packing-curves",
     interval="one run",
 )
-tables.show(ref, digits={"ours": ".2f"}, missing="this profile did not run Yoder's size")
+# at Yoder's size this profile's own run, else the reference run of the next section (when it is his size)
+ref_table = views.reported_vs_reproduced(
+    runs,
+    k=k,
+    d=d,
+    law_eps=law_eps,
+    yoder_k=yoder_k,
+    yoder_d=yoder_d,
+    yoder_angle=yoder_angle,
+    law_eps_yoder=law_eps_yoder,
+    reference_exp=views.yoder_exp_point(ref_lookup.found if ref_lookup else [], yoder_k, yoder_d),
+)
+tables.show(ref_table, digits={"ours": ".2f"}, missing="this profile did not run Yoder's size")
 
 # %% [markdown]
 # At the size this profile ran, the `exp` packing's worst angle lies
@@ -411,41 +302,20 @@ ref_section = refdata.section(ref_lookup, reference_set)
 losses_section = refdata.section(losses_lookup, reference_set)
 annealed_section = refdata.section(annealed_lookup, reference_set)
 ref_found = figdata.longest_exp_run(ref_section.found)
-ref_run = ref_found.result if ref_found else None
-law_angle_yoder = math.degrees(math.acos(law_eps_yoder))
 # no packing of this many lines in this dimension has a larger worst-pair angle (Welch, Levenshtein)
 bound_angle_yoder = math.degrees(math.acos(bounds.coherence_lower_bound(yoder_k, yoder_d)))
+lines = {"yoder_angle": yoder_angle.value, "law_angle": law_angle_yoder, "bound_angle": bound_angle_yoder}
 # the other losses at full size, each run's end and best worst-pair angle next to Yoder's and the bound
 loss_best = figdata.best_angles(losses_section.found)
-# Yoder's 99% solution and its trap at his size, from the shipped abs-relu run where it exists
-trap_words = (
-    "the abs-relu run at this size is not in this build's bundle yet "
-    f"(`repcap bundle compute {reference_set} --only yoder-losses`)"
-)
-for pt in losses_section.found:
-    if pt.config.get("loss") == "abs-relu":
-        ar_, kk_, dd_ = pt.result, int(pt.config["k"]), int(pt.config["d"])
-        trap_words = (
-            f"under the abs-relu loss {ar_['n_orthogonal'] / ar_['n_pairs']:.2%} of the pairs end orthogonal "
-            f"(|cos| < 0.01) against Yoder's 1 − 1/d = {1 - 1 / dd_:.2%}, and {ar_['n_above']['0.9']:,.0f} pairs "
-            f"end with |cos| > 0.9 against the {dd_ * math.comb(kk_ // dd_, 2):,} of a collapse onto d directions"
-        )
-        trap_where = {
-            "profile": finding_profile(reference_set, reference_scale),
-            "experiments": losses_section.experiments,
-        }
-        findings.record_all(evidence.yoder.trap(pt.result, kk_, dd_, **trap_where))
 annealed_best = figdata.best_angles(annealed_section.found)
-
-
-loss_sentences = "; ".join(
-    f"under the {r.loss} loss{f' (p = {r.p:g})' if r.loss == 'power' else ''}, Adam {figdata.rate_words(r)} "
-    f"for {r.steps:,} steps, the worst pair ends at {r.final_angle_deg:.2f}° (best "
-    f"{r.best_angle_deg:.2f}°, at step {r.best_step:,}), {abs(r.best_angle_deg - yoder_angle.value):.2f}° "
-    f"{'below' if r.best_angle_deg < yoder_angle.value else 'above'} Yoder's {yoder_angle.value:g}° and "
-    f"{bound_angle_yoder - r.best_angle_deg:.2f}° below the rigorous bound"
-    for r in pd.concat([annealed_best, loss_best], ignore_index=True).itertuples()
-)
+# Yoder's 99% solution and its trap at his size, from the shipped abs-relu run where it exists
+trapped = views.abs_relu_points(losses_section.found)
+for pt in trapped:
+    where = {"profile": finding_profile(reference_set, reference_scale), "experiments": losses_section.experiments}
+    findings.record_all(evidence.yoder.trap(pt.result, int(pt.config["k"]), int(pt.config["d"]), **where))
+glue("packing_ref_trap", Markdown(views.trap_words(trapped[-1] if trapped else None, reference_set)))
+best = pd.concat([annealed_best, loss_best], ignore_index=True)
+loss_sentences = views.loss_sentences(best, yoder_angle.value, bound_angle_yoder)
 glue(
     "packing_ref_losses",
     Markdown(
@@ -453,202 +323,49 @@ glue(
         + " ".join(dict.fromkeys([annealed_section.provenance, losses_section.provenance]))
     ),
 )
-glue("packing_ref_trap", Markdown(trap_words))
 glue("packing_ref_provenance", Markdown(ref_section.provenance))
 # (a) the whole run; (b) 72-78 degrees, where the run ends and Yoder's angle, the law and the bound
 # lie 0.3 degrees apart (on the whole run's axis their three lines coincide)
-fig, (ax, az) = plt.subplots(1, 2, figsize=figures.size(4.4), gridspec_kw={"width_ratios": [1.25, 1]})
-ax.axhline(yoder_angle.value, color="k", ls=":", lw=0.9, label=f"Yoder: about {yoder_angle.value:g}° (reported)")
-ax.axhline(
-    law_angle_yoder, color="0.4", ls="--", lw=0.9, label=f"four-constant law: {law_angle_yoder:.1f}° (our evaluation)"
-)
-ax.axhline(
-    bound_angle_yoder,
-    color="0.2",
-    ls="-",
-    lw=0.7,
-    label=f"rigorous bound: no packing exceeds {bound_angle_yoder:.1f}°",
-)
-for pt in [*annealed_section.found, *losses_section.found]:  # the other runs' curves, under the exp run's
-    lc = figdata.reference_curve(pt)
-    loss_ = pt.config["loss"]
-    fixed_rate = lc.schedule.iloc[0] == "fixed"
-    ax.plot(
-        lc.step,
-        lc.angle_deg,
-        color=colors.get(loss_, "0.5"),
-        lw=1.0,
-        ls="-" if fixed_rate else "--",
-        label=f"{'exp(β cos²)' if loss_ == 'exp' else loss_}{f' (p = {lc.p.iloc[0]:g})' if loss_ == 'power' else ''}, "
-        f"lr {pt.config['lr']:g}"
-        + ("" if fixed_rate else f", {lc.schedule.iloc[0]} (cosine)".replace("cosine to", "to")),
-    )
-if ref_found is not None and ref_run is not None:
+others = [figdata.reference_curve(pt) for pt in [*annealed_section.found, *losses_section.found]]
+rc = figdata.reference_curve(ref_found) if ref_found is not None else None
+flat = figdata.flattening_step(rc.step, rc.angle_deg) if rc is not None else None
+ref_angle = float(ref_found.result["max_angle_deg"]) if ref_found is not None else None
+glue("packing_ref_summary", Markdown(views.reference_summary(rc, ref_angle, flat, **lines)))
+if ref_found is not None:
     ref_df = figdata.reference_curves([ref_found, *annealed_section.found, *losses_section.found])
-    rc = figdata.reference_curve(ref_found)
-    flat = figdata.flattening_step(rc.step, rc.angle_deg)
-    ax.plot(rc.step, rc.angle_deg, color=colors["exp"], label=f"exp(β cos²), lr {ref_found.config['lr']:g}")
-    if flat is not None:
-        ax.axvline(flat, color=colors["exp"], lw=0.6, ls="-.")
-    # the range of the runs that aim at the worst pair; the abs-relu run's worst pair collapses to
-    # parallel within a few hundred steps, so its curve leaves the axes at the bottom (said below)
-    aimed = ref_df[ref_df.loss != "abs-relu"]
-    ax.set_ylim(min(60.0, float(aimed.angle_deg.min())), max(80.0, bound_angle_yoder + 2))
-    if (ref_df.loss == "abs-relu").any():
-        ax.text(
-            0.06,
-            0.03,
-            "abs-relu: off the bottom\n(worst pair at 0°)",
-            transform=ax.transAxes,
-            ha="left",
-            va="bottom",
-            color=colors.get("abs-relu", "0.4"),
-            fontsize="small",
+    findings.record_all(
+        views.yoder_76_degrees(
+            ref_angle,
+            rc,
+            flat,
+            annealed_best,
+            loss_best,
+            lr=ref_found.config["lr"],
+            yoder_angle=yoder_angle.value,
+            bound_angle=bound_angle_yoder,
+            profile=finding_profile(reference_set, reference_scale),
+            experiments={**ref_section.experiments, **annealed_section.experiments},
         )
-    gap = ref_run["max_angle_deg"] - yoder_angle.value
-    glue(
-        "packing_ref_summary",
-        Markdown(
-            f"from {rc.angle_deg.iloc[0]:.1f}° at the random start it reaches {ref_run['max_angle_deg']:.2f}° after "
-            f"{int(rc.step.iloc[-1]):,} steps, {abs(gap):.2f}° {'below' if gap < 0 else 'above'} Yoder's "
-            f"{yoder_angle.value:g}° and {abs(ref_run['max_angle_deg'] - law_angle_yoder):.2f}° "
-            f"{'below' if ref_run['max_angle_deg'] < law_angle_yoder else 'above'} the four-constant law's "
-            f"{law_angle_yoder:.1f}°, while no packing of this size can exceed {bound_angle_yoder:.1f}° (the "
-            "Welch and Levenshtein bounds); "
-            + (
-                f"the curve flattens (less than 0.05° gained over the next tenth of the run) from step {flat:,.0f}."
-                if flat is not None
-                else "it is still rising at the end of the run."
-            )
-        ),
-    )
-    late = rc.angle_deg[rc.step >= flat] if flat is not None else rc.angle_deg.iloc[-1:]
-    # our best exp(20 cos^2) packing: the fixed-rate run, or the decaying-rate one where it ends higher
-    exp_best = max([float(ref_run["max_angle_deg"]), *annealed_best.final_angle_deg.tolist()])
-    annealed_words = "; ".join(
-        f"with the rate decaying from {r.lr:g} ({r.schedule}) over {r.steps:,} steps it ends at "
-        f"{r.final_angle_deg:.2f}°"
-        for r in annealed_best.itertuples()
-    )
-    findings.record(
-        "yoder-76-degrees",
-        exp_best,
-        figure="fig-packing-reference",
-        profile=finding_profile(reference_set, reference_scale),
-        experiments={**ref_section.experiments, **annealed_section.experiments},
-        interval="one run",
-        n=1 + len(annealed_best),
-        n_of="runs, the larger shown",
-        note=(
-            f"our fixed-rate run flattens from step {flat:,.0f} and then only jitters between {late.min():.1f}° and "
-            f"{late.max():.1f}° (Adam at a fixed rate {ref_found.config['lr']:g}), {yoder_angle.value - late.max():.1f}° "
-            f"short of his angle, which the bound ({bound_angle_yoder:.1f}°) allows; Yoder gives no step count, rate or "
-            "schedule; "
-            + (annealed_words or "a decaying rate is not computed here yet")
-            + "; "
-            + (
-                "; ".join(
-                    f"the {r.loss} loss at this size reaches {r.best_angle_deg:.2f}°"
-                    for r in loss_best.itertuples()
-                    if r.loss != "abs-relu"  # its worst pair collapses: the trap rows report it
-                )
-                if len(loss_best[loss_best.loss != "abs-relu"])
-                else "the power loss at this size is not computed here yet"
-            )
-            if flat is not None
-            else ""
-        ),
     )
 else:
-    ax.text(0.5, 0.5, refdata.PLACEHOLDER, transform=ax.transAxes, ha="center", color="0.4")
-    ax.set_ylim(60, 80)
-    glue("packing_ref_summary", Markdown("not shown in this build, which has no reference run."))
     ref_df = refdata.placeholder(
         line=[f"Yoder (reported, {yoder_angle.cite})", "four-constant law (our evaluation)", "rigorous bound"],
         angle_deg=[yoder_angle.value, law_angle_yoder, bound_angle_yoder],
     )
-ax.set_xlabel("Adam step")
-ax.set_ylabel("worst-pair angle (degrees)")
-ax.set_title("(a) the whole run")
-zoom = (72.0, 78.0)
-ax.axhspan(*zoom, color="0.93", zorder=0, lw=0)  # the band panel (b) enlarges
-for ln in ax.get_lines():
-    xd = np.asarray(ln.get_xdata(), dtype=float)
-    if len(xd) > 2:  # the runs' curves (not the reference lines, not the flattening marker)
-        az.plot(xd, ln.get_ydata(), color=ln.get_color(), ls=ln.get_linestyle(), lw=ln.get_linewidth())
-refs = [
-    (yoder_angle.value, f"Yoder {yoder_angle.value:g}°", {"color": "k", "ls": ":", "lw": 1.1}),
-    (law_angle_yoder, f"law {law_angle_yoder:.2f}°", {"color": "0.4", "ls": "--", "lw": 1.0}),
-    (bound_angle_yoder, f"bound {bound_angle_yoder:.2f}°", {"color": "0.2", "ls": "-", "lw": 0.8}),
-]
-az.set_ylim(*zoom)
-inside = sorted([r for r in refs if zoom[0] <= r[0] <= zoom[1]], key=lambda t: -t[0])
-for i, (yv, text, style) in enumerate(inside):  # each line named; the names stacked above the lines
-    az.axhline(yv, **style)
-    az.annotate(
-        text,
-        (0.42, yv),
-        xycoords=("axes fraction", "data"),
-        xytext=(0.5, zoom[1] - (0.1 + 0.11 * i) * (zoom[1] - zoom[0])),
-        textcoords=("axes fraction", "data"),
-        va="center",
-        fontsize="small",
-        arrowprops={"arrowstyle": "-", "lw": 0.6, "color": "0.45", "shrinkA": 1, "shrinkB": 0},
-    )
-for yv, text, _style in refs:  # a line beyond the panel: named at the edge it lies beyond
-    if not zoom[0] <= yv <= zoom[1]:
-        az.annotate(
-            f"{'↑' if yv > zoom[1] else '↓'} {text}",
-            (0.03, 0.97 if yv > zoom[1] else 0.03),
-            xycoords="axes fraction",
-            va="top" if yv > zoom[1] else "bottom",
-            fontsize="small",
-            color="0.2",
-        )
-az.set_xlabel("Adam step")
-az.set_title(f"(b) {zoom[0]:g}–{zoom[1]:g}°: the run's end")
-leg = fig.legend(*ax.get_legend_handles_labels(), loc="lower center", ncol=2, bbox_to_anchor=(0.5, 0.0))
-fig.canvas.draw()
-fig.tight_layout(rect=(0, leg.get_window_extent().height / fig.bbox.height + 0.02, 1, 1))
-others_end = "".join(
-    f"; the {r.loss} run ends at {r.final_angle_deg:.2f}°" for r in loss_best.itertuples() if r.loss != "abs-relu"
-)
-zoom_words = (
-    f" Panel (b) enlarges {zoom[0]:g}–{zoom[1]:g}°: the exp run ends at {ref_run['max_angle_deg']:.2f}°, "
-    f"{yoder_angle.value - ref_run['max_angle_deg']:.2f}° short of Yoder's {yoder_angle.value:g}°{others_end}; "
-    "Yoder's angle lies "
-    f"{'above' if yoder_angle.value > bound_angle_yoder else 'below'} the rigorous bound "
-    f"({bound_angle_yoder:.2f}°) and {abs(yoder_angle.value - law_angle_yoder):.2f}° "
-    f"{'above' if yoder_angle.value > law_angle_yoder else 'below'} the law ({law_angle_yoder:.2f}°)."
-    if ref_run is not None
-    else f" Panel (b) enlarges {zoom[0]:g}–{zoom[1]:g}°, where Yoder's angle, the law and the bound lie."
-)
-fig.legend(*ax.get_legend_handles_labels(), loc="lower center", ncol=2, bbox_to_anchor=(0.5, 0.0))
-fig.tight_layout(rect=(0, 0.2, 1, 1))
 _ = figures.save(
     "fig-packing-reference",
-    fig,
+    draw.reference(rc, others, colors, flat=flat, **lines),
     ref_df,
     {
-        "caption": f"The reference run: {ref_df.k.iloc[0] if 'k' in ref_df else yoder_k:,} unit vectors in "
-        f"ℝ{str(ref_df.d.iloc[0] if 'd' in ref_df else yoder_d).translate(str.maketrans('0123456789', '⁰¹²³⁴⁵⁶⁷⁸⁹'))} "
-        f"under exp(β cos²), β = {beta:g}"
-        + (
-            f", and under the {' and '.join(loss_best.loss)} loss{'es' if len(loss_best) > 1 else ''}"
-            if len(loss_best)
-            else ""
-        )
-        + (" (dashed: the exp run with its rate decaying to 0)" if len(annealed_best) else "")
-        + (
-            "; the abs-relu run's worst pair turns parallel within a few hundred steps (the trap), so its curve "
-            "leaves the axes at the bottom"
-            if "abs-relu" in set(loss_best.loss)
-            else ""
-        )
-        + ": the smallest angle between any two of the lines, step by step (dash-dotted: where the exp run "
-        "flattens), "
-        "against Yoder's reported angle, the four-constant law at that size and the rigorous bound (solid: no "
-        "packing of that many lines can have a larger worst-pair angle)." + zoom_words,
+        "caption": draw.reference_caption(
+            ref_df,
+            loss_best,
+            beta=beta,
+            yoder_k=yoder_k,
+            yoder_d=yoder_d,
+            annealed=len(annealed_best) > 0,
+            zoom_words=views.zoom_words(ref_angle, loss_best, zoom=draw.ZOOM, **lines),
+        ),
         "seed": seed,
         "source": "reference bundle",
         "provenance": ref_section.sidecar_provenance,
