@@ -182,7 +182,7 @@ for n_, d_ in frontier.PANELS:
         f"frontier-law-below-code-{d_}",
         top.log10_ratio,
         figure="fig-frontier-eps-vs-k",
-        exact=True,
+        interval="deterministic",
         note=f"{top.code}: 10^{top.log10_code:.2f} vectors in R^{top.d} at max |cos| {top.mu:.4f} "
         f"({top.mu_status}, {top.mu_from}); the law allows 10^{top.log10_law:.2f} there",
     )
@@ -232,7 +232,7 @@ closest = gcells.loc[gcells.ratio.idxmin()]
 findings.record(
     "frontier-guha-cells-over-bound",
     float(gcells.ratio.min()),
-    exact=True,
+    interval="deterministic",
     n=len(gcells),
     n_of="cells with k > d",
     note=f"his {len(gcells)} cells with k > d sit {gcells.ratio.min():.2f}–{gcells.ratio.max():.2f}× above the "
@@ -319,6 +319,7 @@ findings.record(
     "frontier-optimiser-best-known",
     float(allbest.ratio_best.median()),
     figure="fig-frontier-best-known",
+    interval="one run",  # per cell and setting: the median over cells has no interval of its own
     n=len(allbest),
     n_of="cells of Sloane's table",
     note=f"{100 * within:.0f}% of the {len(allbest)} cells within 5%; furthest: "
