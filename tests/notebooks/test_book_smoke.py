@@ -32,8 +32,17 @@ REFERENCE_FIGURES = {
     "fig-scaling-reference": ["liu-main"],
     "fig-scaling-phi1": ["liu-strong-a05", "liu-strong-a15"],
     "fig-scaling-overlap-defs": ["liu-overlap"],
-    "fig-scaling-contrast": ["liu-contrast"],
+    # the exponential models and, as their power-law control, the width sweeps (WIDTH_SWEEPS)
+    "fig-scaling-contrast": ["liu-contrast", "WIDTH_SWEEPS"],
 }
+
+
+def _experiments(names: list[str]) -> list[str]:
+    """The experiments a figure draws, WIDTH_SWEEPS expanded to the smoke set's width sweeps."""
+    from repcap.figdata import reference_runs
+
+    sweeps = reference_runs.width_sweep_names("reference", "smoke")
+    return [e for n in names for e in (sweeps if n == "WIDTH_SWEEPS" else [n])]
 
 
 def _chapters() -> list[str]:
@@ -338,7 +347,7 @@ def _check_as_a_reader_sees_it(book_root, out):
     figdir = book_root / "book" / "generated" / "figures"
     for fid, experiments in REFERENCE_FIGURES.items():
         side = json.loads((figdir / f"{fid}.json").read_text())
-        looks = [bundle.lookup("reference", e, scale="smoke") for e in experiments]
+        looks = [bundle.lookup("reference", e, scale="smoke") for e in _experiments(experiments)]
         drawn = [lk for lk in looks if lk.found]
         assert drawn, f"{fid}: no reference points in the smoke book"
         want_cfg = [f.config for lk in drawn for f in lk.found]
