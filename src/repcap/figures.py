@@ -135,6 +135,15 @@ def log_tick_label(v: float, _pos: Any = None, plain_below: float = 1e5) -> str:
     return f"$10^{{{e}}}$" if abs(mant - 1) < 1e-6 else f"${mant:g}\\times10^{{{e}}}$"
 
 
+def _align_minor_labels(a) -> None:
+    """Minor tick labels as far from the axis as the major ones (a minor tick is shorter, so its
+    label otherwise sits closer: 2 and 5 a few pixels off the line of 1 and 10)."""
+    major, minor = a.get_major_ticks(), a.get_minor_ticks()
+    if major and minor:
+        gap = major[0].get_tick_padding() + major[0].get_pad() - minor[0].get_tick_padding()
+        a.set_tick_params(which="minor", pad=max(gap, 0.0))
+
+
 def plain_log_ticks(ax, axis: str = "both") -> None:
     """On log axes whose labels were not set by hand, label ticks with :func:`log_tick_label`."""
     from matplotlib.ticker import FixedLocator, FuncFormatter, LogFormatter, LogLocator, NullFormatter
@@ -162,6 +171,7 @@ def plain_log_ticks(ax, axis: str = "both") -> None:
         if hi / lo < 150:  # ranges of about two decades or less: label 2 and 5 minor ticks too
             a.set_minor_locator(LogLocator(subs=(2.0, 5.0)))
             a.set_minor_formatter(fmt)
+            _align_minor_labels(a)
         else:
             a.set_minor_formatter(NullFormatter())
 

@@ -354,3 +354,24 @@ def test_a_figure_of_several_bundled_experiments_names_them_all():
     assert prov["recompute"] == "repcap bundle compute reference --only yoder guha-m60"
     assert prov["compute_s"] == round(entry["provenance"]["seconds"] + 10.0, 3)
     assert prov["configuration"] == [entry["config"], {"k": 1}] and "cuda:0 NVIDIA H200" in prov["devices"]
+
+
+def test_minor_log_labels_stand_on_the_line_of_the_major_ones():
+    """A log axis of under two decades labels its 2 and 5 minor ticks; a minor tick is shorter, so
+    without its own pad its label sat 2-3 px nearer the axis than 1 and 10 (Fig. 7's C against N/k)."""
+    fig, axes = plt.subplots(1, 2, figsize=figures.size(3))
+    for ax in axes:
+        ax.plot([2, 30], [2, 30], "o")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        figures.plain_log_ticks(ax)
+    fig.canvas.draw()
+    r = fig.canvas.get_renderer()
+    for ax in axes:
+        for axis, edge in ((ax.xaxis, "y1"), (ax.yaxis, "x1")):
+            ticks = [t for t in axis.get_major_ticks() + axis.get_minor_ticks() if t.label1.get_text()]
+            labels = {t.label1.get_text() for t in ticks}
+            assert {"10", "2", "5", "20"} <= labels, labels
+            pos = {round(getattr(t.label1.get_window_extent(r), edge), 1) for t in ticks}
+            assert len(pos) == 1, pos
+    plt.close(fig)
