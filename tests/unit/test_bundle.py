@@ -480,3 +480,18 @@ def test_status_counts_an_experiment_the_bundle_has_none_of_as_missing(env, tmp_
     assert after.counts["yoder-again"]["missing"] == len(extra.configs) == 4
     assert after.counts["yoder-again"]["fresh"] == 0
     assert {k: v for k, v in after.counts.items() if k != "yoder-again"} == before.counts
+
+
+def test_the_commit_follows_repcap_git_rev_set_after_a_first_read(monkeypatch):
+    """The commit a point records is read once per process from git, but REPCAP_GIT_REV set later
+    still wins (the tests that fix it to abc123 failed in a clean clone whenever an earlier test
+    had read the real commit first)."""
+    from repcap.sweep import provenance
+
+    monkeypatch.delenv("REPCAP_GIT_REV", raising=False)
+    real = provenance.revision()
+    assert real and real != "abc123"
+    monkeypatch.setenv("REPCAP_GIT_REV", "abc123")
+    assert provenance.revision() == "abc123" == provenance.record(runs.point_set, {}, 1.0)["commit"]
+    monkeypatch.delenv("REPCAP_GIT_REV")
+    assert provenance.revision() == real

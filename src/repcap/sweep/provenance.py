@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import importlib.metadata
 import importlib.util
+import os
 import re
 import time
 from collections.abc import Callable
@@ -83,9 +84,15 @@ def other_versions(recorded: dict[str, Any], here: dict[str, str] | None = None)
     ]
 
 
-@functools.lru_cache(maxsize=1)
 def revision() -> str:
-    """This checkout's commit (:func:`repcap.context.git_revision`), read once per process."""
+    """This checkout's commit (:func:`repcap.context.git_revision`): ``REPCAP_GIT_REV`` when it is
+    set (read at each call, so that setting it later in a process is not masked), else git's answer,
+    asked once per process."""
+    return os.environ.get("REPCAP_GIT_REV") or _checkout_revision()
+
+
+@functools.lru_cache(maxsize=1)
+def _checkout_revision() -> str:
     from ..context import git_revision
 
     return git_revision()
