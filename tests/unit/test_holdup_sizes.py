@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import os
 import resource
-import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+from _projects import chapters_copy as _project
 
 from repcap import cli
 
@@ -18,20 +19,6 @@ ROOT = Path(__file__).resolve().parents[2]
 
 # --------------------------------------------------------------------------------------------
 # chapters sized before they run; allocator errors in one line
-
-
-def _project(tmp_path: Path, monkeypatch) -> Path:
-    """A copy of the book's chapters and profiles, so that a run's outputs could not land in the
-    checkout (none should: every run here is refused)."""
-    root = tmp_path / "proj"
-    (root / "notebooks" / "params").mkdir(parents=True)
-    (root / "_config.yml").write_text("title: t\n")
-    for nb in (ROOT / "notebooks").glob("[0-9]*.py"):
-        shutil.copy(nb, root / "notebooks" / nb.name)
-    for prof in ("smoke", "quick", "paper"):
-        shutil.copy(ROOT / "notebooks" / "params" / f"{prof}.yaml", root / "notebooks" / "params" / f"{prof}.yaml")
-    monkeypatch.setenv("REPCAP_ROOT", str(root))
-    return root
 
 
 def test_a_chapter_too_large_for_the_machine_is_refused_before_its_kernel_starts(tmp_path, monkeypatch, capsys):
