@@ -76,22 +76,31 @@ class _Curve:
     eps: list
 
 
+def start(
+    cfg: PackConfig, seeds: list[int] | None, who: str
+) -> tuple[list[int], torch.device, int, torch.nn.Parameter]:
+    """What every Adam loop of the engine starts from: the checked seeds (default ``[cfg.seed]``),
+    the device, the tile side and the seeded random unit columns ``W: (B, d, k)``."""
+    seeds = [int(s) for s in (seeds if seeds is not None else [cfg.seed])]
+    if not seeds:
+        raise RepcapError(f"{who} needs at least one seed")
+    for s in seeds:
+        check_seed("seed", s)
+    dev = resolve_device(cfg.device)
+    k, d, B = cfg.k, cfg.d, len(seeds)
+    tile = int(cfg.tile or (default_block(k, B, dev) if dev.type == "cpu" else default_tile(k, B, dev)))
+    W0 = torch.stack([torch.randn(d, k, generator=torch.Generator().manual_seed(s)) for s in seeds])
+    return seeds, dev, tile, torch.nn.Parameter(normalise(W0.to(dev)))
+
+
 def optimise(
     cfg: PackConfig, *, seeds: list[int] | None = None, progress: bool = True, desc: str | None = None
 ) -> PackResult:
     """Optimise a batch of packings (one per seed; default ``[cfg.seed]``) with Adam (see the
     module docstring).  A loss that turns non-finite stops the run with the setting to lower."""
-    seeds = [int(s) for s in (seeds if seeds is not None else [cfg.seed])]
-    if not seeds:
-        raise RepcapError("optimise needs at least one seed")
-    for s in seeds:
-        check_seed("seed", s)
-    dev = resolve_device(cfg.device)
+    seeds, dev, tile, W = start(cfg, seeds, "optimise")
     k, d, B = cfg.k, cfg.d, len(seeds)
     p, lr = cfg.exponent, cfg.learning_rate
-    tile = int(cfg.tile or (default_block(k, B, dev) if dev.type == "cpu" else default_tile(k, B, dev)))
-    W0 = torch.stack([torch.randn(d, k, generator=torch.Generator().manual_seed(s)) for s in seeds])
-    W = torch.nn.Parameter(normalise(W0.to(dev)))
     captured = graph.usable(dev, cfg.lr_floor)  # on CUDA the step is captured once and replayed
     opt: torch.optim.Adam | _AnnealedAdam = torch.optim.Adam([W], lr=lr, capturable=captured)
     if cfg.lr_floor != 1.0:  # the fixed rate is Adam as it stands: its runs stay bit for bit what they were

@@ -24,12 +24,12 @@ import numpy as np
 import torch
 
 from .. import RepcapError, config
-from ..devices import cpu_threads, device_name, resolve_device
+from ..devices import cpu_threads, device_name
 from ..sweep.registry import point_function
-from .config import LOSSES, PackConfig, check_seed
-from .losses import _f_fprime, default_block, default_tile, flush_denormal, normalise
+from .config import LOSSES, PackConfig
+from .losses import _f_fprime, default_tile, flush_denormal, normalise
 from .numerics import NUMERICS
-from .optimiser import PackResult, _check_finite, _Curve, _result
+from .optimiser import PackResult, _check_finite, _Curve, _result, start
 from .points import EXECUTION_FIELDS, GROUP_FIELDS, pack_config
 from .stats import pair_stats
 
@@ -90,17 +90,9 @@ def optimise_signed(cfg: PackConfig, *, seeds: list[int] | None = None) -> tuple
     """The engine's Adam loop (:func:`repcap.packing.optimise`: start, rate, steps, renormalisation)
     on the signed loss; returns the :class:`PackResult` (its ``eps_star`` is still the largest
     |cos|) and each problem's largest cosine."""
-    seeds = [int(s) for s in (seeds if seeds is not None else [cfg.seed])]
-    if not seeds:
-        raise RepcapError("optimise_signed needs at least one seed")
-    for s in seeds:
-        check_seed("seed", s)
-    dev = resolve_device(cfg.device)
-    k, d, B = cfg.k, cfg.d, len(seeds)
+    seeds, dev, tile, W = start(cfg, seeds, "optimise_signed")
+    k, B = cfg.k, len(seeds)
     p, lr = cfg.exponent, cfg.learning_rate
-    tile = int(cfg.tile or (default_block(k, B, dev) if dev.type == "cpu" else default_tile(k, B, dev)))
-    W0 = torch.stack([torch.randn(d, k, generator=torch.Generator().manual_seed(s)) for s in seeds])
-    W = torch.nn.Parameter(normalise(W0.to(dev)))
     opt = torch.optim.Adam([W], lr=lr)
     curve = _Curve(cfg.record_every or max(1, cfg.steps // 200), [], [], [])
     t0 = time.perf_counter()
