@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .. import RepcapError, config, reference
+from .. import RepcapError, config, quotes
 from .cost import REFERENCE_TOY_BUDGET_S, toy_model_seconds, toy_step_seconds
 
 #: Liu, Liu & Gore 2025, main sweep (the toy engine's TrainConfig defaults are its n, steps and batch).
@@ -72,10 +72,10 @@ def yoder_point(
     from ..packing import PackConfig
 
     cfg = PackConfig(
-        k=k or int(reference.value("yoder2025.n_vectors")),
-        d=d or int(reference.value("yoder2025.dim")),
+        k=k or int(quotes.value("yoder2025.n_vectors")),
+        d=d or int(quotes.value("yoder2025.dim")),
         loss=loss,
-        beta=float(reference.value("yoder2025.beta")),
+        beta=float(quotes.value("yoder2025.beta")),
         steps=int(steps),
         seed=seed,
         **config.given(lr=lr),
@@ -100,7 +100,7 @@ def guha_point(k: int, d: int, *, steps: int | None = None, seed: int = 0, M: fl
     code's (``p = min(floor(M / ln d), 20)``; his code takes M = 40 for k <= 4000)."""
     from ..packing import PackConfig
 
-    steps = int(reference.value("guha2026.packing_steps")) if steps is None else int(steps)
+    steps = int(quotes.value("guha2026.packing_steps")) if steps is None else int(steps)
     extra: dict[str, Any] = {} if M is None else {"p": exponent_rule(M, d)}
     PackConfig(k=k, d=d, loss="power", steps=steps, seed=seed, **extra)  # refuse a bad cell now
     return dict(k=k, d=d, loss="power", steps=steps, seed=seed, device="auto", **extra)

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .. import RepcapError, reference
+from .. import RepcapError, quotes
 from .cost import REFERENCE_TOY_BUDGET_S, YODER_ANNEALED_STEPS, YODER_REFERENCE_STEPS
 from .experiment import Experiment, PointSet
 from .points import (
@@ -339,7 +339,7 @@ def _paper_gpu(scale: str) -> PointSet:
         gsteps: int | None = _SMOKE_STEPS
     else:
         ms, alphas, gammas, m3, toy_kw, yk = LIU_MS, LIU_ALPHAS, LIU_GAMMAS, LIU_FIG3_M, {}, {}
-        ysteps, lsteps = int(reference.value("guha2026.packing_steps")), 4 * YODER_REFERENCE_STEPS
+        ysteps, lsteps = int(quotes.value("guha2026.packing_steps")), 4 * YODER_REFERENCE_STEPS
         cells = [(k, d) for d in GUHA_GPU_DIMS for k in GUHA_KS]
         gsteps = None
     from ..packing import cost, estimate_cost
