@@ -55,7 +55,7 @@ html: $(STAMP)
 ## `make book` first): Jupyter Book's singlehtml build printed by headless Chromium (apt-get install
 ## chromium); without Chromium it says so in one line
 pdf: $(STAMP)
-	@$(BIN)/python -m repcap.build pdf
+	@$(BIN)/python -m repcap.book.build pdf
 
 ## lint: ruff (lint and format check), mypy over src/ and the layers contract (import-linter), as make test runs them
 lint: $(STAMP)
@@ -76,8 +76,8 @@ test: lint
 ## the tiled pass's kernel runs as Python and is traced; the suite holds its values to the tables
 ## there too (the tolerances cover that path: tools/fingerprints.py --spread).
 FP_MIN     ?= 95
-FP_ENGINES := cosine:*/repcap/cosine/* toy:*/repcap/toy/* packing:*/repcap/packing/* \
-              survey:*/repcap/survey.py,*/repcap/layers/* geometry:*/repcap/random_geometry.py
+FP_ENGINES := cosine:*/repcap/engines/cosine/* toy:*/repcap/engines/toy/* packing:*/repcap/engines/packing/* \
+              survey:*/repcap/engines/survey.py,*/repcap/engines/layers/* geometry:*/repcap/engines/random_geometry.py
 fingerprint-coverage: $(STAMP)
 	@mkdir -p .cache && rm -f .cache/.coverage
 	NUMBA_DISABLE_JIT=1 $(BIN)/coverage run -m pytest -q -p no:cacheprovider tests/fingerprints

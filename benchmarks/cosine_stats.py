@@ -3,8 +3,8 @@
 For each (V, d) it times, on the same random matrix (rows with a common component, like real
 embeddings):
 
-* ``moments``  - repcap.cosine.moments: exact mean/std/E[cos^2] from the d x d Gram, O(V d^2);
-* ``tiled``    - repcap.cosine.tiled_stats: one pass over the upper-triangle tiles (histogram,
+* ``moments``  - repcap.engines.cosine.moments: exact mean/std/E[cos^2] from the d x d Gram, O(V d^2);
+* ``tiled``    - repcap.engines.cosine.tiled_stats: one pass over the upper-triangle tiles (histogram,
                  quantiles, max, top pairs, nearest neighbours, exceedances);
 * ``matmul``   - a plain ``X @ X.T`` over all V x V entries, in row blocks, nothing else: the
                  throughput ceiling of any pairwise pass;
@@ -20,7 +20,7 @@ upper-triangle tiles) as a fraction of it -- on a GPU the number the README reco
 
     python benchmarks/cosine_stats.py [--quick] [--device auto|cpu|cuda]
 
-On a GPU with the fused kernel (:mod:`repcap.cosine.fused`) it prints instead, at 262,144 x 640 (the
+On a GPU with the fused kernel (:mod:`repcap.engines.cosine.fused`) it prints instead, at 262,144 x 640 (the
 issue's size; ``--quick``: 32,768 x 384): the fused pass in fp32, tf32 and bf16, each against the
 matmul ceiling of its own precision and a plain ``U @ U.T`` in that precision; the torch tiled pass
 (the GPU's path before the kernel) and a torch loop of bf16 products with ``histc``; and the reduced
@@ -37,9 +37,9 @@ import torch
 from _ceiling import ceilings, matmul_ceiling
 from _ceiling import describe as describe_ceiling
 
-from repcap.cosine import TiledConfig, moments, tiled_stats
-from repcap.cosine.fused import usable as fused_usable
-from repcap.devices import device_name, resolve_device
+from repcap.base.devices import device_name, resolve_device
+from repcap.engines.cosine import TiledConfig, moments, tiled_stats
+from repcap.engines.cosine.fused import usable as fused_usable
 
 
 def sync(dev):
@@ -123,7 +123,7 @@ def precision_error(X, precision, exact, rows=8192):
     the top 10 pairs (shared, and the largest |cos| error among them), the mean."""
     import numpy as np
 
-    from repcap.cosine import Histogram
+    from repcap.engines.cosine import Histogram
 
     counts, top_v, top_p, mean = exact
     low = tiled_stats(X[:rows], TiledConfig(precision=precision, top_k=10), device=X.device, progress=False)

@@ -6,7 +6,7 @@ allocations, so each mode runs in its own child process and reads the kernel's p
 (``resource.getrusage(RUSAGE_SELF).ru_maxrss``):
 
 1. import repcap and torch, load the matrix (from the ``.npy`` cache): ``rss_loaded`` (peak so far);
-2. run exactly what ``repcap stats`` runs (:func:`repcap.survey.describe` on the loaded matrix):
+2. run exactly what ``repcap stats`` runs (:func:`repcap.engines.survey.describe` on the loaded matrix):
    ``rss_peak``.
 
 ``extra = rss_peak - rss_loaded`` is the peak memory beyond the matrix (and the interpreter).  The
@@ -33,10 +33,10 @@ import time
 CHILD = r"""
 import gc, json, resource, sys, time
 import torch
-from repcap.cosine import TiledConfig
-from repcap.survey import describe
-from repcap.embeddings import load
-from repcap.devices import resolve_device
+from repcap.engines.cosine import TiledConfig
+from repcap.engines.survey import describe
+from repcap.models.embeddings import load
+from repcap.base.devices import resolve_device
 key, mode, sample, device = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 dev = resolve_device(device)
 kib = lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux

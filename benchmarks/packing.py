@@ -1,4 +1,4 @@
-"""Benchmark of repcap.packing: the tiled loss+gradient against a naive full-Gram autograd
+"""Benchmark of repcap.engines.packing: the tiled loss+gradient against a naive full-Gram autograd
 implementation (time and peak memory), against a plain matmul of the same shape (throughput), and a
 batch of B packing problems against a Python loop over them.
 
@@ -6,7 +6,7 @@ batch of B packing problems against a Python loop over them.
     python benchmarks/packing.py --quick    # k in {1000, 4000}
 
 On a GPU it first times Guha's nine small cells (k <= 4000, d <= 512, his settings): the step replayed
-from a CUDA graph (:mod:`repcap.packing.graph`, the GPU's path) against the eager step, per step and
+from a CUDA graph (:mod:`repcap.engines.packing.graph`, the GPU's path) against the eager step, per step and
 extrapolated to his 5000 steps (target: the nine under 20 s together), with the cost model's estimate.
 
 Each measurement of peak memory runs in a fresh child process (CPU: peak RSS above the baseline after
@@ -24,8 +24,8 @@ import time
 CHILD = r"""
 import json, resource, sys, time, torch
 from repcap import packing
-from repcap.packing.losses import flush_denormal
-from repcap.devices import resolve_device
+from repcap.engines.packing.losses import flush_denormal
+from repcap.base.devices import resolve_device
 args = json.loads(sys.argv[1])
 dev = resolve_device(args["device"])
 if dev.type == "cpu":
@@ -77,7 +77,7 @@ def child(**kw) -> dict:
 
 
 def batch_vs_loop(k: int, d: int, B: int, steps: int, device: str) -> tuple[float, float, float]:
-    from repcap import packing
+    from repcap.engines import packing
 
     cfg = packing.PackConfig(k=k, d=d, loss="power", steps=steps, lr=0.01, device=device)
     packing.optimise(packing.PackConfig(k=k, d=d, loss="power", steps=2, device=device), progress=False)
@@ -118,7 +118,7 @@ def gpu_cells(steps: int, ceil: float, cells=GUHA_SMALL_CELLS, full_steps: int =
     import os
     from dataclasses import replace
 
-    from repcap import packing
+    from repcap.engines import packing
 
     print(f"\nGuha's small cells on the GPU, {steps} steps each (extrapolated to {full_steps}):")
     head = f"{'k':>6} {'d':>4} | {'graph ms/step':>13} {'%fp32':>6} | {'eager ms/step':>13} | {'eager/graph':>11} | {'cost model':>10}"
@@ -145,7 +145,7 @@ def gpu_cells(steps: int, ceil: float, cells=GUHA_SMALL_CELLS, full_steps: int =
     print(
         f"the {len(cells)} cells at {full_steps} steps: graph {total['1']:.1f} s (target < 20 s), eager {total['0']:.1f} s "
         "(%fp32: 6 k^2 d FLOPs a step at the float32 matmul ceiling over the step's time; cost model: the eager "
-        "step's estimate, repcap.packing.cost)"
+        "step's estimate, repcap.engines.packing.cost)"
     )
 
 
@@ -164,11 +164,11 @@ def main() -> int:
     )
     args = ap.parse_args()
     ks = [200, 400] if args.smoke else [1000, 4000] if args.quick else [4000, 16000]
-    from repcap import packing
-    from repcap.devices import resolve_device
+    from repcap.base.devices import resolve_device
+    from repcap.engines import packing
 
     dev = resolve_device(args.device)
-    print(f"repcap.packing benchmark: d={args.d}, loss={args.loss}, device={dev}, cpu threads={args.threads}")
+    print(f"repcap.engines.packing benchmark: d={args.d}, loss={args.loss}, device={dev}, cpu threads={args.threads}")
     import torch
     from _ceiling import describe as describe_ceiling
     from _ceiling import matmul_ceiling

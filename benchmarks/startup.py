@@ -10,7 +10,7 @@ Times, each in a fresh interpreter (subprocess; best and median of N runs):
   the parser imports only the command on the line (torch and the engines stay out);
 * ``repcap models --bogus`` -- an argument error of a command whose flags are plain;
 * ``repcap stats --help`` -- a command whose flags come from an engine's dataclass (``TiledConfig``
-  in :mod:`repcap.cosine`, which imports numba and torch): it pays that import, shown for honesty.
+  in :mod:`repcap.engines.cosine`, which imports numba and torch): it pays that import, shown for honesty.
 
 Prints each time and its ratio to ``python -c pass``; exits 1 if ``--help`` or the argument error
 takes 0.3 s or more (best of N).

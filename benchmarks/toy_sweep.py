@@ -1,7 +1,7 @@
 """Batched toy-model training against a Python loop over single models (same models, same
 total steps, same process).
 
-Both paths run :func:`repcap.toy.train` on identical model specs (Liu, Liu & Gore 2025 toy model:
+Both paths run :func:`repcap.engines.toy.train` on identical model specs (Liu, Liu & Gore 2025 toy model:
 different alpha, gamma and seed per model); the batched path trains them as one
 ``W: (n_models, n, m)`` batch, the loop trains them one at a time.  The results are identical up to
 float round-off (checked here), so the ratio is pure batching gain.  Both use the default sampler
@@ -20,8 +20,8 @@ import torch
 from _ceiling import describe as describe_ceiling
 from _ceiling import matmul_ceiling
 
-from repcap import toy
-from repcap.devices import device_name, resolve_device
+from repcap.base.devices import device_name, resolve_device
+from repcap.engines import toy
 
 
 def specs(k: int) -> list[toy.ModelSpec]:

@@ -4,9 +4,9 @@ a GPU also the fused kernel, the trainer's path there, with 12 and 120 models).
 
 Paths (Liu, Liu & Gore 2025 toy model, ``y = ReLU(x W Wᵀ + b)``, ``n`` features, width ``m``):
 
-* ``dense``    - :func:`repcap.toy.train` with ``sampler="dense"``: ``B x n`` uniforms a step and
+* ``dense``    - :func:`repcap.engines.toy.train` with ``sampler="dense"``: ``B x n`` uniforms a step and
                  dense batched products (the trainer before the sparse path);
-* ``sparse``   - :func:`repcap.toy.train` with ``sampler="sparse"``: the active entries only
+* ``sparse``   - :func:`repcap.engines.toy.train` with ``sampler="sparse"``: the active entries only
                  (geometric gaps), ``h = x W`` and ``xᵀ (g W)`` as gathers/scatters, three dense
                  products (``z = [h, 1] [W, b]ᵀ``, ``(g W)ᵀ``, ``[h, 1]ᵀ g``);
 * ``autograd`` - a plain loop as a PyTorch user writes it: dense data, ``relu(x W Wᵀ + b)``,
@@ -15,7 +15,7 @@ Paths (Liu, Liu & Gore 2025 toy model, ``y = ReLU(x W Wᵀ + b)``, ``n`` feature
 Each is timed as ms per model step (best of ``--repeat``) and as a multiple of the GEMM floor:
 ``6 B n m`` FLOPs per model step (``z = h Wᵀ``, ``g W``, ``gᵀ h``, once the sparse input is
 exploited) at the float32 matmul throughput measured in the same run (``_ceiling.py``) on the
-trainers' thread count (one: :class:`repcap.devices.cpu_threads`).  ``--profile`` prints the
+trainers' thread count (one: :class:`repcap.base.devices.cpu_threads`).  ``--profile`` prints the
 sparse path's top operators (``torch.profiler``) at the first width.
 
     python benchmarks/toy_trainer.py                  # n = 1000, batch 2048, m = 10, 25, 100, 1 and 12 models
@@ -23,7 +23,7 @@ sparse path's top operators (``torch.profiler``) at the first width.
     python benchmarks/toy_trainer.py --device cuda --calibrate rate.json   # a GPU: the fused path too
 
 On a GPU the table is in us per model step: ``fused`` (the sparse sampler and the fused Triton kernel,
-:mod:`repcap.toy.fused`: the trainer's path there), ``sparse-torch`` (the same sampler, the torch ops),
+:mod:`repcap.engines.toy.fused`: the trainer's path there), ``sparse-torch`` (the same sampler, the torch ops),
 ``dense`` (the GPU's path before the kernel) and ``autograd``, each with the fraction of the float32
 matmul ceiling that its GEMM floor reaches; ``--calibrate`` writes the fused path's rate, ``a + b m``
 seconds per model step, for the sweep's time budget (``REPCAP_TOY_STEP_SECONDS``).
@@ -43,10 +43,10 @@ import torch.nn.functional as F
 from _ceiling import ceilings, matmul_ceiling
 from _ceiling import describe as describe_ceiling
 
-from repcap import toy
-from repcap.devices import device_name, resolve_device
-from repcap.toy.fused import ENV_SWITCH
-from repcap.toy.fused import usable as fused_usable
+from repcap.base.devices import device_name, resolve_device
+from repcap.engines import toy
+from repcap.engines.toy.fused import ENV_SWITCH
+from repcap.engines.toy.fused import usable as fused_usable
 
 
 def sync(dev: torch.device) -> None:
@@ -59,7 +59,7 @@ def specs(k: int) -> list[toy.ModelSpec]:
 
 
 def trainer_ms(sampler: str, n: int, m: int, batch: int, steps: int, k: int, dev: torch.device, repeat: int) -> float:
-    """ms per model step of :func:`repcap.toy.train` (its own loop timer; the loss is computed on
+    """ms per model step of :func:`repcap.engines.toy.train` (its own loop timer; the loss is computed on
     a few steps, as in a long run)."""
     cfg = toy.TrainConfig(n=n, m=m, batch=batch, steps=steps, loss_window=1, sampler=sampler, device=str(dev))
     ss = specs(k)
@@ -107,7 +107,7 @@ def profile_sparse(n: int, m: int, batch: int, dev: torch.device, steps: int = 1
     with ``record_function`` and the top operators, from ``torch.profiler``."""
     from torch.profiler import ProfilerActivity, profile, record_function
 
-    from repcap.toy import training
+    from repcap.engines.toy import training
 
     def labelled(name, fn):
         def wrapped(*a, **k):
@@ -237,7 +237,7 @@ def main() -> None:
         n, batch, ms, ks, steps = 1000, 2048, (10, 25, 100), (1, 12), {"dense": 12, "sparse": 120, "autograd": 12}
     threads = torch.get_num_threads()
     if dev.type == "cpu":
-        torch.set_num_threads(1)  # the trainers' count (repcap.devices.cpu_threads); the loop and ceiling too
+        torch.set_num_threads(1)  # the trainers' count (repcap.base.devices.cpu_threads); the loop and ceiling too
     print(
         f"toy trainer benchmark on {device_name(dev)} (torch {torch.__version__}), n={n} batch={batch}, "
         f"best of {args.repeat}"

@@ -38,11 +38,11 @@ device = "auto"  # "auto", "cpu" or "cuda"
 import matplotlib.pyplot as plt
 import numpy as np
 
-from repcap import figures
-from repcap import random_geometry as rg
-from repcap.chapter import glue, start
-from repcap.figdata import random as figdata
-from repcap.laws import PUBLISHED
+from repcap.book import figures
+from repcap.book.chapter import glue, start
+from repcap.book.figdata import random as figdata
+from repcap.engines import random_geometry as rg
+from repcap.engines.laws import PUBLISHED
 
 run_record = start(
     "Every profile runs in seconds on a CPU; `paper` only takes more vectors per dimension.", device=device

@@ -39,7 +39,7 @@ models = [
 hub_models = []  # catalog keys or hub ids read from the model hub (paper: Guha's 45 models)
 synthetic = []  # synthetic stand-ins [name, V, d, mean_cos]: the smoke profile uses these, no download
 sample_rows = 16384  # rows sampled for the histogram / nearest pairs pass; None -> every pair
-bins = None  # histogram bins on [-1, 1]; None: the engine's (repcap.cosine.TiledConfig, width 0.001)
+bins = None  # histogram bins on [-1, 1]; None: the engine's (repcap.engines.cosine.TiledConfig, width 0.001)
 top_k = None  # most similar pairs kept per model; None: the engine's
 seed = None  # row-sample seed; None: the engine's
 device = "auto"  # "auto", "cpu" or "cuda"
@@ -51,11 +51,14 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from repcap import catalog, evidence, figures, findings, offline, reference, tables
-from repcap.chapter import glue, start
-from repcap.config import given
-from repcap.figdata import survey as figdata
-from repcap.survey import scan
+from repcap import evidence
+from repcap.base.config import given
+from repcap.book import figures, tables
+from repcap.book.chapter import glue, start
+from repcap.book.figdata import survey as figdata
+from repcap.engines.survey import scan
+from repcap.evidence import findings, reference
+from repcap.models import catalog, offline
 
 C1 = reference.value("guha2026.class1_eps_above")  # Class 1: eps above this (Guha 2026, Sec. 2.5)
 C2 = reference.value("guha2026.class2_eps_below")  # Class 2: eps below this

@@ -31,7 +31,7 @@ models = [
 hub_models = []  # catalog keys or hub ids from the model hub (paper: Guha's 45 models)
 synthetic = []  # synthetic stand-ins [name, V, d, mean_cos] (smoke)
 sample_rows = 16384  # rows sampled for the quantile pass; None -> every pair
-bins = None  # histogram bins on [-1, 1]; None: the engine's (repcap.cosine.TiledConfig)
+bins = None  # histogram bins on [-1, 1]; None: the engine's (repcap.engines.cosine.TiledConfig)
 top_k = None  # most similar pairs kept per model; None: the engine's
 fixed_d = None  # width of the capacity-against-ε figure; None: Guha's six-orders example (Sec. 3.5)
 eps_grid_points = 200  # points on the ε axis
@@ -45,13 +45,17 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from repcap import calculator, catalog, evidence, figures, findings, laws, reference, tables
-from repcap.chapter import glue, start
-from repcap.config import given
-from repcap.cosine import Histogram
-from repcap.figdata import survey as figdata
-from repcap.survey import scan
-from repcap.synthetic import source as stand_in_source
+from repcap import evidence
+from repcap.base.config import given
+from repcap.book import calculator, figures, tables
+from repcap.book.chapter import glue, start
+from repcap.book.figdata import survey as figdata
+from repcap.engines import laws
+from repcap.engines.cosine import Histogram
+from repcap.engines.survey import scan
+from repcap.evidence import findings, reference
+from repcap.models import catalog
+from repcap.models.synthetic import source as stand_in_source
 
 run_record = start(
     "Guha evaluates the laws on every model of Table 1 measured on a GPU; here ε comes from the "
@@ -185,8 +189,8 @@ glue("capacity_class1_tied_note", table1_rows["guha-class1-mostly-tied"]["note"]
 # The last row and column give the other side: the largest explicit code known to fit at that $d$ and
 # $\varepsilon$ (a polytope, a Kerdock set, a dual BCH code, or one of Sloane's best-known packings in
 # small dimensions; {doc}`11_frontier`), and how many times as many vectors it holds as each law allows.
-# It runs in the browser, offline, with the formulas and published constants of `repcap.laws` and
-# `repcap.bounds` and the codes of `repcap.constructions` (a test compares the two on a grid); it starts
+# It runs in the browser, offline, with the formulas and published constants of `repcap.engines.laws` and
+# `repcap.engines.bounds` and the codes of `repcap.engines.constructions` (a test compares the two on a grid); it starts
 # at the paper's worked example.
 
 # %% tags=["remove-input"]
@@ -204,7 +208,7 @@ calculator.widget()
 # %%
 common = dict(tiled=True, **given(sample=sample_rows, bins=bins, top_k=top_k, seed=seed), device=device)
 configs = [dict(source=k, label=k, head=False, **common) for k in models + hub_models]
-for name, V, d, mean_cos in synthetic:  # stand-ins built in memory (repcap.synthetic)
+for name, V, d, mean_cos in synthetic:  # stand-ins built in memory (repcap.models.synthetic)
     src = stand_in_source("embedding", V=V, d=d, mean_cos=mean_cos, seed=seed or 0)
     configs.append(dict(source=src, label=name, head=False, **common))
 records, failures = scan(configs)

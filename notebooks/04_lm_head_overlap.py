@@ -42,11 +42,14 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from repcap import catalog, evidence, figures, findings, reference, tables
-from repcap.chapter import glue, start
-from repcap.figdata import survey as figdata
-from repcap.survey import scan
-from repcap.synthetic import source as stand_in_source
+from repcap import evidence
+from repcap.book import figures, tables
+from repcap.book.chapter import glue, start
+from repcap.book.figdata import survey as figdata
+from repcap.engines.survey import scan
+from repcap.evidence import findings, reference
+from repcap.models import catalog
+from repcap.models.synthetic import source as stand_in_source
 
 run_record = start(
     "Liu et al. read 27 LM heads from the hub; offline we have three small tied decoders (whose head "
@@ -76,7 +79,7 @@ glue("overlap_paper_median", paper_range.value)
 configs = [dict(source=k, label=k, head=True, device=device) for k in models]
 configs += [dict(source=k, label=k, head=False, device=device) for k in encoders]
 configs += [dict(source=k, label=k, head=True, device=device) for k in hub_models]
-for name, V, d, mean_cos in synthetic:  # stand-ins built in memory (repcap.synthetic)
+for name, V, d, mean_cos in synthetic:  # stand-ins built in memory (repcap.models.synthetic)
     src = stand_in_source("embedding", V=V, d=d, mean_cos=mean_cos, seed=seed)
     configs.append(dict(source=src, label=name, head=False, device=device))
 records, failures = scan(configs)

@@ -39,8 +39,10 @@ models = [
 ]  # offline decoders (GGUF files holding every weight)
 hub_models = []  # catalog keys or hub ids read from the model hub (paper: the bf16 originals and larger untied models)
 synthetic = []  # tiny stand-in GGUF models [name, n_layers, vocab, d_model, d_ff] written here (smoke: no download)
-kinds = None  # layer matrices read (keys of repcap.layers.KINDS); None: the engine's (MLP and attention outputs)
-seed = None  # seed of the Gaussian baselines; None: the engine's (repcap.layers.LayerConfig)
+kinds = (
+    None  # layer matrices read (keys of repcap.engines.layers.KINDS); None: the engine's (MLP and attention outputs)
+)
+seed = None  # seed of the Gaussian baselines; None: the engine's (repcap.engines.layers.LayerConfig)
 device = "auto"  # "auto", "cpu" or "cuda"
 executor = "local"  # where sweep points run: local (this process) or dask
 scheduler = ""  # with the dask executor: a tcp address, local or local:N, or a jobqueue YAML file
@@ -55,11 +57,14 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator
 
-from repcap import evidence, figures, findings, laws, layers, reference, tables
-from repcap.chapter import glue, start
-from repcap.config import given
-from repcap.figdata import layers as figdata
-from repcap.synthetic import source as stand_in_source
+from repcap import evidence
+from repcap.base.config import given
+from repcap.book import figures, tables
+from repcap.book.chapter import glue, start
+from repcap.book.figdata import layers as figdata
+from repcap.engines import laws, layers
+from repcap.evidence import findings, reference
+from repcap.models.synthetic import source as stand_in_source
 
 C1 = reference.value("guha2026.class1_eps_above")  # Class 1: eps above this (Guha 2026, Sec. 2.5)
 C2 = reference.value("guha2026.class2_eps_below")  # Class 2: eps below this
@@ -84,7 +89,7 @@ run_record = start(
 # directions in $\mathbb{R}^{d_{\text{model}}}$, and the attention output projection's columns are the
 # attention's. Which axis of a stored tensor holds them depends on the format and on the layer class:
 # GGUF lists dimensions fastest first, and GPT-2's `Conv1D` stores the transpose of a `Linear`. The
-# table is `repcap.layers.PATTERNS`; the tests plant known columns in tiny GGUF and safetensors models
+# table is `repcap.engines.layers.PATTERNS`; the tests plant known columns in tiny GGUF and safetensors models
 # and check the directions against what a running layer writes. The up-projection (*reads*, one
 # row per neuron: the "feature probes" of Guha's Sec. 2.4) can be added with `kinds`.
 

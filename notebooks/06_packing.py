@@ -41,14 +41,18 @@ import math
 import pandas as pd
 from IPython.display import Markdown
 
-from repcap import bounds, bundle, evidence, figures, findings, laws, packing, reference, sweep, tables
-from repcap.chapter import glue, start
-from repcap.config import given
-from repcap.drawings import packing as draw
-from repcap.figdata import packing as figdata
-from repcap.figdata import packing_views as views
-from repcap.figdata import reference as refdata
-from repcap.runs import finding_profile
+from repcap import evidence, sweep
+from repcap.base.config import given
+from repcap.book import figures, tables
+from repcap.book.chapter import glue, start
+from repcap.book.drawings import packing as draw
+from repcap.book.figdata import packing as figdata
+from repcap.book.figdata import packing_views as views
+from repcap.book.figdata import reference as refdata
+from repcap.engines import bounds, laws, packing
+from repcap.evidence import findings, reference
+from repcap.results import bundle
+from repcap.results.runs import finding_profile
 
 cfg = packing.PackConfig(k=k, d=d, **given(beta=beta, p=p, steps=steps, lr=lr, seed=seed, n_bins=n_bins))
 beta, steps, lr, seed, n_bins = cfg.beta, cfg.steps, cfg.learning_rate, cfg.seed, cfg.n_bins
@@ -287,7 +291,7 @@ tables.show(ref_table, digits={"ours": ".2f"}, missing="this profile did not run
 # ## At Yoder's size: the reference run
 #
 # One Adam step on {glue:text}`packing_yoder_k:,` vectors in {glue:text}`packing_yoder_d` dimensions takes
-# about half a second on two CPU cores, too slow for this profile. The `reference` set (`repcap.runs`)
+# about half a second on two CPU cores, too slow for this profile. The `reference` set (`repcap.results.runs`)
 # runs Yoder's problem once at full size with the `exp` loss and ships the result with the book as a
 # results bundle ({doc}`../reproduce`): {glue:md}`packing_ref_provenance`
 #

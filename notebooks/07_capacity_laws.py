@@ -45,15 +45,19 @@ scheduler = ""  # with the dask executor: a tcp address, local or local:N, or a 
 import numpy as np
 from IPython.display import Markdown
 
-from repcap import bundle, evidence, figures, findings, fits, laws, packing, reference, sweep, tables
-from repcap.chapter import glue, start
-from repcap.config import given
-from repcap.drawings import laws as draw
-from repcap.figdata import laws as lawdata
-from repcap.figdata import packing as figdata
-from repcap.figdata import reference as refdata
-from repcap.figdata import reference_runs as rrdata
-from repcap.runs import finding_profile
+from repcap import evidence, sweep
+from repcap.base.config import given
+from repcap.book import figures, tables
+from repcap.book.chapter import glue, start
+from repcap.book.drawings import laws as draw
+from repcap.book.figdata import laws as lawdata
+from repcap.book.figdata import packing as figdata
+from repcap.book.figdata import reference as refdata
+from repcap.book.figdata import reference_runs as rrdata
+from repcap.engines import fits, laws, packing
+from repcap.evidence import findings, reference
+from repcap.results import bundle
+from repcap.results.runs import finding_profile
 
 ref_lookup = refdata.lookup(reference_set, "guha-small", reference_scale)
 drawn_lookups = [ref_lookup] + [refdata.lookup(reference_set, n_, reference_scale) for n_ in ("guha-m60", "c-curve")]
@@ -76,7 +80,7 @@ run_record = start(
 #
 # Guha's repository stores the results behind his fits: the best of 1000 random draws for every
 # $(k, d)$ of his grid (Sec. 3.2) and the optimised $\varepsilon^*$ of every packing (Sec. 3.3). Before
-# building our own grid we refit his data with the code that fits ours (`repcap.fits.fit_law`,
+# building our own grid we refit his data with the code that fits ours (`repcap.engines.fits.fit_law`,
 # least squares in $\varepsilon$ as his `vector_packing_graphs.py`). These are our computations on
 # his data; the published values stand next to them.
 
@@ -161,7 +165,7 @@ tables.show(grid, digits={"eps_star": ".4f", "eps_random": ".4f", "bound": ".4f"
 # %% [markdown]
 # ## Guha's cells at his settings: the reference run
 #
-# This profile's grid is small and short. The `reference` set (`repcap.runs`) re-runs nine of Guha's
+# This profile's grid is small and short. The `reference` set (`repcap.results.runs`) re-runs nine of Guha's
 # own cells, $d \in \{32, 64, 128\}$ and $k \in \{2000, 4000, 8000\}$, at his settings (the `power`
 # loss with his exponent and learning-rate rules, {glue:text}`laws_ref_steps:,` Adam steps), once, and
 # ships the results with the book ({doc}`../reproduce`): {glue:md}`laws_ref_provenance`

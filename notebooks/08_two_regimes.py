@@ -31,7 +31,7 @@
 #   feature gets a direction and the directions overlap.
 #
 # This chapter trains a grid of such models (all models of one shape train together as one batch,
-# see `repcap.toy`) and measures which features each regime represents.
+# see `repcap.engines.toy`) and measures which features each regime represents.
 
 # %% tags=["parameters"]
 n = None  # number of features; None: the engine's (TrainConfig: the paper's 1000)
@@ -66,10 +66,13 @@ scheduler = ""  # with the dask executor: a tcp address, local or local:N, or a 
 import matplotlib.pyplot as plt
 import numpy as np
 
-from repcap import evidence, figures, findings, reference, toy
-from repcap.chapter import glue, start
-from repcap.config import given
-from repcap.figdata import toy as figdata
+from repcap import evidence
+from repcap.base.config import given
+from repcap.book import figures
+from repcap.book.chapter import glue, start
+from repcap.book.figdata import toy as figdata
+from repcap.engines import toy
+from repcap.evidence import findings, reference
 
 tc = toy.TrainConfig(**given(n=n, m=m, steps=steps, batch=batch, lr=lr))
 n, steps, batch = tc.n, tc.steps, tc.batch

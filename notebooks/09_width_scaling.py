@@ -63,15 +63,17 @@ import itertools
 import numpy as np
 from IPython.display import Markdown
 
-from repcap import figures, findings, reference, tables, toy
-from repcap.chapter import glue, start
-from repcap.config import given
-from repcap.drawings import scaling as draw
+from repcap.base.config import given
+from repcap.book import figures, tables
+from repcap.book.chapter import glue, start
+from repcap.book.drawings import scaling as draw
+from repcap.book.figdata import reference as refdata
+from repcap.book.figdata import reference_runs as rrdata
+from repcap.book.figdata import toy as figdata
+from repcap.engines import toy
+from repcap.evidence import findings, reference
 from repcap.evidence import liu as evidence
-from repcap.figdata import reference as refdata
-from repcap.figdata import reference_runs as rrdata
-from repcap.figdata import toy as figdata
-from repcap.runs import finding_profile
+from repcap.results.runs import finding_profile
 
 tc = toy.TrainConfig(**given(n=n, steps=steps, batch=batch, lr=lr))
 n, steps, batch = tc.n, tc.steps, tc.batch
@@ -284,7 +286,7 @@ _ = figures.save(
 # ## Fig. 6e's series, width by width
 #
 # {numref}`fig-scaling-fig6e` sets our exponent at each $(\alpha, \gamma)$ of Fig. 6e's series next to
-# the point the paper plots, read from the authors' vector figure (`repcap.digitise`). Their main sweep
+# the point the paper plots, read from the authors' vector figure (`repcap.evidence.digitise`). Their main sweep
 # trains one model per setting (`exp/exp-10.py`) and their analysis reports `linregress`'s standard
 # error, so we read each bar as $\pm 1$ standard error of one fit. From
 # {glue:text}`scaling_seeds_to_decide` seeds on, ours is the seeds' mean with its standard error (how far
@@ -345,7 +347,7 @@ _ = figures.save(
         f"series has {evidence.SEEDS_TO_DECIDE} seeds, a thick pale bar is the seeds' mean with its 95 % t interval. "
         "γ = −1 (grey) has no square; the weak series (blue) has its squares at α = 1.5 and 2, where Fig. 6e plots "
         "it and we train it.",
-        "source": "reference bundle; Liu et al. 2025 Fig. 6e digitised (repcap.digitise)",
+        "source": "reference bundle; Liu et al. 2025 Fig. 6e digitised (repcap.evidence.digitise)",
     },
     provenance=figures.bundle_provenance(w_lookups, reference_set),
 )
@@ -382,7 +384,7 @@ _ = figures.save(
         "caption": "The strong fraction φ₁ against width: Liu et al.'s Fig. 6c digitised from their vector figure "
         "(open squares, dashed) and our reference models at γ = −0.778 (dots), one colour per α. Compare each dot "
         "with the square of its colour at the same width; φ₁ is our reading (rows with norm above 1).",
-        "source": "reference bundle; Liu et al. 2025 Fig. 6c digitised (repcap.digitise)",
+        "source": "reference bundle; Liu et al. 2025 Fig. 6c digitised (repcap.evidence.digitise)",
     },
     provenance=figures.bundle_provenance(phi1_lookups, reference_set),
 )

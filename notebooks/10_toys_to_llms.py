@@ -48,12 +48,15 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from repcap import catalog, figures, findings, reference, tables, toy
-from repcap.chapter import glue, start
-from repcap.config import given
-from repcap.figdata import survey as figdata
-from repcap.survey import scan
-from repcap.synthetic import source as stand_in_source
+from repcap.base.config import given
+from repcap.book import figures, tables
+from repcap.book.chapter import glue, start
+from repcap.book.figdata import survey as figdata
+from repcap.engines import toy
+from repcap.engines.survey import scan
+from repcap.evidence import findings, reference
+from repcap.models import catalog
+from repcap.models.synthetic import source as stand_in_source
 
 toy_shared = given(n=toy_n, steps=toy_steps, batch=toy_batch, lr=toy_lr)
 toy_n = toy.TrainConfig(**toy_shared).n
@@ -96,7 +99,7 @@ tdf = tdf[["m", "alpha", "seed", "mean_sq_overlap"]].assign(source="toy", one_ov
 
 # %%
 sources = [dict(source=k, label=k, head=True, device=device) for k in models]
-for i, d in enumerate(stand_in_widths):  # random Gaussian stand-ins built in memory (repcap.synthetic)
+for i, d in enumerate(stand_in_widths):  # random Gaussian stand-ins built in memory (repcap.models.synthetic)
     src = stand_in_source("gaussian", V=stand_in_rows, d=d, seed=seed + i)
     sources.append(dict(source=src, label=f"gaussian-{d}", head=False, device=device))
 records, failures = scan(sources)

@@ -51,13 +51,16 @@ scheduler = ""  # with the dask executor: a tcp address, local or local:N, or a 
 import pandas as pd
 from IPython.display import Markdown
 
-from repcap import RepcapError, constructions, figures, findings, frontier, packing, reference, sweep, tables
-from repcap.chapter import glue, start
-from repcap.config import given
-from repcap.drawings import frontier as draw
-from repcap.figdata import frontier as figdata
-from repcap.figdata import reference as refdata
-from repcap.packing import signed
+from repcap import RepcapError, sweep
+from repcap.base.config import given
+from repcap.book import figures, tables
+from repcap.book.chapter import glue, start
+from repcap.book.drawings import frontier as draw
+from repcap.book.figdata import frontier as figdata
+from repcap.book.figdata import reference as refdata
+from repcap.engines import constructions, frontier, packing
+from repcap.engines.packing import signed
+from repcap.evidence import findings, reference
 
 ref_lookup = refdata.lookup(reference_set, "guha-small", reference_scale)
 best = constructions.best_known()
@@ -79,7 +82,7 @@ all_codes = constructions.catalogue(**given(max_work=bch_max_work))
 # %% [markdown]
 # ## Codes that meet the bounds
 #
-# Each construction below is a few lines of `repcap.constructions`, and the tests build every one and
+# Each construction below is a few lines of `repcap.engines.constructions`, and the tests build every one and
 # check its coherence against an independent reference (a dense Gram matrix, a brute-force enumeration
 # of the codewords, or a closed form):
 #
@@ -366,7 +369,7 @@ tables.show(
 #
 # Sloane's table is about lines. For points, the classical question is the smallest *angle* between any two
 # of $N$ points on the sphere, with the sign of the cosine kept. The engine's signed mode
-# (`repcap.packing.signed`: Guha's power loss of $\max(\cos, 0)$ instead of $\lvert\cos\rvert$, with his
+# (`repcap.engines.packing.signed`: Guha's power loss of $\max(\cos, 0)$ instead of $\lvert\cos\rvert$, with his
 # exponent rule, rate and steps) asks that question.
 # Two answers are known exactly and proven optimal, and Cohn's table of spherical codes {cite}`cohn_codes`
 # lists them: the snub cube (24 points in $\mathbb{R}^3$) and the 600-cell (120 points in $\mathbb{R}^4$).

@@ -32,10 +32,12 @@ import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import display
 
-from repcap import RepcapError, bundle, figures, tables
-from repcap.chapter import glue, start
-from repcap.figdata import reproducibility as figdata
-from repcap.paths import project_root
+from repcap import RepcapError
+from repcap.base.paths import project_root
+from repcap.book import figures, tables
+from repcap.book.chapter import glue, start
+from repcap.book.figdata import reproducibility as figdata
+from repcap.results import bundle
 
 paths = {p: (project_root() / p if (project_root() / p).is_dir() else None) for p in [primary, *others]}
 run_record = start(

@@ -13,7 +13,7 @@ def make_project(tmp_path, monkeypatch) -> Callable[..., Path]:
     """``make_project(stem, source, smoke="{}")``: a throw-away book project holding one chapter
     ``notebooks/<stem>.py`` (its ``_config.yml``, ``_toc.yml`` and a params file per profile, the
     smoke one with ``smoke`` as its YAML), with ``REPCAP_ROOT`` pointing at it."""
-    from repcap import runner
+    from repcap.book import runner
 
     def make(stem: str, source: str, smoke: str = "{}\n") -> Path:
         root = tmp_path / "proj"

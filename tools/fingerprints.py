@@ -3,7 +3,7 @@ engine's numerics version, measure how far they move between arithmetic paths, o
 checkout against them.
 
     python tools/fingerprints.py                       # each engine: numerics version, cases, agreement
-    python tools/fingerprints.py --update toy          # after bumping repcap.toy.numerics.NUMERICS
+    python tools/fingerprints.py --update toy          # after bumping repcap.engines.toy.numerics.NUMERICS
     python tools/fingerprints.py --extend toy          # add new cases to the table (values unchanged)
     python tools/fingerprints.py --create ENGINE RTOL ATOL COUNT_ATOL REASON   # a new engine's first table
     python tools/fingerprints.py --spread              # the spread over arithmetic paths (tolerances)

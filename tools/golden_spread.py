@@ -116,7 +116,7 @@ def _child(out: Path, what: list[str], stems: list[str]) -> None:
             for name in ("REPCAP_FIGURE_DIR", "REPCAP_CACHE"):
                 os.environ.pop(name, None)
             subprocess.run([sys.executable, "-c", _golden.REFERENCE_SMOKE], check=True, stdout=subprocess.DEVNULL)
-            from repcap import runner
+            from repcap.book import runner
 
             for stem in stems:
                 res = runner.run(stem, profile="smoke", log=lambda s: None)

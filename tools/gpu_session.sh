@@ -69,7 +69,7 @@ step() {  # step NAME SECONDS RESERVE COMMAND...: run COMMAND for at most SECOND
   step env 30 480 "$PY" -c "
 import importlib.util, torch
 from repcap.sweep import keys, provenance
-from repcap.toy import train_points
+from repcap.engines.toy import train_points
 print('torch', torch.__version__, 'cuda', torch.version.cuda, 'available', torch.cuda.is_available())
 print(torch.cuda.get_device_name(0) if torch.cuda.is_available() else 'no GPU')
 if importlib.util.find_spec('triton'):
@@ -77,7 +77,7 @@ if importlib.util.find_spec('triton'):
     print('triton', triton.__version__)
 else:
     print('no triton: the fused kernels do not run here')
-from repcap.toy.fused import usable
+from repcap.engines.toy.fused import usable
 print('fused kernels run:', usable(torch.device('cuda')) if torch.cuda.is_available() else False)
 print('versions (provenance):', provenance.versions())
 print('toy numerics (identity):', keys.computation_parts(train_points)['numerics'])"
@@ -95,7 +95,7 @@ print('toy numerics (identity):', keys.computation_parts(train_points)['numerics
   REPCAP_CACHE="$WORK/cache-compare" step compare 150 90 "$PY" -c "
 import sys, time
 from repcap import runs, sweep
-from repcap.toy import group_key, models_per_batch, train_points
+from repcap.engines.toy import group_key, models_per_batch, train_points
 t0 = time.perf_counter()
 exps = runs.point_set('reference', '$SCALE').only('${compare[*]}'.split())
 configs = [c for e in exps for c in e.configs]

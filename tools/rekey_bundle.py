@@ -114,9 +114,9 @@ def main() -> None:
     args = ap.parse_args()
     src = args.legacy_src.resolve()
 
-    from repcap.bundle.schema import MANIFEST, _check_manifest, _sha, entry_key
-    from repcap.bundle.writer import _dump_experiment, _write
-    from repcap.runs.point_functions import point_function
+    from repcap.results.bundle.schema import MANIFEST, _check_manifest, _sha, entry_key
+    from repcap.results.bundle.writer import _dump_experiment, _write
+    from repcap.results.runs.point_functions import point_function
     from repcap.sweep import canonical
     from repcap.sweep.keys import config_part, data_part
     from repcap.sweep.provenance import versions
@@ -211,7 +211,7 @@ def main() -> None:
 
 
 def _data_now(name: str) -> str:
-    from repcap.runs.point_functions import point_function
+    from repcap.results.runs.point_functions import point_function
     from repcap.sweep.keys import data_part
 
     return data_part(point_function(name))

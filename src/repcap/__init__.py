@@ -1,9 +1,9 @@
 """repcap: how many nearly-orthogonal directions fit in d dimensions, and what that means for
 language models.  A reproducible book over a small library with three engines:
 
-* :mod:`repcap.cosine`  - tiled pairwise cosine statistics over embedding matrices (Guha 2026);
-* :mod:`repcap.toy`     - the ReLU autoencoder with signed weight decay (Liu, Liu & Gore 2025);
-* :mod:`repcap.packing` - vector-packing optimisation, with :mod:`repcap.laws` for the capacity laws
+* :mod:`repcap.engines.cosine`  - tiled pairwise cosine statistics over embedding matrices (Guha 2026);
+* :mod:`repcap.engines.toy`     - the ReLU autoencoder with signed weight decay (Liu, Liu & Gore 2025);
+* :mod:`repcap.engines.packing` - vector-packing optimisation, with :mod:`repcap.engines.laws` for the capacity laws
   (Guha 2026; Yoder 2025).
 """
 

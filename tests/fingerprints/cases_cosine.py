@@ -1,10 +1,10 @@
-"""Fingerprint cases of the cosine engine (:mod:`repcap.cosine`): the exact moments (float32 and
+"""Fingerprint cases of the cosine engine (:mod:`repcap.engines.cosine`): the exact moments (float32 and
 float64 compute precision; float32, float64, integer and tiny-valued input; zero rows dropped; a
 matrix of more than one Gram chunk), the tiled pass on the numba kernel and on the torch path
 (histogram, quantiles, max |cos|, top-k pairs, nearest neighbours, exceedances on and off the bin
 edges, the row sample with its sampling error, unit rows taken as they are; the products' inputs
 rounded to tf32 and bf16), one tile's summary on
-both paths, the row helpers, :class:`~repcap.cosine.Histogram`, ``batched_max_abs`` and
+both paths, the row helpers, :class:`~repcap.engines.cosine.Histogram`, ``batched_max_abs`` and
 ``mean_sq_offdiag``.
 
 No point function belongs to this engine (its numbers reach points through the survey, packing and
@@ -48,10 +48,10 @@ def _with_zero_rows(X):
 
 @contextlib.contextmanager
 def _torch_path() -> Iterator[None]:
-    """The tiled pass on the torch path on the CPU: :func:`repcap.cosine.kernels.tile_summary`
+    """The tiled pass on the torch path on the CPU: :func:`repcap.engines.cosine.kernels.tile_summary`
     takes the numba kernel where numba is installed and the tile is a CPU float32 one (every CPU
     tile of the pass), so the torch path is forced by saying numba is absent."""
-    from repcap.cosine import kernels
+    from repcap.engines.cosine import kernels
 
     before = kernels.HAVE_NUMBA
     kernels.HAVE_NUMBA = False
@@ -62,7 +62,7 @@ def _torch_path() -> Iterator[None]:
 
 
 def _tiled_values(t) -> dict:
-    """Every number of a :class:`~repcap.cosine.TiledStats`, exceedance fractions as pair counts."""
+    """Every number of a :class:`~repcap.engines.cosine.TiledStats`, exceedance fractions as pair counts."""
     out = t.to_dict(full=True)
     for key in ("exceed", "exceed_abs", "edges", "bin_width", "quantile_error"):
         out.pop(key)
@@ -83,7 +83,7 @@ def _tiled() -> dict:
     import numpy as np
     import torch
 
-    from repcap.cosine import TiledConfig, tiled_stats
+    from repcap.engines.cosine import TiledConfig, tiled_stats
 
     def ts(X, memory_budget=None, unit=False, **settings):
         return tiled_stats(
@@ -133,7 +133,7 @@ def _tiled_precision() -> dict:
     the CPU's emulation of a GPU's tensor-core inputs, the numba kernel on the rounded rows."""
     import numpy as np
 
-    from repcap.cosine import TiledConfig, tiled_stats
+    from repcap.engines.cosine import TiledConfig, tiled_stats
 
     X32 = _with_zero_rows(_matrix(300, 16, seed=1)).astype(np.float32)
     out = {}
@@ -155,7 +155,7 @@ def _tile_summary() -> dict:
     import numpy as np
     import torch
 
-    from repcap.cosine import kernels
+    from repcap.engines.cosine import kernels
 
     rng = np.random.default_rng(4)
     T = torch.from_numpy(rng.uniform(-1.0, 1.0, size=(37, 23)).astype(np.float32))
@@ -189,7 +189,7 @@ def _moments() -> dict:
     tiny-valued input with zero rows, and a matrix of more than one Gram chunk."""
     import numpy as np
 
-    from repcap.cosine import GRAM_CHUNK_ROWS, moments
+    from repcap.engines.cosine import GRAM_CHUNK_ROWS, moments
 
     X = _with_zero_rows(_matrix(500, 24, seed=3))
     rng = np.random.default_rng(5)
@@ -213,7 +213,7 @@ def _few_rows() -> dict:
     is 0, whatever float32 makes of ``||U^T U||_F^2 - n``."""
     import numpy as np
 
-    from repcap.cosine import moments
+    from repcap.engines.cosine import moments
 
     base = _matrix(17, 300, seed=13)
     cases = {
@@ -236,8 +236,8 @@ def _rows() -> dict:
     import numpy as np
     import torch
 
-    from repcap.cosine import as_matrix, normalised, unit_batch
-    from repcap.cosine.rows import kept_rows
+    from repcap.engines.cosine import as_matrix, normalised, unit_batch
+    from repcap.engines.cosine.rows import kept_rows
 
     X = _with_zero_rows(_matrix(40, 5, seed=8))
     cpu = torch.device("cpu")
@@ -257,13 +257,13 @@ def _rows() -> dict:
 
 
 def _histogram() -> dict:
-    """:class:`~repcap.cosine.Histogram`: built from values (clipped or not), merged, folded, and
+    """:class:`~repcap.engines.cosine.Histogram`: built from values (clipped or not), merged, folded, and
     read off (quantiles, fractions, counts above an edge, density); an empty one; the tile counts."""
     import numpy as np
     import torch
 
-    from repcap.cosine import Histogram, bin_index, tile_counts
-    from repcap.cosine.histogram import quantiles
+    from repcap.engines.cosine import Histogram, bin_index, tile_counts
+    from repcap.engines.cosine.histogram import quantiles
 
     rng = np.random.default_rng(10)
     vals = np.concatenate([rng.normal(0.9, 0.4, 500), [-0.5, 2.5, 3.0]])
@@ -301,8 +301,8 @@ def _batched() -> dict:
     float64), and the batched mean cos^2 with a norm floor (one matrix left with one row: NaN)."""
     import torch
 
-    from repcap.cosine import batched_max_abs, mean_sq_offdiag
-    from repcap.cosine.rows import unit_batch
+    from repcap.engines.cosine import batched_max_abs, mean_sq_offdiag
+    from repcap.engines.cosine.rows import unit_batch
 
     W = torch.from_numpy(_matrix(150, 8, seed=11)).reshape(3, 50, 8)
     U, _ = unit_batch(W)
@@ -322,7 +322,7 @@ def _tile_sizes() -> list:
     """Rows per tile from the memory budget (capped on the CPU, not on a GPU)."""
     import torch
 
-    from repcap.cosine import tile_size
+    from repcap.engines.cosine import tile_size
 
     cpu, gpu = torch.device("cpu"), torch.device("cuda")  # a device name: nothing runs on it
     return [

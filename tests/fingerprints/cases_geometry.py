@@ -1,7 +1,7 @@
-"""Fingerprint cases of the random-geometry engine (:mod:`repcap.random_geometry`): every function
+"""Fingerprint cases of the random-geometry engine (:mod:`repcap.engines.random_geometry`): every function
 that computes numbers -- seeded unit vectors and their pair cosines, the exact law of a random
 cosine (density, distribution function, standard deviation), the largest coherence of random
-draws (several trials, a batch wider than one tile of :func:`repcap.cosine.batched_max_abs`) and
+draws (several trials, a batch wider than one tile of :func:`repcap.engines.cosine.batched_max_abs`) and
 its asymptote, and the Johnson-Lindenstrauss dimension, guaranteed distortion and a Gaussian
 projection's measured distortion.  No point function belongs to this engine, so every case is a
 ``run`` case."""
@@ -13,7 +13,7 @@ from harness import Case
 
 def _vectors() -> dict:
     """Seeded unit vectors (two seeds, two shapes) and all their pair cosines."""
-    from repcap import random_geometry as rg
+    from repcap.engines import random_geometry as rg
 
     u = rg.unit_vectors(12, 5, seed=3, device="cpu")
     v = rg.unit_vectors(40, 16, seed=11, device="cpu")
@@ -33,7 +33,7 @@ def _law() -> dict:
     """The exact density, distribution function and standard deviation of a random cosine."""
     import numpy as np
 
-    from repcap import random_geometry as rg
+    from repcap.engines import random_geometry as rg
 
     t = np.linspace(-0.95, 0.95, 20)  # not +-1, where the density of d = 2 is infinite
     return {
@@ -52,7 +52,7 @@ def _coherence() -> dict:
     its large-d asymptote."""
     import numpy as np
 
-    from repcap import random_geometry as rg
+    from repcap.engines import random_geometry as rg
 
     return {
         "k30_d8": rg.max_abs_cosine(30, 8, trials=3, seed=5, device="cpu"),
@@ -68,7 +68,7 @@ def _jl() -> dict:
     small for any eps < 1), and a seeded Gaussian projection's measured distortion."""
     import numpy as np
 
-    from repcap import random_geometry as rg
+    from repcap.engines import random_geometry as rg
 
     return {
         "dimension": rg.jl_dimension(1000, np.array([0.05, 0.1, 0.3, 0.5])),

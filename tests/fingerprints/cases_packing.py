@@ -1,4 +1,4 @@
-"""Fingerprint cases of the packing engine (:mod:`repcap.packing`): each loss at a size that runs in
+"""Fingerprint cases of the packing engine (:mod:`repcap.engines.packing`): each loss at a size that runs in
 a fraction of a second, Guha's exponent and rate rules, a batch of seeds, the decaying rate, the
 random baseline and the three random projections, and the loss kernels on both passes."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from harness import Case
 
-_OPT = "repcap.packing.points:sweep_packed"
+_OPT = "repcap.engines.packing.points:sweep_packed"
 
 
 def _point(configs: list[dict]) -> dict:
@@ -23,7 +23,7 @@ def _kernels() -> dict:
     on the CPU), against one fixed set of columns, for every loss."""
     import torch
 
-    from repcap.packing.losses import dense_loss, loss_and_grad, normalise
+    from repcap.engines.packing.losses import dense_loss, loss_and_grad, normalise
 
     g = torch.Generator().manual_seed(11)
     V = normalise(torch.randn(2, 6, 40, generator=g))
@@ -41,7 +41,7 @@ def _kernels() -> dict:
 
 
 def _rules() -> dict:
-    from repcap.packing import config
+    from repcap.engines.packing import config
 
     return {
         "exponent": [config.guha_exponent(k, d) for k, d in ((2000, 32), (8000, 64), (8000, 4096), (100, 1))],
@@ -62,9 +62,9 @@ def _pieces() -> dict:
     import numpy as np
     import torch
 
-    from repcap.packing import baselines, points, stats
-    from repcap.packing.config import PackConfig
-    from repcap.packing.losses import default_block, default_tile, loss_and_grad, normalise
+    from repcap.engines.packing import baselines, points, stats
+    from repcap.engines.packing.config import PackConfig
+    from repcap.engines.packing.losses import default_block, default_tile, loss_and_grad, normalise
 
     g = torch.Generator().manual_seed(12)
     V = normalise(torch.randn(1, 5, 30, generator=g))
@@ -110,7 +110,7 @@ CASES = [
             "fn": "packing.optimise",
             "configs": [{"k": 80, "d": 6, "loss": "exp", "steps": 20, "lr": 0.01, "lr_floor": 0.0, "n_bins": 40}],
             "batched": True,
-            "legacy_fn": "repcap.packing.annealed:sweep_annealed",
+            "legacy_fn": "repcap.engines.packing.annealed:sweep_annealed",
             "legacy_batched": False,
         },
     ),
@@ -145,7 +145,7 @@ CASES = [
         point={
             "fn": "packing.random",
             "configs": [{"k": 50, "d": 8, "trials": 7, "seed": 2}],
-            "legacy_fn": "repcap.packing.points:sweep_random",
+            "legacy_fn": "repcap.engines.packing.points:sweep_random",
         },
     ),
     Case(
@@ -154,7 +154,7 @@ CASES = [
         point={
             "fn": "packing.projection",
             "configs": [{"N": 48, "k": 12, "kind": kind, "seed": 1} for kind in ("gaussian", "rademacher", "srht")],
-            "legacy_fn": "repcap.packing.points:sweep_projection",
+            "legacy_fn": "repcap.engines.packing.points:sweep_projection",
         },
     ),
     Case("packing", "power-p", point=_point(_small("power", p=6.0, steps=15))),  # an exponent given, not Guha's

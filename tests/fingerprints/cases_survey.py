@@ -1,13 +1,13 @@
-"""Fingerprint cases of the survey engine (:mod:`repcap.survey` and :mod:`repcap.layers`): the
+"""Fingerprint cases of the survey engine (:mod:`repcap.engines.survey` and :mod:`repcap.engines.layers`): the
 ``survey.describe`` record (exact moments, the dense re-computation of a small matrix's moments and
 a matrix too large for it, the class, the capacity under every published law, the tiled pass with
 and without a row sample, ``rows`` and ``head``) on in-memory ``synthetic:`` sources as point cases,
 and on a matrix written to every file format the readers take (``.npy``, ``.safetensors`` and a
 model folder, ``.gguf`` in F32, F16, BF16 and the quantised Q8_0 and Q4_0, ``.onnx``); the capacities
-at chosen tolerances (negative included); a catalog key's expected shape; :func:`repcap.survey.scan`
+at chosen tolerances (negative included); a catalog key's expected shape; :func:`repcap.engines.survey.scan`
 through the sweep cache; the layer survey's records of a model (``layers.model``; GGUF, torch
 ``Linear`` and GPT-2 ``Conv1D`` layouts) and its Gaussian baselines (``layers.baseline``), and
-:func:`repcap.layers.records` through the cache.
+:func:`repcap.engines.layers.records` through the cache.
 
 Point cases read ``synthetic:`` sources only (plain JSON configs that an older checkout's legacy
 functions take as they are); the file-format cases write their files with fixed seeds into a
@@ -42,7 +42,7 @@ def _describe(configs: list[dict]) -> dict:
     return {
         "fn": "survey.describe",
         "configs": [{**c, "device": "cpu"} for c in configs],
-        "legacy_fn": "repcap.survey:describe_point",
+        "legacy_fn": "repcap.engines.survey:describe_point",
     }
 
 
@@ -61,8 +61,8 @@ def _cache_in(folder: Path) -> Iterator[None]:
 
 
 def _matrix(V: int, d: int, seed: int):
-    """A ``(V, d)`` float32 matrix with mean cosine about 0.25 (:func:`repcap.synthetic.stand_in`)."""
-    from repcap.synthetic import stand_in
+    """A ``(V, d)`` float32 matrix with mean cosine about 0.25 (:func:`repcap.models.synthetic.stand_in`)."""
+    from repcap.models.synthetic import stand_in
 
     return stand_in(V, d, mean_cos=0.25, seed=seed)
 
@@ -145,7 +145,7 @@ def _write_files(folder: Path) -> dict[str, Path]:
 def _formats() -> dict:
     """``survey.describe`` on the files of :func:`_write_files`: the embedding of each (tiled, with
     its top pairs), the head of those that store one, and a few rows of a tiled, sampled read."""
-    from repcap.runs.point_functions import point_function
+    from repcap.results.runs.point_functions import point_function
 
     point = point_function("survey.describe")
 
@@ -171,8 +171,8 @@ def _formats() -> dict:
 def _capacities() -> dict:
     """The capacity under every published law at tolerances of both classes, between them, at the
     class edges and at a negative eps (the laws do not apply: None); Guha's class of each."""
-    from repcap import laws
-    from repcap.survey import capacities
+    from repcap.engines import laws
+    from repcap.engines.survey import capacities
 
     out = {}
     cases = (
@@ -191,20 +191,20 @@ def _capacities() -> dict:
 def _catalog() -> dict:
     """A catalog key's record: its expected shape checked against the matrix read (here a
     synthetic one handed in, which does not match)."""
-    from repcap import embeddings
-    from repcap.survey import describe
+    from repcap.engines.survey import describe
+    from repcap.models import embeddings
 
     e = embeddings.load(_EMB)
     return describe("gemma-7b", embedding=e, device="cpu", progress=False)
 
 
 def _scan() -> dict:
-    """:func:`repcap.survey.scan` through a fresh sweep cache: a synthetic source, a local file
+    """:func:`repcap.engines.survey.scan` through a fresh sweep cache: a synthetic source, a local file
     (its size and time join the cache key), a source that fails (collected, not raised), and the
     same configs again from the cache."""
     import numpy as np
 
-    from repcap import survey
+    from repcap.engines import survey
 
     with tempfile.TemporaryDirectory() as tmp, _cache_in(Path(tmp) / "cache"):
         path = Path(tmp) / "emb.npy"
@@ -224,15 +224,15 @@ def _scan() -> dict:
 
 
 def _layer_files(folder: Path) -> dict[str, Path]:
-    """A stand-in model in each layout: llama.cpp's GGUF (:func:`repcap.layers.write_stand_in`),
+    """A stand-in model in each layout: llama.cpp's GGUF (:func:`repcap.engines.layers.write_stand_in`),
     torch ``Linear`` checkpoints (Llama names, with a separate head and a vision tower that is
     skipped) and GPT-2's ``Conv1D`` (directions in the rows)."""
     import numpy as np
     import torch
     from safetensors.torch import save_file
 
-    from repcap.layers import write_stand_in
-    from repcap.synthetic import stand_in_layers
+    from repcap.engines.layers import write_stand_in
+    from repcap.models.synthetic import stand_in_layers
 
     files = {"gguf": write_stand_in(folder / "stand-in.gguf", n_layers=2, vocab=150, d_model=16, d_ff=40, seed=1)}
     arrays = stand_in_layers(n_layers=2, vocab=150, d_model=16, d_ff=40, attn_dim=24, seed=2)
@@ -256,12 +256,12 @@ def _layer_files(folder: Path) -> dict[str, Path]:
 
 def _layer_models() -> dict:
     """``layers.model`` on each layout of :func:`_layer_files` (every kind, the read side too), and
-    :func:`repcap.layers.records` (models and their baselines) through a fresh sweep cache."""
+    :func:`repcap.engines.layers.records` (models and their baselines) through a fresh sweep cache."""
     import numpy as np
 
-    from repcap import layers
-    from repcap.runs.point_functions import point_function
-    from repcap.synthetic import stand_in_layers
+    from repcap.engines import layers
+    from repcap.models.synthetic import stand_in_layers
+    from repcap.results.runs.point_functions import point_function
 
     model = point_function("layers.model")
     out: dict = {}
@@ -292,7 +292,7 @@ def _conventions() -> dict:
     """The layouts as numbers: for each naming family, whether the written and the read directions
     are columns (1) or rows (0) of the loaded matrix -- the axis each record is taken along -- and
     the layers, axes and direction counts found in a listing of every family's names."""
-    from repcap.layers import PATTERNS, conventions, find_layers, pattern_name
+    from repcap.engines.layers import PATTERNS, conventions, find_layers, pattern_name
 
     shapes = {}
     for i, p in enumerate(PATTERNS):  # one tensor per pattern, each in its own layer
@@ -362,7 +362,7 @@ CASES = [
             "configs": [
                 {"source": _LAYERS, "label": "stand-in", "kinds": ["mlp_out", "attn_out", "mlp_in"], "device": "cpu"}
             ],
-            "legacy_fn": "repcap.layers.points:_point",
+            "legacy_fn": "repcap.engines.layers.points:_point",
         },
     ),
     Case(
@@ -374,7 +374,7 @@ CASES = [
                 {"n": 200, "d": 16, "seed": 0, "device": "cpu"},
                 {"n": 48, "d": 16, "seed": 3, "device": "cpu"},
             ],
-            "legacy_fn": "repcap.layers.points:baseline_point",
+            "legacy_fn": "repcap.engines.layers.points:baseline_point",
         },
     ),
     Case("survey", "formats", run=_formats),

@@ -1,4 +1,4 @@
-"""Fingerprint cases of the toy engine (:mod:`repcap.toy`): every numerical path at a size that
+"""Fingerprint cases of the toy engine (:mod:`repcap.engines.toy`): every numerical path at a size that
 trains in well under a second per case -- the dense and the sparse sampler, each frequency law,
 both learning-rate rules with warm-up and window settings, per-model rates, signed decay of both
 signs, the overlap candidates, the measurements and the closed forms."""
@@ -17,12 +17,12 @@ def _point(fn: str, configs: list[dict], legacy: str) -> dict:
     return {"fn": fn, "configs": configs, "batched": True, "legacy_fn": legacy, "legacy_batched": True}
 
 
-_TRAIN = "repcap.toy.points:train_points"
+_TRAIN = "repcap.engines.toy.points:train_points"
 
 
 def _trajectory() -> dict:
     """The whole training curve and the parameters' sums of three models trained as one batch."""
-    from repcap import toy
+    from repcap.engines import toy
 
     specs = [
         toy.ModelSpec(alpha=1.0, gamma=-1.0, seed=1),
@@ -48,9 +48,9 @@ def _closed_forms() -> dict:
     """The frequency laws, the schedules and the weak regime's unlearned loss (closed forms)."""
     import numpy as np
 
-    from repcap import toy
-    from repcap.toy import schedule, theory
-    from repcap.toy.measurements import norm_histogram
+    from repcap.engines import toy
+    from repcap.engines.toy import schedule, theory
+    from repcap.engines.toy.measurements import norm_histogram
 
     p = toy.frequencies(50, "power", 1.2)
     out = {
@@ -80,8 +80,8 @@ def _kernels() -> dict:
     import numpy as np
     import torch
 
-    from repcap import toy
-    from repcap.toy import data, measurements, model, optim, sparse_data, sparse_model
+    from repcap.engines import toy
+    from repcap.engines.toy import data, measurements, model, optim, sparse_data, sparse_model
 
     cpu = torch.device("cpu")
     W, b, gens = model.init_params(24, 5, [3, 4], cpu)
@@ -136,8 +136,8 @@ def _configs() -> dict:
     """A sweep config's one spelling per value (an integer given as a float, betas as a list), a
     training config's betas, models given as dicts with the loss of every step handed to a
     callback, and the models that fit a memory budget."""
-    from repcap import toy
-    from repcap.toy import points
+    from repcap.engines import toy
+    from repcap.engines.toy import points
 
     cfg = points.sweep_config(n=64.0, m=8, alpha=1, betas=[0.8, 0.99], steps=10)
     seen: list = []
@@ -155,12 +155,12 @@ def _configs() -> dict:
 
 
 def _run_sweep() -> dict:
-    """:func:`repcap.toy.points.run_sweep` through a fresh sweep cache (two groups of configs), and
+    """:func:`repcap.engines.toy.points.run_sweep` through a fresh sweep cache (two groups of configs), and
     the same configs again from the cache."""
     import os
     import tempfile
 
-    from repcap.toy import points
+    from repcap.engines.toy import points
 
     configs = [
         {**_DENSE, "steps": 10, "alpha": 1.0, "seed": 1},
@@ -268,7 +268,7 @@ CASES = [
                 for s in (0, 1)
             ],
             "batched": True,
-            "legacy_fn": "repcap.toy.overlaps:overlap_points",
+            "legacy_fn": "repcap.engines.toy.overlaps:overlap_points",
             "legacy_batched": True,
         },
     ),
@@ -288,7 +288,7 @@ CASES = [
             "fn": "toy.overlaps",
             "configs": [{"n": 40, "m": 4, "steps": 3, "batch": 16, "lr": 0.1, "gamma": 9.0, "seed": 9}],
             "batched": True,
-            "legacy_fn": "repcap.toy.overlaps:overlap_points",
+            "legacy_fn": "repcap.engines.toy.overlaps:overlap_points",
             "legacy_batched": True,
         },
     ),

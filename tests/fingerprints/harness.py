@@ -41,11 +41,11 @@ os.environ["REPCAP_AUTO_DEVICE"] = "cpu"
 
 #: Where each engine declares its numerics version (module, attribute).
 ENGINES: dict[str, tuple[str, str]] = {
-    "cosine": ("repcap.cosine.numerics", "NUMERICS"),
-    "geometry": ("repcap.random_geometry", "NUMERICS"),
-    "packing": ("repcap.packing.numerics", "NUMERICS"),
-    "survey": ("repcap.survey", "NUMERICS"),
-    "toy": ("repcap.toy.numerics", "NUMERICS"),
+    "cosine": ("repcap.engines.cosine.numerics", "NUMERICS"),
+    "geometry": ("repcap.engines.random_geometry", "NUMERICS"),
+    "packing": ("repcap.engines.packing.numerics", "NUMERICS"),
+    "survey": ("repcap.engines.survey", "NUMERICS"),
+    "toy": ("repcap.engines.toy.numerics", "NUMERICS"),
 }
 #: Result fields that measure the machine, not the numbers.
 VOLATILE = ("seconds", "device", "sampler", "source", "label")
@@ -129,7 +129,7 @@ def _resolve(name: str, legacy: bool) -> Callable:
     if legacy:
         module, qual = name.split(":", 1)
         return getattr(importlib.import_module(module), qual)
-    from repcap.runs.point_functions import point_function
+    from repcap.results.runs.point_functions import point_function
 
     return point_function(name)
 
@@ -169,7 +169,7 @@ def compute(engine: str, legacy: bool = False, only: Iterable[str] | None = None
 
 def defaults(engine: str) -> dict[str, str]:
     """The registered defaults of the engine's point functions, as canonical JSON per function."""
-    import repcap.runs.point_functions  # noqa: F401  (fills the registry)
+    import repcap.results.runs.point_functions  # noqa: F401  (fills the registry)
     from repcap.sweep.cache import canonical
     from repcap.sweep.registry import all_registered
 

@@ -29,7 +29,7 @@ def planted(tmp_path_factory) -> Path:
     for rel in ("src", "tests/fingerprints", "tools", "data/reference", "notebooks"):
         shutil.copytree(ROOT / rel, root / rel, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     shutil.copy(ROOT / "_config.yml", root / "_config.yml")
-    optim = root / "src" / "repcap" / "toy" / "optim.py"
+    optim = root / "src" / "repcap" / "engines" / "toy" / "optim.py"
     text = optim.read_text()
     assert "sqrt_().add_(eps)" in text
     optim.write_text(text.replace("sqrt_().add_(eps)", "sqrt_().add_(eps * 10)"))
@@ -45,7 +45,7 @@ def test_a_planted_change_fails_and_cannot_be_written_without_a_bump(planted):
 
 
 def test_with_a_bump_it_passes_and_makes_exactly_the_toy_points_stale(planted):
-    num = planted / "src" / "repcap" / "toy" / "numerics.py"
+    num = planted / "src" / "repcap" / "engines" / "toy" / "numerics.py"
     num.write_text(num.read_text().replace('NUMERICS = "toy/1"', 'NUMERICS = "toy/2"'))
     written = _run(planted, "tools/fingerprints.py", "--update", "toy")
     assert written.returncode == 0, written.stderr

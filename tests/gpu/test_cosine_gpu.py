@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from repcap.cosine import TiledConfig, moments, tiled_stats
+from repcap.engines.cosine import TiledConfig, moments, tiled_stats
 
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")]
 

@@ -1,9 +1,9 @@
 """The GPU paths at sizes that fill the chip, against their references (skipped without CUDA).
 
-* the fused toy step (repcap.toy.fused) at the main sweep's size with 120 models against the float64
+* the fused toy step (repcap.engines.toy.fused) at the main sweep's size with 120 models against the float64
   split and the sparse path's torch ops; the trainer with the kernel against the same draws through
   the torch ops; the counted sampler's frequencies;
-* the fused cosine pass (repcap.cosine.fused) against the torch path on the GPU (fp32, tf32, bf16),
+* the fused cosine pass (repcap.engines.cosine.fused) against the torch path on the GPU (fp32, tf32, bf16),
   against float64 on a subset of rows, and its two ways of filling the histogram against each other;
 * the packing step replayed from a CUDA graph against the eager step.
 
@@ -22,8 +22,8 @@ import numpy as np
 import pytest
 import torch
 
-from repcap import packing, toy
-from repcap.cosine import TiledConfig, fused, tiled_stats
+from repcap.engines import packing, toy
+from repcap.engines.cosine import TiledConfig, fused, tiled_stats
 
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")]
 
@@ -31,7 +31,7 @@ DEV = torch.device("cuda")
 
 
 def _batch(M, B, n, m, seed, dev=DEV):
-    from repcap.toy.sparse_data import SparseSampler
+    from repcap.engines.toy.sparse_data import SparseSampler
 
     p = torch.stack([toy.frequencies(n, "power", alpha=0.25 + 1.75 * k / max(1, M - 1)) for k in range(M)])
     x = SparseSampler(p.float().to(dev), B).sample(
@@ -53,7 +53,7 @@ def _close(got, ref, tol):
 
 @pytest.mark.parametrize("m", [10, 25, 100])
 def test_fused_toy_step_at_full_size(m):
-    from repcap.toy import fused as toy_fused
+    from repcap.engines.toy import fused as toy_fused
 
     M, B, n = 120, 2048, 1000
     x, W, b = _batch(M, B, n, m, seed=m)
@@ -67,7 +67,7 @@ def test_fused_toy_step_at_full_size(m):
 
 
 def test_trainer_with_and_without_the_kernel(monkeypatch):
-    from repcap.toy import fused as toy_fused
+    from repcap.engines.toy import fused as toy_fused
 
     cfg = toy.TrainConfig(n=1000, m=25, steps=300, batch=2048, device="cuda", loss_window=50)
     specs = [toy.ModelSpec(alpha=a, gamma=g, seed=s) for s, (a, g) in enumerate([(1.0, -1.0), (1.5, 0.3333)] * 6)]
@@ -147,7 +147,7 @@ def test_packing_graph_replays_the_eager_step(monkeypatch):
 
 
 def test_counted_sampler_frequencies_on_cuda():
-    from repcap.toy.fused import CounterSampler
+    from repcap.engines.toy.fused import CounterSampler
 
     n, B, steps = 1000, 2048, 50
     p = toy.frequencies(n, "power", alpha=1.0)

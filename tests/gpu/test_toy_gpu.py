@@ -1,11 +1,11 @@
-"""repcap.toy on CUDA: the same code path as the CPU, checked against float64 references."""
+"""repcap.engines.toy on CUDA: the same code path as the CPU, checked against float64 references."""
 
 from __future__ import annotations
 
 import pytest
 import torch
 
-from repcap import toy
+from repcap.engines import toy
 
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")]
 
@@ -42,7 +42,7 @@ def test_batched_equals_single_on_cuda_and_regimes():
 
 
 def test_sparse_path_on_cuda_matches_float64_cpu():
-    from repcap.toy.sparse_data import SparseBatch, SparseSampler
+    from repcap.engines.toy.sparse_data import SparseBatch, SparseSampler
 
     M, B, n, m = 3, 64, 50, 6
     p = torch.stack([toy.frequencies(n, "power", alpha=a) for a in (0.5, 1.0, 1.5)]).float()
@@ -63,7 +63,7 @@ def test_sparse_path_on_cuda_matches_float64_cpu():
 
 
 def test_sparse_sampler_frequencies_on_cuda():
-    from repcap.toy.sparse_data import SparseSampler
+    from repcap.engines.toy.sparse_data import SparseSampler
 
     n, B, steps = 40, 1024, 100
     p = toy.frequencies(n, "power", alpha=1.0)

@@ -40,7 +40,7 @@ VOLATILE = re.compile(r"seconds|wall|_time")
 PINS = {"MKL_CBWR": "COMPATIBLE", "ATEN_CPU_CAPABILITY": "avx2"}
 #: The reference set at its smoke scale, computed before the chapters (they show its points).
 REFERENCE_SMOKE = (
-    "from repcap import runs; runs.compute(runs.point_set('reference', 'smoke'), progress=False, log=print)"
+    "from repcap.results import runs; runs.compute(runs.point_set('reference', 'smoke'), progress=False, log=print)"
 )
 #: A number inside glued prose (masked before prose is compared).
 _NUMBER = re.compile(r"[-−]?\d[\d,]*(?:\.\d+)?(?:e[-+]?\d+)?")

@@ -20,7 +20,7 @@ import pytest
 from _golden import GOLDEN, PINS, REFERENCE_SMOKE, collect, copy_sources, differences, load
 from _golden import chapters as _golden_chapters
 
-from repcap import build, figindex, runner
+from repcap.book import build, figindex, runner
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.notebooks
@@ -39,7 +39,7 @@ REFERENCE_FIGURES = {
 
 def _experiments(names: list[str]) -> list[str]:
     """The experiments a figure draws, WIDTH_SWEEPS expanded to the smoke set's width sweeps."""
-    from repcap.figdata import reference_runs
+    from repcap.book.figdata import reference_runs
 
     sweeps = reference_runs.width_sweep_names("reference", "smoke")
     return [e for n in names for e in (sweeps if n == "WIDTH_SWEEPS" else [n])]
@@ -161,7 +161,7 @@ def _check_pages_read_well(book_root, out):
     with its constants, and its script, on the capacity page."""
     import html as html_lib
 
-    from repcap import calculator, figures
+    from repcap.book import calculator, figures
 
     problems = []
     sidecars = {
@@ -171,7 +171,7 @@ def _check_pages_read_well(book_root, out):
         text = page.read_text(errors="replace")
         name = page.relative_to(out)
         if 'class="dataframe' in text:
-            problems.append(f"{name}: a raw pandas table (use repcap.tables.show)")
+            problems.append(f"{name}: a raw pandas table (use repcap.book.tables.show)")
         for table in re.findall(r"<table.*?</table>", text, flags=re.S):
             if re.search(r"<tbody>\s*<tr>\s*<th", table):
                 problems.append(f"{name}: a table with an index column")
@@ -295,7 +295,7 @@ def _check_as_a_reader_sees_it(book_root, out):
     import html as html_lib
     import subprocess
 
-    from repcap import bundle
+    from repcap.results import bundle
 
     problems = []
     static = out / "_static"

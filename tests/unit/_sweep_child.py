@@ -10,7 +10,7 @@ computation to a side file, and two entry points run as separate processes.
   - ``{"op": "sweep", "cache", "log", "n", "batched", "payload", "summary"}``: sweep ``work`` (or
     ``work_batch``) over ``x = 0..n-1`` into the cache; writes a summary JSON when complete.
   - ``{"op": "figure", "dir", "versions", "rows"}``: save the same figure id and CSV ``versions``
-    times with growing data (figures.save, repcap.io.write_text / write_json).
+    times with growing data (figures.save, repcap.base.io.write_text / write_json).
 
 * ``python _sweep_child.py dask-client ADDRESS CACHE LOG N SLEEP DETACH``: a Dask client that
   sweeps ``slow`` on the cluster at ADDRESS (the test kills this client mid-sweep).
@@ -88,7 +88,7 @@ def _sweep(cmd: dict) -> None:
         )
     else:
         rep = sweep.run(work, cs, cache=sweep.Cache(cmd["cache"]), progress=False, code="test-code")
-    from repcap import io as rio
+    from repcap.base import io as rio
 
     rio.write_json(
         cmd["summary"], {"n_cached": rep.n_cached, "n_computed": rep.n_computed, "digest": results_digest(rep.results)}
@@ -106,8 +106,8 @@ def _figure(cmd: dict) -> None:
     os.environ["REPCAP_FIGURE_DIR"] = cmd["dir"]
     import matplotlib.pyplot as plt
 
-    from repcap import figures
-    from repcap import io as rio
+    from repcap.base import io as rio
+    from repcap.book import figures
 
     for v in range(cmd["versions"]):
         df = figure_frame(v, cmd["rows"])
@@ -126,7 +126,7 @@ def zygote() -> None:
     matplotlib.use("Agg")
     import pandas  # noqa: F401 - imported once, before forking
 
-    from repcap import figures, io, sweep  # noqa: F401
+    from repcap import sweep  # noqa: F401
 
     print(json.dumps({"ready": os.getpid()}), flush=True)
     for line in sys.stdin:

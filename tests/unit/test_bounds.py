@@ -6,8 +6,8 @@ import math
 import numpy as np
 import pytest
 
-from repcap import bounds
-from repcap.packing import coherence
+from repcap.engines import bounds
+from repcap.engines.packing import coherence
 
 
 def simplex(d):

@@ -1,4 +1,4 @@
-"""Results bundles (repcap.bundle): export -> import round trip with provenance, stale entries refused
+"""Results bundles (repcap.results.bundle): export -> import round trip with provenance, stale entries refused
 after the code changes, hostile bundles refused before anything is written, and the CLI
 (``repcap bundle compute paper-gpu --scale smoke``, what ``make paper-gpu`` runs) end to end."""
 
@@ -13,10 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from repcap import RepcapError, bundle, cli, runs, sweep
+from repcap import RepcapError, cli, sweep
+from repcap.results import bundle, runs
 from repcap.sweep import canonical
 
-SRC = Path(runs.__file__).resolve().parents[2]  # src/ (from src/repcap/runs/__init__.py)
+SRC = Path(runs.__file__).resolve().parents[3]  # src/ (from src/repcap/results/runs/__init__.py)
 
 
 @pytest.fixture
@@ -239,7 +240,7 @@ def test_stale_entries_are_refused_and_reported(made, env, monkeypatch):
 
 
 def test_a_tampered_numerics_version_is_stale_or_damaged(made, env):
-    from repcap.bundle.schema import entry_key
+    from repcap.results.bundle.schema import entry_key
 
     d, _ = made
 
@@ -269,10 +270,10 @@ def test_an_edit_keeps_a_point_fresh_and_a_bump_makes_exactly_its_engines_points
     d, _ = made
     root = tmp_path / "src"
     shutil.copytree(SRC / "repcap", root / "repcap", ignore=shutil.ignore_patterns("__pycache__"))
-    opt = root / "repcap" / "packing" / "optimiser.py"
+    opt = root / "repcap" / "engines" / "packing" / "optimiser.py"
     opt.write_text(opt.read_text().replace("def optimise(", "def _changed():\n    return 1\n\n\ndef optimise(", 1))
     edited = (
-        f"import json; from repcap import bundle; s = bundle.status({str(d)!r}); "
+        f"import json; from repcap.results import bundle; s = bundle.status({str(d)!r}); "
         "print(json.dumps([s.total('fresh'), s.total('stale'), s.total('edited')]))"
     )
     env = {**os.environ, "PYTHONPATH": str(root), "REPCAP_CACHE": str(tmp_path / "edited")}
@@ -281,10 +282,10 @@ def test_an_edit_keeps_a_point_fresh_and_a_bump_makes_exactly_its_engines_points
     n_all = _n_entries(d)
     fresh, stale, n_edited = json.loads(out.stdout.strip().splitlines()[-1])
     assert (fresh, stale) == (n_all, 0) and 0 < n_edited < n_all  # the packing points' engine was edited
-    num = root / "repcap" / "packing" / "numerics.py"
+    num = root / "repcap" / "engines" / "packing" / "numerics.py"
     num.write_text(num.read_text().replace('NUMERICS = "packing/1"', 'NUMERICS = "packing/2"'))
     code = (
-        f"import json, sys; from repcap import bundle; r = bundle.import_({str(d)!r}); "
+        f"import json, sys; from repcap.results import bundle; r = bundle.import_({str(d)!r}); "
         "print(json.dumps([r.imported, len(r.stale)]))"
     )
     env = {**os.environ, "PYTHONPATH": str(root), "REPCAP_CACHE": str(tmp_path / "edited")}
@@ -466,7 +467,7 @@ def test_status_counts_an_experiment_the_bundle_has_none_of_as_missing(env, tmp_
     """An experiment added to the set after the bundle was exported is all missing, not left out."""
     import dataclasses
 
-    from repcap.bundle import store
+    from repcap.results.bundle import store
 
     s = runs.point_set("paper-gpu", "smoke")
     runs.compute(s, only=["yoder"], progress=False, log=lambda x: None)

@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from repcap import RepcapError, bundle, cli, runs
-from repcap.bundle.compare import judge
+from repcap import RepcapError, cli
+from repcap.results import bundle, runs
+from repcap.results.bundle.compare import judge
 from repcap.sweep import canonical
 
 GPU = {"torch": "2.11.0", "numpy": "2.5.2", "scipy": "1.18.1", "numba": "0.68.0"}

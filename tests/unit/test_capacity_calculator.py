@@ -1,5 +1,5 @@
-"""The book's capacity calculator (book/static/capacity.js, run under node) against repcap.laws and
-repcap.bounds on a grid of (d, eps), with the constants the chapter writes into the page."""
+"""The book's capacity calculator (book/static/capacity.js, run under node) against repcap.engines.laws and
+repcap.engines.bounds on a grid of (d, eps), with the constants the chapter writes into the page."""
 
 import json
 import math
@@ -10,7 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from repcap import bounds, calculator, laws, reference
+from repcap.book import calculator
+from repcap.engines import bounds, laws
+from repcap.evidence import reference
 
 SCRIPT = Path(__file__).resolve().parents[2] / "book" / "static" / "capacity.js"
 NODE = shutil.which("node") or shutil.which("nodejs")
@@ -169,9 +171,9 @@ process.stdout.write(JSON.stringify(out));
 
 
 def test_the_explicit_code_column_is_the_python_choice():
-    """The calculator's largest known explicit code at (d, eps) is repcap.constructions.largest_code over
+    """The calculator's largest known explicit code at (d, eps) is repcap.engines.constructions.largest_code over
     the same codes (the catalogue, Sloane's best-known packings, the orthonormal basis and simplex of d)."""
-    from repcap import constructions
+    from repcap.engines import constructions
 
     cfg = calculator.config()
     points = [

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from repcap import RepcapError, catalog
+from repcap import RepcapError
+from repcap.models import catalog
 
 REF = Path(__file__).resolve().parents[2] / "data" / "reference"
 
@@ -66,7 +67,7 @@ def test_unknown_key():
 
 
 def test_every_offline_part_has_a_pinned_wheel_hash():
-    from repcap.offline_hashes import WHEEL_SHA256
+    from repcap.models.offline_hashes import WHEEL_SHA256
 
     for s in catalog.OFFLINE.values():
         assert len(s.wheel_sha256) == len(s.parts), s.key

@@ -14,7 +14,7 @@ import textwrap
 
 import pytest
 
-from repcap import build, figindex, runner
+from repcap.book import build, figindex, runner
 
 NB = textwrap.dedent("""\
     # ---
@@ -40,7 +40,7 @@ NB = textwrap.dedent("""\
     import matplotlib.pyplot as plt
     import pandas as pd
     from repcap import figures
-    from repcap.chapter import start
+    from repcap.book.chapter import start
 
     run_record = start("a test", device="cpu")
 
@@ -287,13 +287,13 @@ def test_a_paper_citing_two_figures_compiles(tmp_path, style):
     ],
 )
 def test_one_number_style_in_tables(value, spec, shown):
-    from repcap.tables import format_value
+    from repcap.book.tables import format_value
 
     assert format_value(value, spec) == shown
 
 
 def test_the_search_index_holds_synonyms_and_numbers(tmp_path):
-    from repcap import sphinxext
+    from repcap.book import sphinxext
 
     index = {"docnames": ["a", "b", "c"], "terms": {"ε": [0], "epsilon": 1, "varepsilon": [2], "mu": [1]}}
     (tmp_path / "searchindex.js").write_text("Search.setIndex(" + json.dumps(index) + ")")

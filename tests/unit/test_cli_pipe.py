@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from repcap import cli
+from repcap.cli import app as cli
 
 MAIN = "import sys; from repcap.cli import main; sys.exit(main())"
 QUIET = (0, cli.BROKEN_PIPE_STATUS)

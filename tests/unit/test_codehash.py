@@ -6,7 +6,9 @@ import inspect
 import shutil
 from pathlib import Path
 
-from repcap import codehash, packing, sweep
+from repcap import sweep
+from repcap.engines import packing
+from repcap.sweep import codehash
 
 SRC = Path(codehash.__file__).resolve().parent  # src/repcap
 
@@ -47,7 +49,7 @@ def test_editing_what_a_point_runs_changes_its_key_and_nothing_else_does(tmp_pat
     assert codehash.digest(mods, root) == changed
 
     # a module outside the closure does not change it
-    assert "repcap.runner" not in codehash.closure(mods, root)
+    assert "repcap.book.runner" not in codehash.closure(mods, root)
     runner = root / "repcap" / "runner.py"
     runner.write_text(runner.read_text() + "\n\ndef another():\n    return 2\n")
     assert codehash.digest(mods, root) == changed
@@ -55,13 +57,13 @@ def test_editing_what_a_point_runs_changes_its_key_and_nothing_else_does(tmp_pat
 
 def test_the_closure_follows_imports_inside_functions_and_packages():
     mods = codehash.closure([packing.sweep_packed.__module__])
-    assert "repcap" in mods and "repcap.devices" in mods
-    assert not any(m.startswith(("repcap.runner", "repcap.figures", "repcap.survey")) for m in mods)
-    assert codehash.source_imports("from repcap import toy, figures\nimport repcap.laws as L\n") == [
+    assert "repcap" in mods and "repcap.base.devices" in mods
+    assert not any(m.startswith(("repcap.book.runner", "repcap.book.figures", "repcap.engines.survey")) for m in mods)
+    assert codehash.source_imports("from repcap import toy, figures\nimport repcap.engines.laws as L\n") == [
         "repcap",
-        "repcap.figures",
-        "repcap.laws",
-        "repcap.toy",
+        "repcap.book.figures",
+        "repcap.engines.laws",
+        "repcap.engines.toy",
     ]
 
 

@@ -1,4 +1,4 @@
-"""The shared checks of :mod:`repcap.config` (seed, count, rate, probability), and the copies the
+"""The shared checks of :mod:`repcap.base.config` (seed, count, rate, probability), and the copies the
 engines in the shipped results' cache key still carry held equal to them."""
 
 from __future__ import annotations
@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from repcap import RepcapError, config
+from repcap import RepcapError
+from repcap.base import config
 
 
 def test_seed_accepts_exactly_the_signed_64_bit_range():
@@ -44,8 +45,8 @@ def test_count_rate_probability_and_each():
 def test_the_engines_copies_of_the_largest_seed_equal_the_shared_one():
     """toy/settings.py and packing/config.py are in the cache key of shipped results, so their own
     MAX_SEED and seed checks stay; they must agree with config's (the largest seed was typed 3 times)."""
-    from repcap.packing import config as pconfig
-    from repcap.toy import settings
+    from repcap.engines.packing import config as pconfig
+    from repcap.engines.toy import settings
 
     assert settings.MAX_SEED == pconfig.MAX_SEED == config.MAX_SEED == np.iinfo(np.int64).max
     for v in (0, 2**63 - 1):
@@ -62,8 +63,8 @@ def test_every_engine_config_is_a_setting_dataclass_with_help():
     """Each engine's settings carry help text and run their checks on construction."""
     import dataclasses
 
-    from repcap.cosine import TiledConfig
-    from repcap.layers.config import LayerConfig
+    from repcap.engines.cosine import TiledConfig
+    from repcap.engines.layers.config import LayerConfig
 
     for cls in (TiledConfig, LayerConfig):
         for f in dataclasses.fields(cls):

@@ -9,8 +9,9 @@ import math
 import numpy as np
 import pytest
 
-from repcap import RepcapError, bounds
-from repcap import constructions as C
+from repcap import RepcapError
+from repcap.engines import bounds
+from repcap.engines import constructions as C
 
 PHI = (1 + math.sqrt(5)) / 2
 
@@ -337,7 +338,7 @@ def test_best_known_table():
 
 
 def test_a_bad_best_known_file_is_one_line(tmp_path, monkeypatch):
-    from repcap import paths
+    from repcap.base import paths
 
     ref_dir = tmp_path / "data" / "reference"
     ref_dir.mkdir(parents=True)

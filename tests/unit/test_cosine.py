@@ -1,4 +1,4 @@
-"""repcap.cosine against a dense float64 reference at small V: every statistic, odd sizes, V
+"""repcap.engines.cosine against a dense float64 reference at small V: every statistic, odd sizes, V
 smaller than a tile, several tiles, zero rows, duplicate and opposite rows, row sampling, and the
 errors for NaN rows and empty matrices."""
 
@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from repcap import RepcapError
-from repcap.cosine import TiledConfig, moments, tiled_stats
+from repcap.engines.cosine import TiledConfig, moments, tiled_stats
 
 
 def dense(X: np.ndarray):
@@ -61,8 +61,8 @@ def test_moments_match_dense(V, d, zero, dup, opp, shift):
 
 
 def test_moments_accepts_torch_and_chunks(monkeypatch):
-    import repcap.cosine.rows as R
-    from repcap.cosine.moments import EXACT_MAX_ROWS
+    import repcap.engines.cosine.rows as R
+    from repcap.engines.cosine.moments import EXACT_MAX_ROWS
 
     X = matrix(EXACT_MAX_ROWS + 100, 12, zero=(999,), shift=0.1)  # beyond the dense path: the Gram identity
     v, _, _ = dense(X)
@@ -207,7 +207,7 @@ def test_bad_options():
 def test_the_config_holds_the_settings_and_lists_become_tuples():
     """One TiledConfig per set of settings: lists (a sweep config's JSON) are kept as tuples, so a
     config spelled either way is the same config; the default pass is :data:`DEFAULTS`'s."""
-    from repcap.cosine import DEFAULTS
+    from repcap.engines.cosine import DEFAULTS
 
     a = TiledConfig(bins=100, thresholds=[0.1, 0.5], quantiles=[0.5])
     assert a == TiledConfig(bins=100, thresholds=(0.1, 0.5), quantiles=(0.5,)) and hash(a)
@@ -218,7 +218,7 @@ def test_the_config_holds_the_settings_and_lists_become_tuples():
 
 
 def test_fraction_below_matches_the_empirical_cdf():
-    from repcap.cosine import Histogram
+    from repcap.engines.cosine import Histogram
 
     X = matrix(400, 9, seed=6, shift=0.2)
     v, _, _ = dense(X)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from repcap.cosine import kernels
+from repcap.engines.cosine import kernels
 
 
 @pytest.mark.skipif(not kernels.HAVE_NUMBA, reason="numba not installed: the torch path is the only path")

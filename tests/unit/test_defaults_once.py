@@ -7,12 +7,12 @@ import dataclasses
 import pytest
 import yaml
 
-from repcap.cosine.tiled import TiledConfig
-from repcap.layers import LayerConfig
-from repcap.packing.config import PackConfig
-from repcap.params import notebook_parameters
-from repcap.paths import notebooks_dir
-from repcap.toy import TrainConfig
+from repcap.base.paths import notebooks_dir
+from repcap.book.params import notebook_parameters
+from repcap.engines.cosine.tiled import TiledConfig
+from repcap.engines.layers import LayerConfig
+from repcap.engines.packing.config import PackConfig
+from repcap.engines.toy import TrainConfig
 
 #: chapter -> {notebook parameter: (settings dataclass, field)}
 KNOBS = {

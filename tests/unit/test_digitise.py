@@ -1,4 +1,4 @@
-"""The vector-figure digitiser (repcap.digitise) on figures drawn here with known values: marker
+"""The vector-figure digitiser (repcap.evidence.digitise) on figures drawn here with known values: marker
 positions, error bars and colours must come back from the PDF's drawing operators."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ mpl.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from repcap import RepcapError  # noqa: E402
-from repcap import digitise as dg  # noqa: E402
+from repcap.evidence import digitise as dg  # noqa: E402
 
 GAMMAS = (-0.778, -0.556, -0.333, 0.333)
 

@@ -1,4 +1,4 @@
-"""Chapter 9's figures, drawn by repcap.drawings.scaling from small tables: each returns a figure
+"""Chapter 9's figures, drawn by repcap.book.drawings.scaling from small tables: each returns a figure
 with the marks its caption promises, and an empty reference table draws its placeholder."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from repcap.drawings import scaling as draw
-from repcap.figdata.reference import PLACEHOLDER
+from repcap.book.drawings import scaling as draw
+from repcap.book.figdata.reference import PLACEHOLDER
 
 
 def _texts(fig) -> list[str]:

@@ -1,4 +1,4 @@
-"""Chapter 11's figures, drawn by repcap.drawings.frontier from small tables: every series lands on
+"""Chapter 11's figures, drawn by repcap.book.drawings.frontier from small tables: every series lands on
 its panel with the values of the table, exact and bounded codes are told apart by their fill, and the
 best-known figure draws only the best-of-all rows."""
 
@@ -8,7 +8,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from repcap.drawings import frontier as draw
+from repcap.book.drawings import frontier as draw
 
 
 def _panels() -> pd.DataFrame:

@@ -1,4 +1,4 @@
-"""Chapter 7's figures, drawn by repcap.drawings.laws from the tables of repcap.figdata: each puts the
+"""Chapter 7's figures, drawn by repcap.book.drawings.laws from the tables of repcap.book.figdata: each puts the
 table's data on its axes with the marks its caption promises (checked line by line here), and the
 reference figure draws its placeholder when none of our cells is among Guha's."""
 
@@ -12,10 +12,11 @@ import pandas as pd
 import pytest
 from matplotlib.colors import to_rgba
 
-from repcap import figures, laws
-from repcap.drawings import laws as draw
-from repcap.figdata import packing as figdata
-from repcap.figdata.reference import PLACEHOLDER
+from repcap.book import figures
+from repcap.book.drawings import laws as draw
+from repcap.book.figdata import packing as figdata
+from repcap.book.figdata.reference import PLACEHOLDER
+from repcap.engines import laws
 
 
 def _xy(line):

@@ -1,4 +1,4 @@
-"""Chapter 6's figures, drawn by repcap.drawings.packing from small tables: each puts the table's
+"""Chapter 6's figures, drawn by repcap.book.drawings.packing from small tables: each puts the table's
 columns on its axes, with the lines, marks and names its caption promises."""
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ import pandas as pd
 import pytest
 from matplotlib.colors import to_rgba
 
-from repcap import figures
-from repcap.drawings import packing as draw
-from repcap.figdata import packing as fpack
-from repcap.figdata.reference import PLACEHOLDER
+from repcap.book import figures
+from repcap.book.drawings import packing as draw
+from repcap.book.figdata import packing as fpack
+from repcap.book.figdata.reference import PLACEHOLDER
 
 LOSSES = ["abs-relu", "exp", "power"]
 

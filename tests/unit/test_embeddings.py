@@ -1,4 +1,4 @@
-"""Loaders (repcap.embeddings -> repcap.hub / repcap.formats) on files the tests create: tiny transformers checkpoints for each
+"""Loaders (repcap.models.embeddings -> repcap.models.hub / repcap.models.formats) on files the tests create: tiny transformers checkpoints for each
 architecture family (tied and untied, single file and sharded, with a language_model. prefix), GGUF
 in F16 and Q8_0, ONNX, .npy; and one clear error per bad input."""
 
@@ -12,8 +12,8 @@ import torch
 from _models import D, V, prefix_language_model, save_tiny, write_gguf, write_gguf_raw, write_onnx
 
 from repcap import RepcapError
-from repcap.embeddings import load
-from repcap.formats import pick_tensor
+from repcap.models.embeddings import load
+from repcap.models.formats import pick_tensor
 
 # (arch, tied, expected embedding tensor name, expected head tensor name when untied)
 ARCHS = [
@@ -216,7 +216,7 @@ def test_empty_matrix(tmp_path):
 
 
 def test_bytelevel_tokens_are_decoded(tmp_path):
-    from repcap.formats import bytelevel_decode
+    from repcap.models.formats import bytelevel_decode
 
     # GPT-2's byte-to-unicode alphabet: 'Ġ' is the space byte, 'à¸Ń' spells the Thai letter U+0E2D
     assert bytelevel_decode("Ġhello") == " hello"

@@ -10,8 +10,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from repcap import catalog, evidence, reference, scorecard
-from repcap.figdata import reference_runs as rr
+from repcap import evidence
+from repcap.book.figdata import reference_runs as rr
+from repcap.evidence import reference, scorecard
+from repcap.models import catalog
 
 
 def _f(config, result):

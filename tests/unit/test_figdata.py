@@ -1,4 +1,4 @@
-"""The chapters' tables (repcap.figdata) against values computed independently here: closed forms,
+"""The chapters' tables (repcap.book.figdata) against values computed independently here: closed forms,
 direct float64 sums, and pair counts of small matrices."""
 
 import math
@@ -8,11 +8,11 @@ import pandas as pd
 import pytest
 import torch
 
-from repcap import packing
-from repcap.cosine import Histogram
-from repcap.figdata import packing as fpack
-from repcap.figdata import survey as fsurvey
-from repcap.figdata import toy as ftoy
+from repcap.book.figdata import packing as fpack
+from repcap.book.figdata import survey as fsurvey
+from repcap.book.figdata import toy as ftoy
+from repcap.engines import packing
+from repcap.engines.cosine import Histogram
 
 
 # --- toy ---------------------------------------------------------------------------------------
@@ -138,15 +138,15 @@ from pathlib import Path  # noqa: E402
 
 NOTEBOOKS = sorted((Path(__file__).resolve().parents[2] / "notebooks").glob("[0-9][0-9]_*.py"))
 #: Figures whose data may come from elsewhere, each with its reason.  Empty: every figure's table is
-#: made by a tested repcap.figdata function.
+#: made by a tested repcap.book.figdata function.
 FIGDATA_ALLOWED: dict[str, str] = {}
 
 
 def _figdata_aliases(tree: ast.Module) -> set[str]:
-    """Names bound to repcap.figdata or one of its modules by the notebook's imports."""
+    """Names bound to repcap.book.figdata or one of its modules by the notebook's imports."""
     out = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("repcap.figdata"):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("repcap.book.figdata"):
             out |= {a.asname or a.name for a in node.names}
         elif isinstance(node, ast.ImportFrom) and node.module == "repcap":
             out |= {a.asname or a.name for a in node.names if a.name == "figdata"}
@@ -200,7 +200,7 @@ def figure_data_sources(source: str) -> dict[str, bool]:
 
 def test_the_figure_data_rule_sees_ad_hoc_tables():
     src = (
-        "from repcap import figures\nfrom repcap.figdata import survey as fd\nimport pandas as pd\n"
+        "from repcap import figures\nfrom repcap.book.figdata import survey as fd\nimport pandas as pd\n"
         "a = fd.model_table(r)\nfigures.save('fig-a', fig, a, {})\n"
         "figures.save('fig-b', fig, fd.histogram_panels(r), {})\n"
         "figures.save('fig-c', fig, pd.DataFrame(rows), {})\n"
@@ -215,7 +215,7 @@ def test_every_figure_takes_its_data_from_a_figdata_function(nb):
     found = figure_data_sources(nb.read_text(encoding="utf-8"))
     assert found, f"{nb.name} saves no figure"
     bad = sorted(f for f, ok in found.items() if not ok and f not in FIGDATA_ALLOWED)
-    assert not bad, f"{nb.name}: figure tables assembled in the notebook, not by repcap.figdata: {bad}"
+    assert not bad, f"{nb.name}: figure tables assembled in the notebook, not by repcap.book.figdata: {bad}"
 
 
 def test_every_figure_is_counted():
@@ -230,7 +230,7 @@ def test_every_figure_is_counted():
 def test_random_vector_tables_against_their_closed_forms():
     from scipy import stats
 
-    from repcap.figdata import random as frand
+    from repcap.book.figdata import random as frand
 
     dens = frand.cosine_densities([5, 40], 300, seed=1, device="cpu", bins=40, points=11)
     for d in (5, 40):
@@ -253,19 +253,19 @@ def test_random_vector_tables_against_their_closed_forms():
 
 
 def _record(label, X, **extra):
-    from repcap.survey import describe
+    from repcap.engines.survey import describe
 
     return {**describe(label, embedding=_emb(X), tiled=True, device="cpu", progress=False), "label": label, **extra}
 
 
 def _emb(X):
-    from repcap.matrix import Embedding
+    from repcap.models.matrix import Embedding
 
     return Embedding(torch.as_tensor(X, dtype=torch.float32), "x", "npy", None, None, "F32")
 
 
 def test_survey_tables_moved_out_of_the_chapters():
-    from repcap import laws
+    from repcap.engines import laws
 
     rng = np.random.default_rng(0)
     a, b = _record("a", rng.standard_normal((80, 6))), _record("a (head)", rng.standard_normal((80, 6)) + 0.3)
@@ -300,7 +300,7 @@ def test_survey_tables_moved_out_of_the_chapters():
 def test_packing_tables_moved_out_of_the_chapters():
     from types import SimpleNamespace as P
 
-    from repcap import bounds, laws
+    from repcap.engines import bounds, laws
 
     guha = pd.DataFrame({"k": [100, 200], "d": [8, 8], "eps_star": [0.5, 0.6]})
     found = [
@@ -358,7 +358,7 @@ def test_packing_tables_moved_out_of_the_chapters():
 def test_toy_tables_moved_out_of_the_chapters():
     from types import SimpleNamespace as P
 
-    from repcap import reference
+    from repcap.evidence import reference
 
     n = 50
     df = pd.DataFrame(
@@ -392,7 +392,7 @@ def test_toy_tables_moved_out_of_the_chapters():
 def test_the_reference_section_says_where_its_points_come_from():
     from types import SimpleNamespace as P
 
-    from repcap.figdata import reference as fref
+    from repcap.book.figdata import reference as fref
 
     empty = fref.section(None, "")
     assert empty.empty and empty.provenance == fref.NO_SET and empty.sidecar_provenance is None
@@ -411,7 +411,7 @@ def test_the_reference_section_says_where_its_points_come_from():
 
 
 def test_layer_capacity_points():
-    from repcap.figdata import layers as flayers
+    from repcap.book.figdata import layers as flayers
 
     recs = [
         {"label": "m", "kind": "embedding", "log10_capacity": {"four": 9.0}, "n_directions": 1000},

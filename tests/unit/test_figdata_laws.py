@@ -1,4 +1,4 @@
-"""Chapter 7's tables and findings (repcap.figdata.laws) against direct calls of the fits, bounds and
+"""Chapter 7's tables and findings (repcap.book.figdata.laws) against direct calls of the fits, bounds and
 quotes they are built from, and against small hand-made frames whose answers are known."""
 
 import math
@@ -8,8 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from repcap import bounds, findings, fits, laws, reference
-from repcap.figdata import laws as lawdata
+from repcap.book.figdata import laws as lawdata
+from repcap.engines import bounds, fits, laws
+from repcap.evidence import findings, reference
 
 
 @pytest.fixture(scope="module")

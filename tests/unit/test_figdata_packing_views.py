@@ -1,4 +1,4 @@
-"""Chapter 6's tables and sentences (repcap.figdata.packing_views) against hand computations."""
+"""Chapter 6's tables and sentences (repcap.book.figdata.packing_views) against hand computations."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from repcap.figdata import packing as fpack
-from repcap.figdata import packing_views as views
+from repcap.book.figdata import packing as fpack
+from repcap.book.figdata import packing_views as views
 
 YODER = P(value=76.5, cite="Yoder 2025")
 

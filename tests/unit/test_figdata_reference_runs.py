@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from repcap import RepcapError
-from repcap.figdata import reference_runs as rr
+from repcap.book.figdata import reference_runs as rr
 
 
 def _f(config, result):
@@ -117,7 +117,7 @@ def test_fig6e_comparison_keeps_both_series_apart():
 
 
 def test_a_chapter_without_a_reference_set_looks_nothing_up():
-    from repcap.figdata import reference as refdata
+    from repcap.book.figdata import reference as refdata
 
     assert refdata.lookup("", "guha-m60", "full") is None
     assert refdata.section(refdata.lookup("", "guha-m60", "full"), "").provenance == refdata.NO_SET
@@ -152,7 +152,7 @@ def test_overlap_definitions_in_units_of_one_over_m():
 
 
 def test_an_empty_table_is_saved_as_its_placeholder():
-    from repcap.figdata import reference as refdata
+    from repcap.book.figdata import reference as refdata
 
     full = pd.DataFrame({"m": [10]})
     assert refdata.placeholder_if_empty(full) is full
@@ -160,7 +160,7 @@ def test_an_empty_table_is_saved_as_its_placeholder():
 
 
 def test_contrast_points_carry_the_left_out_features_loss_and_fits_their_bend():
-    from repcap import toy
+    from repcap.engines import toy
 
     n, tau = 200, 50.0
     found = []

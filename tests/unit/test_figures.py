@@ -6,8 +6,9 @@ import matplotlib.pyplot as plt
 import pandas as pd
 import pytest
 
-from repcap import RepcapError, figindex, figures
-from repcap import io as rio
+from repcap import RepcapError
+from repcap.base import io as rio
+from repcap.book import figindex, figures
 
 
 @pytest.fixture()
@@ -91,7 +92,7 @@ def test_bibtex_entries_are_ascii_safe_latex():
 
     from pybtex.database import parse_string
 
-    from repcap.figindex import bibtex_entry, latex_text, plain_latex
+    from repcap.book.figindex import bibtex_entry, latex_text, plain_latex
 
     side = {
         "fig_id": "fig-x-y",
@@ -115,7 +116,7 @@ def test_bibtex_entries_are_ascii_safe_latex():
 
 
 def test_alt_text_and_reproduce_command_come_from_the_sidecar():
-    from repcap.figures import alt_text, figure_directive
+    from repcap.book.figures import alt_text, figure_directive
 
     cap = "A `code` and *emphasis*: " + "word " * 100
     assert "`" not in alt_text(cap) and len(alt_text(cap)) <= 302
@@ -170,7 +171,7 @@ class _Lookup:
 
 
 def _yoder_lookup(root):
-    """The shipped bundle's own Yoder entry, read as the JSON file (not through repcap.bundle)."""
+    """The shipped bundle's own Yoder entry, read as the JSON file (not through repcap.results.bundle)."""
     entry = json.loads((root / "data" / "runs" / "reference" / "yoder.json").read_text())["entries"][0]
     prov = {**entry["provenance"], "source": "bundle", "bundle": {"path": str(root / "data/runs/reference")}}
     return entry, _Lookup([_Found(entry["config"], prov)])
@@ -182,8 +183,8 @@ def test_a_bundle_figure_carries_the_runs_provenance(figdir):
     run that drew it is kept apart."""
     from pathlib import Path
 
-    from repcap.figindex import bibtex_entry
-    from repcap.figures import bundle_provenance, figure_directive
+    from repcap.book.figindex import bibtex_entry
+    from repcap.book.figures import bundle_provenance, figure_directive
 
     root = Path(__file__).resolve().parents[2]
     entry, lookup = _yoder_lookup(root)
@@ -222,7 +223,7 @@ def test_an_ordinary_figure_records_its_computing_time_not_a_wall_clock(figdir):
 def test_bibtex_titles_are_whole_sentences_and_urls_absolute_with_a_base(tmp_path, monkeypatch):
     from pybtex.database import parse_string
 
-    from repcap.figindex import base_url, bibtex_entry, first_sentence
+    from repcap.book.figindex import base_url, bibtex_entry, first_sentence
 
     cap = "Liu et al. read Fig. 6e of the paper, e.g. the slope 1.5 at m = 10. The rest."
     assert first_sentence(cap) == "Liu et al. read Fig. 6e of the paper, e.g. the slope 1.5 at m = 10"
@@ -309,8 +310,8 @@ def test_tokens_in_other_scripts_show_their_code_points():
 
 
 def test_make_pdf_without_an_engine_says_so_in_one_line(monkeypatch, capsys, tmp_path):
-    """`make pdf` (python -m repcap.build pdf) on a machine without Chromium: one line, exit 1."""
-    from repcap import build
+    """`make pdf` (python -m repcap.book.build pdf) on a machine without Chromium: one line, exit 1."""
+    from repcap.book import build
 
     monkeypatch.delenv("REPCAP_CHROMIUM", raising=False)
     monkeypatch.setenv("PATH", str(tmp_path))  # no chromium on it
@@ -325,7 +326,7 @@ def test_make_pdf_without_an_engine_says_so_in_one_line(monkeypatch, capsys, tmp
 
 def test_a_repcap_chromium_that_cannot_run_is_named(monkeypatch, capsys, tmp_path):
     """REPCAP_CHROMIUM naming a missing program said "set REPCAP_CHROMIUM", which was set."""
-    from repcap import build
+    from repcap.book import build
 
     for value, why in (
         ("no-such-chromium-here", "does not exist"),
@@ -343,7 +344,7 @@ def test_a_repcap_chromium_that_cannot_run_is_named(monkeypatch, capsys, tmp_pat
 def test_a_figure_of_several_bundled_experiments_names_them_all():
     from pathlib import Path
 
-    from repcap.figures import bundle_provenance
+    from repcap.book.figures import bundle_provenance
 
     root = Path(__file__).resolve().parents[2]
     entry, one = _yoder_lookup(root)

@@ -9,9 +9,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from repcap import RepcapError, bounds, laws, reference
-from repcap import constructions as C
-from repcap import frontier as F
+from repcap import RepcapError
+from repcap.engines import bounds, laws
+from repcap.engines import constructions as C
+from repcap.engines import frontier as F
+from repcap.evidence import reference
 
 
 @pytest.fixture(scope="module")
@@ -118,7 +120,7 @@ def test_optimiser_against_best():
 
 
 def test_frontier_panels_hold_each_series(codes):
-    from repcap.figdata import frontier as fd
+    from repcap.book.figdata import frontier as fd
 
     guha = reference.guha_packings("optimized")
     ours = pd.DataFrame({"d": [64, 64, 100], "k": [500, 1000, 500], "eps": [0.2, 0.25, 0.3], "label": ["a", "a", "a"]})
@@ -135,7 +137,7 @@ def test_frontier_panels_hold_each_series(codes):
 
 
 def test_codes_table_and_our_packings(codes):
-    from repcap.figdata import frontier as fd
+    from repcap.book.figdata import frontier as fd
 
     ct = fd.codes_table(C.catalogue(bch_m=(8,), bch_t=(2,), kerdock_d=(16,)))
     k16 = ct[ct.construction.str.startswith("real MUBs")].iloc[0]
@@ -148,7 +150,7 @@ def test_codes_table_and_our_packings(codes):
 
 
 def test_signed_runs_table():
-    from repcap.figdata import frontier as fd
+    from repcap.book.figdata import frontier as fd
 
     runs = [
         {"k": 24, "d": 3, "min_angle_deg": 43.0},

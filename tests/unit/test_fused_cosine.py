@@ -1,4 +1,4 @@
-"""The fused tiled pass (repcap.cosine.fused) against its references on the CPU, and the reduced-precision
+"""The fused tiled pass (repcap.engines.cosine.fused) against its references on the CPU, and the reduced-precision
 mode against float64.
 
 * The Triton kernel runs under Triton's interpreter (``TRITON_INTERPRET=1``, CPU tensors) on small
@@ -29,7 +29,7 @@ if not torch.cuda.is_available():
     os.environ.setdefault("TRITON_INTERPRET", "1")  # before the kernel module is imported
 
 from repcap import RepcapError
-from repcap.cosine import TiledConfig, fused, tiled, tiled_stats
+from repcap.engines.cosine import TiledConfig, fused, tiled, tiled_stats
 
 interpreted = pytest.mark.skipif(
     torch.cuda.is_available() or not fused.have_triton(),

@@ -1,8 +1,8 @@
-"""The fused toy step (repcap.toy.fused) against its references on the CPU.
+"""The fused toy step (repcap.engines.toy.fused) against its references on the CPU.
 
 * The split itself (dense part ``y = relu(h Wᵀ + b)`` without ``x``, plus the correction at the
   active entries, plus ``xᵀ (g W)``), written in torch ops by ``fused_loss_and_grad_reference``, equals
-  the plain step ``repcap.toy.loss_and_grad`` at float64 to 1e-12 relative: the algebra is exact.
+  the plain step ``repcap.engines.toy.loss_and_grad`` at float64 to 1e-12 relative: the algebra is exact.
 * The Triton kernel runs under Triton's interpreter (``TRITON_INTERPRET=1``, CPU tensors) and must
   match the float64 plain step elementwise within 1e-5 of the largest entry (and the loss within 1e-5
   relative).  Why 1e-5: the kernel works in float32, each entry a sum of at most ``n + nnz`` terms of
@@ -26,9 +26,9 @@ import torch
 if not torch.cuda.is_available():
     os.environ.setdefault("TRITON_INTERPRET", "1")  # before the kernel module is imported
 
-from repcap import toy
-from repcap.toy import fused
-from repcap.toy.sparse_data import SparseBatch, SparseSampler
+from repcap.engines import toy
+from repcap.engines.toy import fused
+from repcap.engines.toy.sparse_data import SparseBatch, SparseSampler
 
 interpreted = pytest.mark.skipif(
     torch.cuda.is_available() or not fused.have_triton(),
@@ -129,7 +129,7 @@ def test_kernel_with_no_active_entry():
 
 @interpreted
 def test_trainer_runs_the_kernel_where_it_is_usable(monkeypatch):
-    from repcap.toy import training
+    from repcap.engines.toy import training
 
     cfg = toy.TrainConfig(n=60, m=5, steps=4, batch=32, sampler="sparse", device="cpu", loss_window=2)
     specs = [toy.ModelSpec(alpha=1.0, gamma=-1.0, seed=1), toy.ModelSpec(alpha=1.5, gamma=0.5, seed=2)]
@@ -186,7 +186,7 @@ def test_counted_sampler_draws_the_distribution(dist, kw):
 
 @interpreted
 def test_counted_sampler_continues_when_the_gap_budget_runs_out(monkeypatch):
-    from repcap.toy import sparse_data
+    from repcap.engines.toy import sparse_data
 
     real = sparse_data.gap_budget
 

@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from test_fuzz_readers import mutated
 
 from repcap import RepcapError
-from repcap.embeddings import list_tensors, load
+from repcap.models.embeddings import list_tensors, load
 
 N_CASES = 400
 RUNS: dict[str, int] = {}

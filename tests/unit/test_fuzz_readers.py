@@ -2,7 +2,7 @@
 
 Valid seed files are mutated -- bit flips, truncations, overwritten byte runs, random bytes, and
 edits of the safetensors JSON header (dtype, shape, offsets, length prefix) -- and fed to
-:func:`repcap.embeddings.load`.  The only exception allowed out is :class:`repcap.RepcapError`; a
+:func:`repcap.models.embeddings.load`.  The only exception allowed out is :class:`repcap.RepcapError`; a
 file that still parses must give a finite-shaped float32 ``(V, d)`` matrix.  The number of cases
 run is printed (``pytest -s``) for the issue's closing note.
 """
@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from repcap import RepcapError
-from repcap.embeddings import load
+from repcap.models.embeddings import load
 
 N_BITS = 1000  # cases per mutation test (x 6 tests: 6000 in all, about 25 s)
 RUNS: dict[str, int] = {}

@@ -1,4 +1,4 @@
-"""``repcap.formats.gguf.open_gguf``: one GGUF file opened once, its tensors listed and read with the
+"""``repcap.models.formats.gguf.open_gguf``: one GGUF file opened once, its tensors listed and read with the
 same result and the same refusals as ``load_gguf(path, tensor=name)``."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import torch
 from _models import V, write_gguf, write_gguf_raw
 
 from repcap import RepcapError
-from repcap.formats import gguf as rgguf
-from repcap.formats import list_tensors, load_gguf, open_gguf
+from repcap.models.formats import gguf as rgguf
+from repcap.models.formats import list_tensors, load_gguf, open_gguf
 
 D = 64  # a multiple of the Q8_0 block (32)
 

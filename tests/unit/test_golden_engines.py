@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from repcap import packing, toy
+from repcap.engines import packing, toy
 
 GOLDEN_PATH = Path(__file__).resolve().parents[1] / "golden" / "engines.json"
 GOLDEN = json.loads(GOLDEN_PATH.read_text())

@@ -1,5 +1,5 @@
 """Hold up, round 4 (issue 38): the time budget counts a damaged entry as uncached, and a cache
-entry forged with a valid checksum is refused by the rigorous bounds (repcap.feasible) on every
+entry forged with a valid checksum is refused by the rigorous bounds (repcap.engines.feasible) on every
 read."""
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from repcap import runs, sweep
+from repcap import sweep
+from repcap.results import runs
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -20,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _pack_set(name: str = "t") -> runs.PointSet:
-    from repcap.packing import packed_group, sweep_packed
+    from repcap.engines.packing import packed_group, sweep_packed
 
     e = runs.Experiment(
         "small",
@@ -92,8 +93,8 @@ def test_a_forged_entry_is_refused_by_the_bounds(tmp_path, monkeypatch, capfd):
 
 
 def test_the_bound_check_passes_every_shipped_packing_and_refuses_the_impossible():
-    from repcap.bounds import coherence_lower_bound
-    from repcap.feasible import packing_result, packing_violation
+    from repcap.engines.bounds import coherence_lower_bound
+    from repcap.engines.feasible import packing_result, packing_violation
 
     n = 0
     for f in sorted((ROOT / "data" / "runs").glob("*/*.json")):
@@ -116,8 +117,8 @@ def test_the_bound_check_passes_every_shipped_packing_and_refuses_the_impossible
 
 
 def test_every_bounded_point_function_has_its_check():
-    from repcap.feasible import packing_result
-    from repcap.runs.point_functions import POINT_FUNCTIONS
+    from repcap.engines.feasible import packing_result
+    from repcap.results.runs.point_functions import POINT_FUNCTIONS
     from repcap.sweep import registry
 
     checked = {n for n in POINT_FUNCTIONS if registry.get(n).check is not None}

@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from repcap import RepcapError, bundle, cli, runs
-from repcap.bundle import writer
+from repcap import RepcapError, cli
+from repcap.results import bundle, runs
+from repcap.results.bundle import writer
 from repcap.sweep import canonical
 
 REF = Path(__file__).resolve().parents[2] / "data" / "runs" / "reference"
@@ -198,7 +199,7 @@ def test_a_hostile_provenance_is_refused_and_never_reaches_markdown(ref, env):
     shutil.rmtree(d)
     shutil.copytree(REF, d)
     bundle.import_(d)
-    from repcap.bundle.index import _record_path
+    from repcap.results.bundle.index import _record_path
     from repcap.sweep import Cache, point_key
 
     e = runs.point_set("reference").experiment("yoder")
@@ -255,7 +256,7 @@ def test_infinity_in_a_manifest_and_a_swapped_big_file(ref, monkeypatch):
     shutil.rmtree(d)
     shutil.copytree(REF, d)
     (d / "liu-main.json").write_bytes(b"[" * 5_000_000)  # would be a deep parse: the hash refuses it first
-    from repcap.bundle import schema
+    from repcap.results.bundle import schema
 
     monkeypatch.setattr(schema, "_parse", lambda path, data: pytest.fail(f"parsed {path} before its hash"))
     with pytest.raises(RepcapError, match="liu-main.json: does not match the checksum in bundle.json"):
@@ -321,7 +322,7 @@ def test_a_float32_cosine_a_rounding_above_one_is_possible(ref):
 def test_the_provenance_sentence_keeps_a_dirty_commit(tmp_path, monkeypatch):
     """The shipped liu-main points were computed in a tree with uncommitted edits: the sentence the
     book shows says so ("-dirty"), instead of a bare commit that did not hold that code."""
-    from repcap import bundle as b
+    from repcap.results import bundle as b
 
     entries = json.loads((REF / "liu-main.json").read_text())["entries"]
     dirty = {e["provenance"]["commit"] for e in entries if e["provenance"]["commit"].endswith("-dirty")}

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from repcap import cli, runs, sweep
+from repcap import cli, sweep
+from repcap.results import runs
 from repcap.sweep import cache as cache_mod
 from repcap.sweep import tasks
 

@@ -24,7 +24,7 @@ import torch
 from _hub_fixtures import gguf_repo, matrix, offline, serve_loopback, sharded, single, st_bytes
 
 from repcap import RepcapError, cli
-from repcap.hub import load_hub, slice_cache_folder
+from repcap.models.hub import load_hub, slice_cache_folder
 
 MiB = 1 << 20
 CFG = {"model_type": "llama", "tie_word_embeddings": False}
@@ -58,7 +58,7 @@ def test_trickling_server_is_cut_off_by_the_range_deadline(hub, capsys, monkeypa
     endpoint, the repository, the file and the bytes received."""
     import huggingface_hub.constants as c
 
-    from repcap.hub.remote import range_deadline
+    from repcap.models.hub.remote import range_deadline
 
     emb = matrix(512, 256, 1, "BF16")  # 256 KiB
     hub.add("org/slow", single([("model.embed_tokens.weight", emb)], CFG, dtype="BF16"))
@@ -143,7 +143,7 @@ def test_a_table_broken_inside_the_fetched_bytes_is_final(hub, capsys):
     assert raw.index(b"general.broken") + len(b"general.broken") == 127  # the bad type, 113 bytes of table in
     hub.add("org/broken", {"model.gguf": raw})
     one_line(capsys, ["stats", "org/broken"], "org/broken", "model.gguf", "malformed", absent=("/tmp",))
-    from repcap.hub.remote import GGUF_PREFIX
+    from repcap.models.hub.remote import GGUF_PREFIX
 
     assert hub.bytes_for("org/broken") <= GGUF_PREFIX
 
@@ -154,7 +154,7 @@ def test_a_table_that_goes_on_is_read_in_more_steps(hub, tmp_path):
     emb = np.random.default_rng(1).standard_normal((40000, 32)).astype(np.float32)
     files = gguf_repo(tmp_path / "long-F16.gguf", emb, "F16")
     hub.add("org/long", files)
-    from repcap.hub.remote import GGUF_PREFIX
+    from repcap.models.hub.remote import GGUF_PREFIX
 
     assert (tmp_path / "long-F16.gguf").stat().st_size > GGUF_PREFIX
     e = load_hub("org/long")
@@ -381,7 +381,7 @@ def test_sharded_repo_still_reads_after_the_changes(hub):
 
 
 def test_relabelled_reader_errors_keep_one_line():
-    from repcap.hub.remote import _relabelled
+    from repcap.models.hub.remote import _relabelled
 
     p = Path("/tmp/repcap-gguf-abc/f.gguf")
     e = _relabelled(

@@ -30,7 +30,7 @@ def test_a_list_parameter_with_a_repeated_value_is_refused(tmp_path, monkeypatch
         assert len(err) == 1 and "parameter 'dims' lists 3" in err[0] and "more than once" in err[0], err
     assert cli.main(["run", "notebooks/08_two_regimes.py", "-p", "alphas=[1, 1.0]"]) == 2  # one number, two spellings
     assert "parameter 'alphas' lists 1.0 more than once" in capsys.readouterr().err
-    from repcap.params import resolve_parameters
+    from repcap.book.params import resolve_parameters
 
     for prof in ("smoke", "quick", "paper"):  # the profiles themselves repeat nothing
         for nb in sorted((ROOT / "notebooks").glob("[0-9]*.py")):
@@ -40,7 +40,8 @@ def test_a_list_parameter_with_a_repeated_value_is_refused(tmp_path, monkeypatch
 @pytest.fixture
 def reference_copy(tmp_path, monkeypatch):
     """A copy of data/reference that a test may edit, read by the library in place of the real one."""
-    from repcap import paths, reference
+    from repcap.base import paths
+    from repcap.evidence import reference
 
     ref = tmp_path / "data" / "reference"
     shutil.copytree(ROOT / "data" / "reference", ref)
@@ -75,7 +76,7 @@ def reference_copy(tmp_path, monkeypatch):
 def test_quote_edits_are_judged_at_load_naming_file_claim_and_quote(reference_copy, quote, fields, claim, needle):
     """quotes.yaml edits crashed `make html` (ZeroDivisionError, "math domain error", or an error
     naming neither file nor claim).  Every derived value is computed when the claims load."""
-    from repcap import reference, scorecard
+    from repcap.evidence import reference, scorecard
 
     p = reference_copy / "quotes.yaml"
     data = yaml.safe_load(p.read_text())

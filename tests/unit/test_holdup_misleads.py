@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 from _models import write_gguf_tensors
 
-from repcap import RepcapError, cli, runner
-from repcap.embeddings import load
+from repcap import RepcapError, cli
+from repcap.book import runner
+from repcap.models.embeddings import load
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="no /dev/zero")

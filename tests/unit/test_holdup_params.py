@@ -10,7 +10,7 @@ import textwrap
 import pytest
 
 from repcap import RepcapError, cli
-from repcap.params import _yaml, explain_parameters, load_profile, parse_override, resolve_parameters
+from repcap.book.params import _yaml, explain_parameters, load_profile, parse_override, resolve_parameters
 
 CHAPTER = textwrap.dedent(
     """\

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import nbformat
 
-from repcap import RepcapError, cli, runner
+from repcap import RepcapError, cli
+from repcap.book import runner
 
 
 def test_the_staging_path_leaves_the_notebook(tmp_path, monkeypatch):
@@ -38,7 +39,7 @@ def test_the_staging_path_leaves_the_notebook(tmp_path, monkeypatch):
 
 
 def test_html_only_runs_the_build_under_the_cli_handler(monkeypatch, capsys):
-    from repcap import build
+    from repcap.book import build
 
     def bad_data(log=print):
         raise RepcapError("data/reference/claims.yaml: claim 'x': tolerance 'abc' is not a number")

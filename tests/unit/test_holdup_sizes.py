@@ -12,7 +12,7 @@ from pathlib import Path
 
 from _projects import chapters_copy as _project
 
-from repcap import cli
+from repcap.cli import app as cli
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -30,7 +30,7 @@ def test_a_chapter_too_large_for_the_machine_is_refused_before_its_kernel_starts
         ("08_two_regimes", "n=1000000000", "n = 1,000,000,000 features"),
         ("01_random_vectors", "n_vectors=100000000", "n_vectors = 100,000,000 vectors"),
     ]
-    from repcap import memory
+    from repcap.base import memory
 
     for stem, p, what in cases:
         assert cli.main(["run", f"notebooks/{stem}.py", "-p", p]) == 2
@@ -95,7 +95,7 @@ def test_cli_turns_an_allocator_error_into_one_line(monkeypatch, capsys, tmp_pat
     than the address space), the CLI says so in one line."""
     import torch
 
-    from repcap.commands import stats
+    from repcap.cli.commands import stats
 
     def huge(args):
         torch.empty(1 << 62, dtype=torch.uint8)

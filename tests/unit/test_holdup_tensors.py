@@ -13,9 +13,9 @@ import torch
 from _models import write_gguf_tensors
 
 from repcap import RepcapError, cli
-from repcap.commands.stats import printable
-from repcap.cosine.moments import moments
-from repcap.embeddings import load
+from repcap.cli.commands.stats import printable
+from repcap.engines.cosine.moments import moments
+from repcap.models.embeddings import load
 
 
 def _onnx_ext(tmp_path, location: str):
@@ -70,7 +70,7 @@ def test_a_plain_f64_gguf_tensor_is_read(tmp_path):
 
 
 def test_a_nan_row_is_named_by_its_tensor(tmp_path):
-    from repcap.layers.tensors import matrices
+    from repcap.engines.layers.tensors import matrices
 
     rng = np.random.default_rng(2)
     bad = rng.standard_normal((8, 8)).astype(np.float32)
@@ -85,7 +85,7 @@ def test_a_nan_row_is_named_by_its_tensor(tmp_path):
 
 @pytest.mark.parametrize("n", [2, 3, 50])
 def test_few_row_moments_agree_with_float64(tmp_path, n):
-    from repcap.survey import describe
+    from repcap.engines.survey import describe
 
     rng = np.random.default_rng(n)
     x = (rng.standard_normal((n, 24)) * rng.uniform(0.1, 1e3, (n, 1))).astype(np.float32)
@@ -106,7 +106,7 @@ def test_few_row_moments_agree_with_float64(tmp_path, n):
 
 
 def test_large_matrices_keep_the_gram_identity():
-    from repcap.cosine.moments import EXACT_MAX_ROWS, dense_moments
+    from repcap.engines.cosine.moments import EXACT_MAX_ROWS, dense_moments
 
     x = torch.randn(EXACT_MAX_ROWS + 10, 8, generator=torch.Generator().manual_seed(0))
     m = moments(x, device="cpu")

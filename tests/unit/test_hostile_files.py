@@ -19,9 +19,9 @@ import torch
 from _models import V, write_gguf, write_onnx
 
 from repcap import RepcapError
-from repcap.embeddings import load
-from repcap.formats import check_safetensors
-from repcap.hub import load_hub, safe_relative, validate_hub_id
+from repcap.models.embeddings import load
+from repcap.models.formats import check_safetensors
+from repcap.models.hub import load_hub, safe_relative, validate_hub_id
 
 
 @pytest.fixture
@@ -286,7 +286,7 @@ def test_ids_escaping_the_cache(tmp_path, results, monkeypatch):
 
 
 def test_offline_key_escaping_the_cache(results):
-    from repcap import offline
+    from repcap.models import offline
 
     for bad in ("../../etc/passwd", "../gemma-3-270m", "/tmp/x", "gemma-3-270m/../../x"):
         with pytest.raises(RepcapError, match="unknown offline model"):

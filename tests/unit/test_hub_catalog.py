@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 from _hub_fixtures import eps64, lookalike, serve_loopback
 
-from repcap import catalog
-from repcap.survey import describe
+from repcap.engines.survey import describe
+from repcap.models import catalog
 
 
 @pytest.fixture
@@ -20,7 +20,7 @@ def hub(monkeypatch, tmp_path):
 
 
 def test_every_catalog_entry_resolves_through_the_hub(hub, monkeypatch):
-    monkeypatch.setattr("repcap.embeddings._offline_copy", lambda entry: None)  # the hub, not PyPI copies
+    monkeypatch.setattr("repcap.models.embeddings._offline_copy", lambda entry: None)  # the hub, not PyPI copies
     entries = catalog.all_models()
     assert len(catalog.guha_models()) == 45 and len(catalog.liu_models()) == 27
     looks = {}

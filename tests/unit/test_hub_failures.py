@@ -13,7 +13,7 @@ import torch
 from _hub_fixtures import matrix, offline, serve_loopback, sharded, st_bytes
 
 from repcap import RepcapError, cli
-from repcap.hub import load_hub
+from repcap.models.hub import load_hub
 
 MiB = 1 << 20
 CFG = {"model_type": "llama", "tie_word_embeddings": False}
@@ -74,7 +74,7 @@ def test_short_body_is_refused_not_used(hub, capsys):
     _repo(hub)
     hub.faults["short"] = True
     one_line(capsys, ["stats", "org/m"], "arrived incomplete", "nothing was used", "HF_HUB_OFFLINE=1")
-    from repcap.hub import slice_cache_folder
+    from repcap.models.hub import slice_cache_folder
 
     blobs = slice_cache_folder("org/m") / "blobs"
     assert all(p.stat().st_size < 512 * 1024 for p in blobs.iterdir())  # no partial tensor was kept

@@ -11,8 +11,8 @@ import pytest
 from _hub_fixtures import eps64, matrix, offline, serve_loopback, sharded, single
 
 from repcap import RepcapError
-from repcap.embeddings import list_tensors, load
-from repcap.hub import load_hub
+from repcap.models.embeddings import list_tensors, load
+from repcap.models.hub import load_hub
 
 
 @pytest.fixture
@@ -110,7 +110,7 @@ def test_layouts_eps_against_float64(hub, dtype, n_shards, tied):
         else single(tensors, cfg, fill=MiB, dtype=dtype)
     )
     hub.add("org/m", files)
-    from repcap.survey import describe
+    from repcap.engines.survey import describe
 
     rec = describe("org/m", device="cpu", progress=False)
     ref = eps64(emb)
@@ -142,7 +142,7 @@ def test_gguf_only_repo_reads_header_table_and_one_range(hub, tmp_path):
     hub.add("org/tiny-gguf", files)
     e = load_hub("org/tiny-gguf")
     assert e.quant == "Q8_0" and e.tensor_name == "token_embd.weight" and e.tokens[:2] == ["tok0", "tok1"]
-    from repcap.formats import load_gguf
+    from repcap.models.formats import load_gguf
 
     local = load_gguf(tmp_path / "tiny-Q8_0.gguf")
     np.testing.assert_array_equal(e.matrix.numpy(), local.matrix.numpy())
@@ -178,7 +178,7 @@ def test_list_tensors_offline_from_the_hub_cache(hub, monkeypatch):
 def test_cache_blob_damaged_is_read_again(hub):
     _llama(hub)
     a = load_hub("org/tiny-llama")
-    from repcap.hub import slice_cache_folder
+    from repcap.models.hub import slice_cache_folder
 
     blobs = sorted((slice_cache_folder("org/tiny-llama") / "blobs").iterdir(), key=lambda p: p.stat().st_size)
     big = blobs[-1]

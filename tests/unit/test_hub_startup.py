@@ -6,16 +6,16 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from repcap import cli
+from repcap.cli import app as cli
 
 PROBE = """
 import sys
-from repcap import cli
+from repcap.cli import app as cli
 try:
     cli.main({argv!r})
 except SystemExit:
     pass
-print(sorted(m for m in ("torch", "numba", "numpy", "repcap.packing", "repcap.toy", "repcap.cosine") if m in sys.modules))
+print(sorted(m for m in ("torch", "numba", "numpy", "repcap.engines.packing", "repcap.engines.toy", "repcap.engines.cosine") if m in sys.modules))
 """
 
 
@@ -33,8 +33,8 @@ def test_help_and_argument_errors_import_no_engine():
 
 
 def test_the_command_on_the_line_gets_its_flags():
-    """``pack`` named: its flags come from PackConfig (so repcap.packing is imported, and torch)."""
-    assert "repcap.packing" in _imported(["pack", "--help"])
+    """``pack`` named: its flags come from PackConfig (so repcap.engines.packing is imported, and torch)."""
+    assert "repcap.engines.packing" in _imported(["pack", "--help"])
 
 
 def test_lazy_parser_lists_the_same_commands_and_help():

@@ -15,12 +15,14 @@ from pathlib import Path
 
 import pytest
 
-from repcap import RepcapError, codehash, packing, reference, sweep, toy
-from repcap.runs.point_functions import POINT_FUNCTIONS
-from repcap.sweep import keys, provenance, registry
+from repcap import RepcapError, sweep
+from repcap.engines import packing, toy
+from repcap.evidence import reference
+from repcap.results.runs.point_functions import POINT_FUNCTIONS
+from repcap.sweep import codehash, keys, provenance, registry
 
 SRC = Path(codehash.__file__).resolve().parent  # src/repcap
-TOY, PACK, SURVEY = "repcap.toy.points", "repcap.packing.points", "repcap.survey"
+TOY, PACK, SURVEY = "repcap.engines.toy.points", "repcap.engines.packing.points", "repcap.engines.survey"
 
 
 @pytest.fixture
@@ -61,13 +63,13 @@ def test_editing_an_engine_keeps_every_key_and_shows_in_provenance(tree):
     """A refactor, a help text, a cost estimate: the keys stay; the provenance's source digest says
     the engine was edited.  Only the numerics version moves a key."""
     toy_key, pack_key, toy_src = _keys_in(tree)
-    _append(tree / "repcap" / "toy" / "optim.py", "\n\ndef _refactored():\n    return 2\n")
-    _append(tree / "repcap" / "packing" / "cost.py", "\n\nTHROUGHPUT_GUESS = 3.0\n")
-    st = tree / "repcap" / "toy" / "settings.py"
+    _append(tree / "repcap" / "engines" / "toy" / "optim.py", "\n\ndef _refactored():\n    return 2\n")
+    _append(tree / "repcap" / "engines" / "packing" / "cost.py", "\n\nTHROUGHPUT_GUESS = 3.0\n")
+    st = tree / "repcap" / "engines" / "toy" / "settings.py"
     st.write_text(st.read_text().replace("power-law exponent of the feature frequencies", "exponent of p_i", 1))
     after = _keys_in(tree)
     assert after[:2] == [toy_key, pack_key] and after[2] != toy_src
-    num = tree / "repcap" / "toy" / "numerics.py"
+    num = tree / "repcap" / "engines" / "toy" / "numerics.py"
     num.write_text(num.read_text().replace('NUMERICS = "toy/1"', 'NUMERICS = "toy/2"'))
     bumped = _keys_in(tree)
     assert bumped[0] != toy_key and bumped[1] == pack_key  # exactly the toy engine's points move
@@ -85,23 +87,23 @@ def test_the_numerics_version_is_in_the_key(monkeypatch):
 INERT_USES = {
     "repcap:RepcapError": "the error type: refusing an input is not computing with it",
     "repcap:show_progress": "whether a progress bar is drawn",
-    "repcap.config:setting": "field metadata (help, check) of the settings dataclasses",
-    "repcap.config:at_least": "an input check",
-    "repcap.config:between": "an input check",
-    "repcap.config:count": "an input check",
-    "repcap.config:each": "an input check",
-    "repcap.config:probability": "an input check",
-    "repcap.config:seed": "an input check",
-    "repcap.config:positive": "an input check",
-    "repcap.config:finite": "an input check",
-    "repcap.config:check": "runs the checks",
-    "repcap.config:defaults": "defaults reach the key through the normalised config (part 1)",
-    "repcap.config:from_mapping": "builds the settings that the config part is made of (part 1)",
-    "repcap.io:atomic_path": "writes files",
-    "repcap.io:write_json": "writes files",
-    "repcap.paths:cache_dir": "where files go",
-    "repcap.paths:project_root": "where files go",
-    "repcap.paths:reference_dir": "where the data files are (their bytes are the data part)",
+    "repcap.base.config:setting": "field metadata (help, check) of the settings dataclasses",
+    "repcap.base.config:at_least": "an input check",
+    "repcap.base.config:between": "an input check",
+    "repcap.base.config:count": "an input check",
+    "repcap.base.config:each": "an input check",
+    "repcap.base.config:probability": "an input check",
+    "repcap.base.config:seed": "an input check",
+    "repcap.base.config:positive": "an input check",
+    "repcap.base.config:finite": "an input check",
+    "repcap.base.config:check": "runs the checks",
+    "repcap.base.config:defaults": "defaults reach the key through the normalised config (part 1)",
+    "repcap.base.config:from_mapping": "builds the settings that the config part is made of (part 1)",
+    "repcap.base.io:atomic_path": "writes files",
+    "repcap.base.io:write_json": "writes files",
+    "repcap.base.paths:cache_dir": "where files go",
+    "repcap.base.paths:project_root": "where files go",
+    "repcap.base.paths:reference_dir": "where the data files are (their bytes are the data part)",
     "repcap.sweep:run": "runs other points through the cache (their own keys)",
     "repcap.sweep.registry:point_function": "registers a point function under its name and numerics version",
 }
@@ -133,7 +135,7 @@ def _inert_uses() -> set[str]:
 
 def test_the_numerical_modules_use_only_inert_names_that_cannot_change_a_number():
     used = _inert_uses()
-    assert "repcap.config:setting" in used and "repcap:RepcapError" in used  # the scan sees them
+    assert "repcap.base.config:setting" in used and "repcap:RepcapError" in used  # the scan sees them
     assert used <= set(INERT_USES), f"new uses of inert modules, each needs a reason: {sorted(used - set(INERT_USES))}"
 
 
@@ -152,7 +154,7 @@ def test_inert_modules_import_no_numerical_library():
             for n in ast.walk(ast.parse(path.read_text()))
             if isinstance(n, ast.ImportFrom) and n.level == 0
         }
-        allowed = {"numpy"} if m == "repcap.io" else set()  # io turns numpy scalars into JSON numbers
+        allowed = {"numpy"} if m == "repcap.base.io" else set()  # io turns numpy scalars into JSON numbers
         assert not names & ({"torch", "numpy", "scipy", "numba"} - allowed), m
 
 
@@ -301,8 +303,8 @@ def test_every_point_function_is_registered_with_a_numerics_version_and_metrics(
     for name in ("toy.train", "toy.overlaps", "packing.optimise", "survey.describe"):
         assert registry.get(name).metrics, name
     # the names bundles of format 1 used
-    assert registry.get("repcap.toy.points:train_points").name == "toy.train"
-    assert registry.get("repcap.packing.annealed:sweep_annealed").name == "packing.optimise"
+    assert registry.get("repcap.engines.toy.points:train_points").name == "toy.train"
+    assert registry.get("repcap.engines.packing.annealed:sweep_annealed").name == "packing.optimise"
     with pytest.raises(RepcapError, match="not one of"):
         registry.get("os:system")
 

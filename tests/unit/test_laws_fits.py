@@ -5,7 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from repcap import RepcapError, fits, laws
+from repcap import RepcapError
+from repcap.engines import fits, laws
 
 
 def grid():

@@ -1,4 +1,4 @@
-"""The published capacity laws (repcap.laws, Guha 2026) reproduce Table 1 and the worked examples.
+"""The published capacity laws (repcap.engines.laws, Guha 2026) reproduce Table 1 and the worked examples.
 
 Published values: Guha 2026 (arXiv:2606.02765), Table 1 (data/reference/guha2026_table1.csv) and the
 text: Llama 2 7B (d = 4096, eps = 0.0645) gives 8.4 (JL, C = 8), 277 (JL, C = 3.029), 3.99e7
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from repcap import laws
+from repcap.engines import laws
 
 REF = Path(__file__).resolve().parents[2] / "data" / "reference"
 

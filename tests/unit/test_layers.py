@@ -1,7 +1,7 @@
-"""repcap.layers: which axis of each stored layer matrix holds the directions a layer writes (planted
+"""repcap.engines.layers: which axis of each stored layer matrix holds the directions a layer writes (planted
 in tiny GGUF and safetensors models built here, and checked against what a running layer writes),
 the statistics against a dense float64 brute force, the Gaussian baseline against its closed form,
-clear errors; and the chapter's tables (repcap.figdata.layers)."""
+clear errors; and the chapter's tables (repcap.book.figdata.layers)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,9 @@ import pytest
 import torch
 from _models import write_gguf_tensors
 
-from repcap import RepcapError, laws, layers, sweep
-from repcap.figdata import layers as fd
+from repcap import RepcapError, sweep
+from repcap.book.figdata import layers as fd
+from repcap.engines import laws, layers
 
 D_MODEL, D_FF, VOCAB = 8, 12, 40
 
@@ -77,7 +78,7 @@ def _safetensors_folder(tmp_path):
 
 
 def _loaded_directions(source, name):
-    """The direction matrix of tensor ``name`` with the axis repcap.layers assigns to it."""
+    """The direction matrix of tensor ``name`` with the axis repcap.engines.layers assigns to it."""
     m = layers.ModelTensors(str(source))
     (t,) = [t for t in m.layers(list(layers.KINDS)) if t.name == name]
     return layers.directions(m.load(name).matrix, t.axis).numpy()
@@ -538,7 +539,7 @@ def test_excess_table():
 def test_a_source_is_resolved_once_per_model(tmp_path, monkeypatch):
     """Every matrix of a model is read through the one Source its ModelTensors resolved: the name is
     looked up once (it was looked up once per tensor, plus the listing and the GGUF probe)."""
-    from repcap import embeddings
+    from repcap.models import embeddings
 
     folder, _ = _safetensors_folder(tmp_path)
     names = []

@@ -18,7 +18,7 @@ from _models import D, V, save_tiny
 
 from repcap import RepcapError
 from repcap.cli import main
-from repcap.embeddings import list_tensors, load
+from repcap.models.embeddings import list_tensors, load
 
 
 def one_line_error(match: str, fn, *args, **kw) -> str:
@@ -337,8 +337,8 @@ def test_safetensors_whose_header_length_looks_like_pickle_magic_loads(tmp_path,
 def test_float64_rows_outside_float32s_range_keep_their_statistics(tmp_path, scale, fmt):
     """Rows of tiny or huge float64 values (below float32's range, or past it) have the statistics of
     the stored values: a dense float64 computation on the unscaled rows."""
-    from repcap.cosine import moments
-    from repcap.embeddings import load
+    from repcap.engines.cosine import moments
+    from repcap.models.embeddings import load
 
     rng = np.random.default_rng(3)
     x = rng.standard_normal((40, 6))

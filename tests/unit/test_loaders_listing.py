@@ -14,8 +14,8 @@ from _models import save_tiny, write_gguf, write_onnx
 
 from repcap import RepcapError
 from repcap.cli import main
-from repcap.embeddings import list_tensors, load
-from repcap.matrix import TensorInfo
+from repcap.models.embeddings import list_tensors, load
+from repcap.models.matrix import TensorInfo
 
 
 @pytest.fixture

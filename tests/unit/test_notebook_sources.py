@@ -7,7 +7,7 @@ from pathlib import Path
 import jupytext
 import pytest
 
-from repcap import runner
+from repcap.book import runner
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.py"))
@@ -48,7 +48,7 @@ def test_a_chapter_narrates(nb):
         if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and hasattr(n, "name")
     ]
     assert not defs, (
-        f"{nb.name} defines {defs}: move them to the library (repcap.figdata, repcap.evidence, repcap.drawings)"
+        f"{nb.name} defines {defs}: move them to the library (repcap.book.figdata, repcap.evidence, repcap.book.drawings)"
     )
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "record":

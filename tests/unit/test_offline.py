@@ -1,4 +1,4 @@
-"""repcap.offline: locating installed parts through their metadata, joining split parts in order,
+"""repcap.models.offline: locating installed parts through their metadata, joining split parts in order,
 the sha256 check, the .npy cache, install failures; and the real offline models where installed."""
 
 from __future__ import annotations
@@ -15,10 +15,11 @@ import numpy as np
 import pytest
 from _models import write_gguf
 
-from repcap import RepcapError, catalog, offline
-from repcap.catalog import OfflineSpec
-from repcap.embeddings import load
-from repcap.formats import load_gguf
+from repcap import RepcapError
+from repcap.models import catalog, offline
+from repcap.models.catalog import OfflineSpec
+from repcap.models.embeddings import load
+from repcap.models.formats import load_gguf
 
 
 def fake_dist(root: Path, dist: str, version: str, files: dict[str, bytes]) -> None:
@@ -339,8 +340,8 @@ def test_spec_without_wheel_hashes_is_not_installed(cache, monkeypatch):
 
 
 def test_offline_listing_and_named_tensor(tmp_path, cache, monkeypatch):
-    from repcap.embeddings import list_tensors
-    from repcap.matrix import TensorInfo
+    from repcap.models.embeddings import list_tensors
+    from repcap.models.matrix import TensorInfo
 
     spec, src = split_gguf(tmp_path, cache, key="tiny-list")
     monkeypatch.setitem(catalog.OFFLINE, spec.key, spec)

@@ -5,8 +5,9 @@ import json
 
 import pytest
 
-from repcap import RepcapError, packing
+from repcap import RepcapError
 from repcap.cli import main
+from repcap.engines import packing
 
 
 def test_pack_json(capsys):
@@ -86,8 +87,8 @@ def test_pack_refuses_an_hours_long_job_without_yes(capsys):
 def test_pack_asks_on_a_terminal_and_yes_skips_the_question(monkeypatch, capsys):
     import io
 
-    from repcap.commands import pack
-    from repcap.packing import cost
+    from repcap.cli.commands import pack
+    from repcap.engines.packing import cost
 
     class Tty(io.StringIO):
         def isatty(self):

@@ -1,4 +1,4 @@
-"""repcap.packing against dense float64 references (Guha 2026 packing simulation; Yoder 2025 losses)."""
+"""repcap.engines.packing against dense float64 references (Guha 2026 packing simulation; Yoder 2025 losses)."""
 
 import math
 
@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 import torch
 
-from repcap import RepcapError, packing
-from repcap.packing import baselines
+from repcap import RepcapError
+from repcap.engines import packing
+from repcap.engines.packing import baselines
 
 
 def unit(B, d, k, seed=0, dtype=torch.float64):

@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 import torch
 
-from repcap import RepcapError, packing, sweep
-from repcap.packing import optimiser
+from repcap import RepcapError, sweep
+from repcap.engines import packing
+from repcap.engines.packing import optimiser
 
 
 def test_annealed_rate_is_the_cosine_from_lr_to_its_floor():

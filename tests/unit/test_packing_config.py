@@ -7,11 +7,13 @@ import numpy as np
 import pytest
 import torch
 
-from repcap import RepcapError, config, packing
-from repcap.cli import build_parser
-from repcap.devices import cpu_threads, max_cpu_threads
-from repcap.packing import config as pconfig
-from repcap.packing import optimiser as popt
+from repcap import RepcapError
+from repcap.base import config
+from repcap.base.devices import cpu_threads, max_cpu_threads
+from repcap.cli.app import build_parser
+from repcap.engines import packing
+from repcap.engines.packing import config as pconfig
+from repcap.engines.packing import optimiser as popt
 
 
 def test_cli_defaults_are_the_dataclass_defaults():

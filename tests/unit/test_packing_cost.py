@@ -2,7 +2,7 @@
 
 import pytest
 
-from repcap.packing import cost, estimate_cost
+from repcap.engines.packing import cost, estimate_cost
 
 
 def test_flops_and_pairs_are_the_work_of_every_step():

@@ -1,4 +1,4 @@
-"""The packing step's CUDA-graph loop (repcap.packing.graph) on the CPU, with torch.cuda's graph API
+"""The packing step's CUDA-graph loop (repcap.engines.packing.graph) on the CPU, with torch.cuda's graph API
 replaced by stand-ins: every step runs exactly once and in order (the curve's steps and the warm-up
 eagerly, one capture, a replay for each other step), a capture that fails leaves the eager loop, and
 the loop is only taken on CUDA at a fixed rate.  The captured step is the eager step's own code
@@ -12,7 +12,7 @@ import contextlib
 import pytest
 import torch
 
-from repcap.packing import graph
+from repcap.engines.packing import graph
 
 
 class _Fakes:

@@ -5,7 +5,7 @@ import importlib
 import pkgutil
 import types
 
-import repcap.packing as packing
+import repcap.engines.packing as packing
 
 PUBLIC = [
     "PackConfig",
@@ -41,14 +41,14 @@ def test_public_names_survive_importing_every_submodule():
     subs = [m.name for m in pkgutil.iter_modules(packing.__path__)]
     assert not set(subs) & set(packing.__all__)  # a submodule never shadows an exported name
     for name in subs:
-        importlib.import_module(f"repcap.packing.{name}")
+        importlib.import_module(f"repcap.engines.packing.{name}")
     for name in PUBLIC:
         assert name in packing.__all__ and name in dir(packing)
         assert not isinstance(getattr(packing, name), types.ModuleType), name
-    assert callable(packing.optimise) and packing.optimise.__module__ == "repcap.packing.optimiser"
+    assert callable(packing.optimise) and packing.optimise.__module__ == "repcap.engines.packing.optimiser"
 
 
 def test_sweep_functions_keep_their_names():
     for name in ("sweep_packed", "packed_group", "sweep_random", "sweep_projection"):
         fn = getattr(packing, name)
-        assert fn.__qualname__ == name and fn.__module__ == "repcap.packing.points"
+        assert fn.__qualname__ == name and fn.__module__ == "repcap.engines.packing.points"

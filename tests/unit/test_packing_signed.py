@@ -1,4 +1,4 @@
-"""The packing engine's signed mode (repcap.packing.signed): the loss of max(cos, 0) instead of |cos|,
+"""The packing engine's signed mode (repcap.engines.packing.signed): the loss of max(cos, 0) instead of |cos|,
 which packs points (a spherical code) rather than lines.  The tiled pass against the dense autograd
 reference and a hand formula, the largest cosine against a dense Gram, the sweep point, and two
 acceptance tests against codes whose smallest angle is known (Cohn's table,
@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 import torch
 
-from repcap import RepcapError, constructions, packing, sweep
-from repcap.packing import signed
+from repcap import RepcapError, sweep
+from repcap.engines import constructions, packing
+from repcap.engines.packing import signed
 
 
 @pytest.mark.parametrize("loss", ["power", "exp", "abs-relu"])

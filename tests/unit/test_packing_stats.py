@@ -1,4 +1,4 @@
-"""Packing statistics come from the one engine (repcap.cosine): checked against dense float64
+"""Packing statistics come from the one engine (repcap.engines.cosine): checked against dense float64
 references, on histogram grids where 0.01 is a bin edge and where it is not."""
 
 import math
@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 import torch
 
-from repcap import RepcapError, packing
+from repcap import RepcapError
+from repcap.engines import packing
 
 
 def unit(B, d, k, seed=0):

@@ -7,7 +7,7 @@ import pytest
 from scipy import integrate
 
 from repcap import RepcapError
-from repcap import random_geometry as rg
+from repcap.engines import random_geometry as rg
 
 
 @pytest.mark.parametrize("d", [3, 4, 10, 100])

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from repcap import quotes as quotes_mod
-from repcap import reference
+from repcap.base import quotes as quotes_mod
+from repcap.evidence import reference
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.py"))

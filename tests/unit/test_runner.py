@@ -8,7 +8,8 @@ import textwrap
 
 import pytest
 
-from repcap import RepcapError, runner
+from repcap import RepcapError
+from repcap.book import runner
 
 NB = textwrap.dedent("""\
     # %% [markdown]
@@ -168,7 +169,7 @@ def test_a_chapter_reading_a_reference_set_reruns_when_its_points_arrive(make_pr
     """The chapter key sees the points of its ``reference_set`` in the cache: computing one more
     (as `repcap bundle compute` or `repcap bundle import` does) changes it; a chapter without a
     reference set keeps its key."""
-    from repcap import bundle, runs
+    from repcap.results import bundle, runs
 
     src = NB.replace(
         "fail = False  # make a cell raise",

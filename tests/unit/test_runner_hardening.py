@@ -14,7 +14,8 @@ import time
 
 import pytest
 
-from repcap import RepcapError, runner
+from repcap import RepcapError
+from repcap.book import runner
 
 NB = textwrap.dedent("""\
     # %% tags=["parameters"]

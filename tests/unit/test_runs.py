@@ -1,4 +1,4 @@
-"""The named point sets (repcap.runs): the sources' settings, read from data/reference and the
+"""The named point sets (repcap.results.runs): the sources' settings, read from data/reference and the
 engines' defaults, spelled as the chapters spell their configs; sized by time budgets; computed
 through the sweep cache, resumably."""
 
@@ -7,11 +7,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from repcap import RepcapError, reference, runs, sweep
-from repcap.packing import PackConfig, estimate_cost, guha_exponent, sweep_packed
-from repcap.packing.points import pack_config
-from repcap.runs import cost, points
-from repcap.toy import TrainConfig, sweep_config, train_points
+from repcap import RepcapError, sweep
+from repcap.engines.packing import PackConfig, estimate_cost, guha_exponent, sweep_packed
+from repcap.engines.packing.points import pack_config
+from repcap.engines.toy import TrainConfig, sweep_config, train_points
+from repcap.evidence import reference
+from repcap.results import runs
+from repcap.results.runs import cost, points
 
 
 @pytest.fixture
@@ -155,16 +157,16 @@ def test_point_functions_are_only_repcaps_sweep_functions():
     assert runs.point_function("packing.optimise") is sweep_packed
     assert runs.point_function("toy.train") is train_points
     # the names bundles of format 1 used
-    assert runs.point_function("repcap.packing.points:sweep_packed") is sweep_packed
-    assert runs.point_function("repcap.toy.points:train_points") is train_points
+    assert runs.point_function("repcap.engines.packing.points:sweep_packed") is sweep_packed
+    assert runs.point_function("repcap.engines.toy.points:train_points") is train_points
     for bad in (
         "os:system",
-        "repcap.runner:main",
-        "repcap.packing.points:optimise",
+        "repcap.book.runner:main",
+        "repcap.engines.packing.points:optimise",
         "",
         None,
         3,
-        "repcap.packing.points:sweep_packed.__globals__",
+        "repcap.engines.packing.points:sweep_packed.__globals__",
     ):
         with pytest.raises(RepcapError, match="not one of repcap's registered point functions"):
             runs.point_function(bad)

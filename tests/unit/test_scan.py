@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from repcap import survey
+from repcap.engines import survey
 
 
 def test_scan_records_good_models_and_failures(tmp_path, monkeypatch):

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from repcap import reference, scorecard
-from repcap.scorecard import verdict
+from repcap.evidence import reference, scorecard
+from repcap.evidence.scorecard import verdict
 
 
 def test_point_values_within_and_outside_the_tolerance():
@@ -278,7 +278,7 @@ def test_pages_from_findings_on_disk(tmp_path):
 
 def test_cells_that_start_like_markdown_blocks_are_escaped():
     """'> 0.2' (an 'above' claim's source) and '-1.36' (a negative value) stay text in a cell."""
-    from repcap.scorecard import _cell
+    from repcap.evidence.scorecard import _cell
 
     assert _cell("> 0.2") == "\\> 0.2" and _cell("-1.363") == "\\-1.363"
     assert _cell("0.2 | 0.3\nx") == "0.2 \\| 0.3 x"
@@ -293,7 +293,7 @@ def test_counts_by_kind_leave_context_notes_out():
 
 
 def test_record_carries_interval_n_and_exactness(tmp_path, monkeypatch):
-    from repcap import findings
+    from repcap.evidence import findings
 
     monkeypatch.setenv("REPCAP_FINDINGS_DIR", str(tmp_path))
     monkeypatch.setenv("REPCAP_OUTPUT_NAME", "t_chapter")
@@ -328,7 +328,7 @@ def test_spearman_and_interval_against_closed_forms():
 
     from scipy import stats
 
-    from repcap import findings
+    from repcap.evidence import findings
 
     x = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
     y = [2, 1, 4, 3, 6, 5, 8, 7, 10, 9]
@@ -341,7 +341,7 @@ def test_spearman_and_interval_against_closed_forms():
     iv = findings.interval(1.0, 0.1, dof=5)
     assert iv["high"] - 1.0 == pytest.approx(0.1 * stats.t.ppf(0.975, 5))
     # Guha's Table 1, Class 2 (his 31 rows below 0.1): rho about -0.22 with an interval across 0
-    from repcap import catalog
+    from repcap.models import catalog
 
     c2 = [e for e in catalog.guha_models() if e.eps_reported is not None and e.eps_reported < 0.1]
     g = findings.spearman([e.d_model for e in c2], [e.eps_reported for e in c2])

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import inspect
 
-from repcap import config, reference
+from repcap.base import config
+from repcap.evidence import reference
 
 
 def default_of(fn, name):
@@ -19,8 +20,8 @@ def default_of(fn, name):
 
 
 def test_tau_is_liu_exp17s_400():
-    from repcap.toy import data
-    from repcap.toy.settings import ModelSpec
+    from repcap.engines.toy import data
+    from repcap.engines.toy.settings import ModelSpec
 
     tau = reference.value("liu2025.exp17_tau")
     assert tau == 400
@@ -29,7 +30,7 @@ def test_tau_is_liu_exp17s_400():
 
 
 def test_beta_is_yoders_20():
-    from repcap.packing import PackConfig, losses
+    from repcap.engines.packing import PackConfig, losses
 
     beta = reference.value("yoder2025.beta")
     assert beta == 20
@@ -38,8 +39,8 @@ def test_beta_is_yoders_20():
 
 
 def test_steps_are_guhas_5000_and_the_bins_are_one_number():
-    from repcap.packing import PackConfig
-    from repcap.packing import stats as pstats
+    from repcap.engines.packing import PackConfig
+    from repcap.engines.packing import stats as pstats
 
     assert PackConfig.__dataclass_fields__["steps"].default == reference.value("guha2026.packing_steps") == 5000
     # 200 bins of the final |cos| histogram: the config's and the statistics function's default
@@ -47,8 +48,8 @@ def test_steps_are_guhas_5000_and_the_bins_are_one_number():
 
 
 def test_the_final_learning_rate_fraction_is_one_number():
-    from repcap.toy import schedule
-    from repcap.toy.settings import TrainConfig
+    from repcap.engines.toy import schedule
+    from repcap.engines.toy.settings import TrainConfig
 
     frac = TrainConfig.__dataclass_fields__["final_lr_frac"].default
     assert frac == 0.05
@@ -56,8 +57,8 @@ def test_the_final_learning_rate_fraction_is_one_number():
 
 
 def test_the_class_bounds_are_read_from_the_quotes():
-    from repcap import laws
-    from repcap.commands.stats import _human
+    from repcap.cli.commands.stats import _human
+    from repcap.engines import laws
 
     c1, c2 = reference.value("guha2026.class1_eps_above"), reference.value("guha2026.class2_eps_below")
     assert (c1, c2) == (0.2, 0.1)
@@ -69,22 +70,22 @@ def test_the_class_bounds_are_read_from_the_quotes():
 
 
 def test_the_represented_norm_is_one_number():
-    from repcap.figdata import toy as ftoy
-    from repcap.toy.measurements import REPRESENTED_NORM
+    from repcap.book.figdata import toy as ftoy
+    from repcap.engines.toy.measurements import REPRESENTED_NORM
 
     assert REPRESENTED_NORM == 0.5  # phi_1/2 (Liu, Liu & Gore 2025): ||W_i|| > 1/2
     assert default_of(ftoy.left_out_loss, "threshold") is None  # None: read REPRESENTED_NORM
 
 
 def test_the_largest_seed_is_one_number():
-    from repcap.packing import config as pconfig
-    from repcap.toy import settings
+    from repcap.engines.packing import config as pconfig
+    from repcap.engines.toy import settings
 
     assert settings.MAX_SEED == pconfig.MAX_SEED == config.MAX_SEED == 2**63 - 1
 
 
 def test_the_toy_defaults_are_the_main_sweeps():
-    from repcap.toy.settings import TrainConfig
+    from repcap.engines.toy.settings import TrainConfig
 
     fields = TrainConfig.__dataclass_fields__
     assert fields["steps"].default == reference.value("liu2025.main_steps") == 20000

@@ -8,8 +8,8 @@ import json
 import numpy as np
 import pytest
 
-from repcap import laws
 from repcap.cli import main
+from repcap.engines import laws
 
 
 @pytest.fixture
@@ -116,7 +116,7 @@ def test_nan_row_is_an_error(tmp_path, capsys):
 
 
 def test_profile_models_read_from_params(tmp_path, monkeypatch):
-    from repcap.commands.models import profile_models
+    from repcap.cli.commands.models import profile_models
 
     nbs = tmp_path / "notebooks"
     (nbs / "params").mkdir(parents=True)
@@ -150,7 +150,7 @@ def test_models_lists_offline(capsys):
 
 
 def test_scan_records_failures_and_goes_on(tmp_path, monkeypatch):
-    from repcap.survey import scan
+    from repcap.engines.survey import scan
 
     monkeypatch.setenv("REPCAP_CACHE", str(tmp_path / "cache"))
     X = np.random.default_rng(1).standard_normal((50, 6)).astype(np.float32)
@@ -173,9 +173,9 @@ def test_statistics_flags_default_to_tiled_config():
     import dataclasses
     import inspect
 
-    from repcap.cli import build_parser
-    from repcap.cosine import TiledConfig
-    from repcap.survey import describe
+    from repcap.cli.app import build_parser
+    from repcap.engines.cosine import TiledConfig
+    from repcap.engines.survey import describe
 
     args = build_parser().parse_args(["stats", "some-source"])
     params = inspect.signature(describe).parameters

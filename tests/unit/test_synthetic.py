@@ -6,7 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from repcap import RepcapError, embeddings, layers, synthetic
+from repcap import RepcapError
+from repcap.engines import layers
+from repcap.models import embeddings, synthetic
 
 
 def test_a_source_round_trips_and_bad_ones_are_one_line():

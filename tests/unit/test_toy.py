@@ -1,4 +1,4 @@
-"""Tests of repcap.toy against independent references: dense float64 autograd, torch.optim.Adam,
+"""Tests of repcap.engines.toy against independent references: dense float64 autograd, torch.optim.Adam,
 closed forms, and the regime facts of Liu, Liu & Gore 2025 (arXiv:2505.10465)."""
 
 from __future__ import annotations
@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 import torch
 
-from repcap import RepcapError, fits, toy
+from repcap import RepcapError
+from repcap.engines import fits, toy
 
 # ---------------------------------------------------------------- frequencies and data
 
@@ -219,7 +220,7 @@ def test_mean_sq_overlap_matches_dense_reference():
 
 def test_mean_sq_overlap_agrees_with_cosine_moments_exact_and_centred():
     # the toy's batched overlap and the engine's exact moments (d x d Gram, float32 chunks) of one matrix
-    from repcap import cosine
+    from repcap.engines import cosine
 
     g = torch.Generator().manual_seed(2)
     X = torch.randn(300, 6, generator=g, dtype=torch.float64) + 2.0  # a shared direction

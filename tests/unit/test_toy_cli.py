@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from repcap import cli, toy
+from repcap.cli import app as cli
+from repcap.engines import toy
 
 
 def test_toy_json_matches_library(capsys):
@@ -92,7 +93,7 @@ def test_toy_bad_input_is_one_line_exit_2(capsys, args, needle):
 def _toy_parser():
     import argparse
 
-    from repcap.commands import toy as toy_command
+    from repcap.cli.commands import toy as toy_command
 
     ap = argparse.ArgumentParser(prog="repcap")
     toy_command.register(ap.add_subparsers(dest="command"))

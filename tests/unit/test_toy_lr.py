@@ -9,8 +9,8 @@ import math
 import pytest
 import torch
 
-from repcap import toy
-from repcap.toy import training as train_module
+from repcap.engines import toy
+from repcap.engines.toy import training as train_module
 
 
 def paper_multiplier(t: int, steps: int, warmup: int, final: float = 0.05) -> float:

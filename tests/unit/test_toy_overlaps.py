@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 import torch
 
-from repcap import toy
-from repcap.toy.overlaps import DEFINITIONS, STRONG_NORM, overlap_candidates, overlap_points
+from repcap.engines import toy
+from repcap.engines.toy.overlaps import DEFINITIONS, STRONG_NORM, overlap_candidates, overlap_points
 
 
 def _loop(W: np.ndarray, p: np.ndarray) -> dict[str, float]:

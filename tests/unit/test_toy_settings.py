@@ -8,8 +8,9 @@ import dataclasses
 import numpy as np
 import pytest
 
-from repcap import RepcapError, toy
-from repcap.toy.settings import EXECUTION_SETTINGS
+from repcap import RepcapError
+from repcap.engines import toy
+from repcap.engines.toy.settings import EXECUTION_SETTINGS
 
 
 def test_sweep_config_defaults_are_the_dataclasses_defaults():

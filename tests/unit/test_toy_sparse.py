@@ -1,4 +1,4 @@
-"""The sparse data path of repcap.toy against independent references: the data distribution of
+"""The sparse data path of repcap.engines.toy against independent references: the data distribution of
 Liu, Liu & Gore 2025 (x_i = 1[u_i < p_i] v_i, v ~ U(0, 2), independent entries) and the dense
 sampler, dense float64 autograd for the gradient, the dense trainer within seed noise."""
 
@@ -11,10 +11,11 @@ import numpy as np
 import pytest
 import torch
 
-from repcap import RepcapError, toy
-from repcap.toy import sparse_data
-from repcap.toy.sparse_data import SparseSampler, choose_sampler, gap_budget
-from repcap.toy.sparse_model import SparseWorkspace, sparse_loss_and_grad
+from repcap import RepcapError
+from repcap.engines import toy
+from repcap.engines.toy import sparse_data
+from repcap.engines.toy.sparse_data import SparseSampler, choose_sampler, gap_budget
+from repcap.engines.toy.sparse_model import SparseWorkspace, sparse_loss_and_grad
 
 CPU = torch.device("cpu")
 

@@ -7,7 +7,7 @@ import statistics
 from collections.abc import Sequence
 from typing import Any
 
-from ..quotes import quote, value
+from repcap.base.quotes import quote, value
 
 Finding = dict[str, Any]
 
@@ -43,7 +43,7 @@ def empty_band(decoders: Sequence[dict[str, Any]], *, key: str = "eps") -> dict[
 
 
 def table1(entries: Sequence[Any]) -> dict[str, Finding]:
-    """Two re-analyses of his Table 1 (``entries``: :func:`repcap.catalog.guha_models`, each with
+    """Two re-analyses of his Table 1 (``entries``: :func:`repcap.models.catalog.guha_models`, each with
     ``name, eps_reported, capacity_reported, tied``): ``guha-class2-span``, how many orders of
     magnitude the farthest Class-2 capacity lies outside his stated span (0 inside it), and
     ``guha-class1-mostly-tied``, the share of his Class-1 models with tied embeddings (``tied``:

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..fits import fit_curvature, fit_exponent
+from repcap.engines.fits import fit_curvature, fit_exponent
 
 #: From this many seeds on, an exponent row is judged by the seeds' mean and its standard error.
 SEEDS_TO_DECIDE = 3
@@ -32,7 +32,7 @@ def alpha_key(alpha: float) -> str:
 
 def fig6e_claim(alpha: float, gamma: float) -> str | None:
     """The scorecard row of Fig. 6e's point at (alpha, gamma), or None where the scorecard has none."""
-    from ..claims import claims
+    from .claims import claims
 
     suffix = FIG6E_GAMMAS.get(round(float(gamma), 4))
     if suffix is None:
@@ -46,7 +46,7 @@ def _signed(x: float, fmt: str = "+.3f") -> str:
 
 
 def judged(r: Any) -> Finding:
-    """How one row of :func:`repcap.figdata.reference_runs.exponent_summary` is judged: the seeds'
+    """How one row of :func:`repcap.book.figdata.reference_runs.exponent_summary` is judged: the seeds'
     mean and its standard error from :data:`SEEDS_TO_DECIDE` seeds on, else seed 0's fit."""
     n_s, n_w = int(r.n_seeds), int(r.n_widths)
     if n_s >= SEEDS_TO_DECIDE:
@@ -78,11 +78,11 @@ def fig6e(
     experiments_of: Mapping[tuple[float, float], dict[str, str]] | None = None,
     **where: Any,
 ) -> dict[str, Finding]:
-    """Fig. 6e's rows from :func:`~repcap.figdata.reference_runs.exponent_summary` of the width
+    """Fig. 6e's rows from :func:`~repcap.book.figdata.reference_runs.exponent_summary` of the width
     fits without single-model outliers (``summary``) and with them (``summary_with_outliers``);
-    ``outliers``: :func:`~repcap.figdata.reference_runs.seed_outliers` (the rows whose ``outlier`` is
+    ``outliers``: :func:`~repcap.book.figdata.reference_runs.seed_outliers` (the rows whose ``outlier`` is
     true are the flagged models); ``experiments_of``: ``{(alpha, gamma): {experiment: provenance}}``,
-    each row's own experiments (:func:`~repcap.figdata.reference_runs.experiments_by_series`).  ``where``: ``profile``, ``figure``, ``experiments`` of every finding."""
+    each row's own experiments (:func:`~repcap.book.figdata.reference_runs.experiments_by_series`).  ``where``: ``profile``, ``figure``, ``experiments`` of every finding."""
     out: dict[str, Finding] = {}
     for r in summary.itertuples():
         cid = fig6e_claim(r.alpha, r.gamma)
@@ -158,7 +158,7 @@ def phi_one(gap: float, n_widths: int, values: dict[int, float], gamma: float, *
 
 def overlap_slope(ovd: pd.DataFrame, definition: str) -> dict[str, Any] | None:
     """The log-log slope of the retrained models' overlap against m under one definition
-    (:func:`~repcap.figdata.reference_runs.overlap_definitions`), with its 95% interval, standard
+    (:func:`~repcap.book.figdata.reference_runs.overlap_definitions`), with its 95% interval, standard
     error and widths, or None below 3 widths."""
     d = ovd[ovd.definition == definition].dropna(subset=["overlap"])
     if d.m.nunique() < 3:
@@ -215,7 +215,7 @@ def contrast(
     **where: Any,
 ) -> dict[str, Finding]:
     """Fig. 1b's contrast, each regime against a power-law control at matched loss range
-    (:func:`~repcap.figdata.reference_runs.matched_control`): ``exp_points`` are the exponential-
+    (:func:`~repcap.book.figdata.reference_runs.matched_control`): ``exp_points`` are the exponential-
     frequency models (``regime``, ``m``, ``loss``, seed 0), ``controls`` ``{"weak": ..., "strong":
     ...}`` the matched power-law series (``experiments_of``: their experiments by (alpha, gamma), added
     to ``where``'s).  The number is c₂(exponential) − c₂(control), the
@@ -331,7 +331,7 @@ def head_scaling(m: Any, overlap: Any) -> dict[str, Finding]:
 
 def head_norms(shares: pd.DataFrame) -> dict[str, Finding]:
     """``liu-head-norms``: the smallest share, over the LM heads, of rows whose norm exceeds half
-    the head's median (``shares``: :func:`repcap.figdata.survey.row_norm_shares`); exact over every row."""
+    the head's median (``shares``: :func:`repcap.book.figdata.survey.row_norm_shares`); exact over every row."""
     if shares.empty:
         return {}
     worst = shares.loc[shares.share_represented.idxmin()]
@@ -351,7 +351,7 @@ def head_norms(shares: pd.DataFrame) -> dict[str, Finding]:
 def profile_exponents(
     fits: pd.DataFrame, ofits: pd.DataFrame, laws: Mapping[str, str], **where: Any
 ) -> dict[str, Finding]:
-    """This profile's own width fits: the strong regime's (``fits`` of :func:`repcap.figdata.toy.exponent_fits`
+    """This profile's own width fits: the strong regime's (``fits`` of :func:`repcap.book.figdata.toy.exponent_fits`
     by regime and alpha) for the Fig. 6e rows at gamma -0.778 (shown, judged only by the profiles a
     row names), and the exp-17 slopes from the other frequency laws (``ofits`` by ``law``;
     ``laws``: ``{law name in ofits: claim id}``)."""

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..quotes import value
+from repcap.base.quotes import value
 
 Finding = dict[str, Any]
 
@@ -56,7 +56,7 @@ def trap(result: dict[str, Any], k: int, d: int, **where: Any) -> dict[str, Find
 
 
 def c_peak(peaks: pd.DataFrame, **where: Any) -> dict[str, Finding]:
-    """``yoder-C-peak`` judged per dimension (:func:`repcap.figdata.reference_runs.c_curve_peaks`):
+    """``yoder-C-peak`` judged per dimension (:func:`repcap.book.figdata.reference_runs.c_curve_peaks`):
     decided at the largest d whose curve, with its ceiling cells dropped, brackets its peak (the
     nearest to his dimensions); inconclusive where none does.  One run per cell."""
     if peaks.empty:

@@ -1,7 +1,11 @@
 """Sweeps: a grid of configurations through a content-addressed result cache, here or on a Dask
 cluster.  :mod:`.run` (the entry point), :mod:`.cache` (the cache), :mod:`.keys` (a point's
 identity), :mod:`.registry` (the point functions by name), :mod:`.provenance` (where a result was
-computed), :mod:`.tasks` (the unit of work and the local executor), :mod:`.dask` (the cluster)."""
+computed), :mod:`.tasks` (the unit of work and the local executor), :mod:`.dask` (the cluster), :mod:`.codehash`
+(digests of the code a computation runs).
+
+The results store's core, below the engines (which register their point functions here): it may
+import :mod:`repcap.base` only."""
 
 from .cache import MARKER, STALE_TEMP_S, Cache, atomic_write_text, canonical
 from .keys import code_digest, fn_name, point_key

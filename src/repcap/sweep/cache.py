@@ -33,9 +33,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from repcap.base import io as rio
+from repcap.base.paths import cache_dir
+
 from .. import RepcapError
-from .. import io as rio
-from ..paths import cache_dir
 
 #: A temp file from another host (whose process we cannot see) is removed after this many seconds.
 STALE_TEMP_S = 3600.0

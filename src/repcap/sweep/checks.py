@@ -5,7 +5,7 @@ bound registers a check with it (``check(config, result) -> reason or None``,
 :func:`repcap.sweep.registry.point_function`); :func:`read` is :meth:`Cache.get` followed by that
 check, and an impossible result is reported in one line and treated as absent (computed again, and
 overwritten).  A bundle's import runs the same check on every entry.  :func:`repcap.sweep.run`, the tasks and the
-time budget of :func:`repcap.runs.compute` read through it.
+time budget of :func:`repcap.results.runs.compute` read through it.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ sha256 of the canonical JSON of four parts (:func:`key_parts`):
    moves no key);
 4. **data**: the sha256 of the data files its numbers depend on, as the function registered them
    (``data=``; the packing and toy engines read none), else every data file that a module of its
-   import closure declares it reads (``DATA_FILES``: :func:`repcap.codehash.data_files`).
+   import closure declares it reads (``DATA_FILES``: :func:`repcap.sweep.codehash.data_files`).
 
 Parts 2 and 4 enter the key as one digest, :func:`computation_digest`, which a caller may compute
 once for many configs (:func:`code_digest`).  The engine's source text, the package versions and the
@@ -32,7 +32,9 @@ import typing
 from collections.abc import Callable
 from typing import Any
 
-from .. import RepcapError, codehash
+from repcap import RepcapError
+from repcap.sweep import codehash
+
 from .cache import canonical
 from .registry import PointFunction, registered
 

@@ -22,7 +22,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from .. import codehash
+from repcap.sweep import codehash
+
 from .registry import registered
 
 #: The packages whose versions a result's provenance records (their public version: ``2.13.0+cpu``
@@ -85,7 +86,7 @@ def other_versions(recorded: dict[str, Any], here: dict[str, str] | None = None)
 
 
 def revision() -> str:
-    """This checkout's commit (:func:`repcap.context.git_revision`): ``REPCAP_GIT_REV`` when it is
+    """This checkout's commit (:func:`repcap.base.context.git_revision`): ``REPCAP_GIT_REV`` when it is
     set (read at each call, so that setting it later in a process is not masked), else git's answer,
     asked once per process."""
     return os.environ.get("REPCAP_GIT_REV") or _checkout_revision()
@@ -93,7 +94,7 @@ def revision() -> str:
 
 @functools.lru_cache(maxsize=1)
 def _checkout_revision() -> str:
-    from ..context import git_revision
+    from repcap.base.context import git_revision
 
     return git_revision()
 
@@ -101,7 +102,7 @@ def _checkout_revision() -> str:
 @functools.lru_cache(maxsize=64)
 def source_digest(fn: Callable) -> str:
     """The digest of the source files of the numerical modules ``fn`` runs
-    (:func:`repcap.codehash.file_digest`, the same under every Python version): a bundle compares it
+    (:func:`repcap.sweep.codehash.file_digest`, the same under every Python version): a bundle compares it
     with today's to say that a point's engine was edited since it was computed (its numerics
     version unchanged)."""
     return codehash.file_digest([fn.__module__])
@@ -115,7 +116,7 @@ def record(fn: Callable, result: Any, seconds: float | None = None) -> dict[str,
     res = result if isinstance(result, dict) else {}
     dev = res.get("device")
     if not isinstance(dev, str):
-        from ..devices import device_name, resolve_device
+        from repcap.base.devices import device_name, resolve_device
 
         dev = device_name(resolve_device("auto"))
     secs = res.get("seconds")

@@ -1,0 +1,149 @@
+"""Tables of the frontier chapter: explicit codes, the rigorous bound, the capacity law, Guha's stored
+optimised packings and our own runs on one (eps, k) plane per dimension, and the tables the chapter
+shows (the codes, our optimiser against the best-known packings, the signed runs, Table 1's models).
+The comparisons themselves are :mod:`repcap.engines.frontier`'s."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from repcap.engines import frontier
+from repcap.engines.bounds import coherence_lower_bound
+from repcap.engines.constructions import Code
+from repcap.engines.laws import get_law
+
+
+def _grid(d: int, top_log10: float, n: int) -> np.ndarray:
+    """log10 k from 1.5 d (where the bound has left its steep start at k = d + 1, eps = 1/d) to
+    ``top_log10``."""
+    return np.linspace(math.log10(1.5 * d), max(top_log10, math.log10(d) + 1), n)
+
+
+def frontier_panels(
+    codes: Iterable[Code],
+    guha: pd.DataFrame,
+    ours: pd.DataFrame,
+    panels: Sequence[tuple[int, int]] = frontier.PANELS,
+    *,
+    law: str = "four",
+    n_grid: int = 160,
+) -> pd.DataFrame:
+    """One long table for the frontier figure: per panel ``(n, d)`` (a dual BCH length and the power
+    of two next to it), the ``series`` ``bound`` (the rigorous lower bound on eps at d, a curve over
+    log10 k), ``law`` (the capacity law's eps at d), ``explicit`` (the line codes of dimension
+    n .. d, with ``status`` exact or bound and their ``name``), ``guha`` (his stored eps* at d) and
+    ``ours`` (``ours``: rows ``d, k, eps, label`` of our packings; those at d are drawn)."""
+    codes = frontier.line_codes(codes)
+    rows: list[dict[str, Any]] = []
+    for n, d in panels:
+        mine = [c for c in codes if n <= c.d <= d]
+        top = max([c.log10_count for c in mine] + [5.0]) + 0.5
+        g = _grid(d, top, n_grid)
+        k = 10.0**g
+        panel = f"d = {n} / {d}"
+        for series, eps in (
+            ("bound", coherence_lower_bound(k, np.full_like(k, float(d)))),
+            ("law", get_law(law).eps(k, float(d))),
+        ):
+            rows += [
+                {"panel": panel, "d": d, "series": series, "log10_k": x, "eps": float(e), "status": "", "name": ""}
+                for x, e in zip(g, np.asarray(eps))
+            ]
+        rows += [
+            {
+                "panel": panel,
+                "d": c.d,
+                "series": "explicit",
+                "log10_k": c.log10_count,
+                "eps": c.mu,
+                "status": c.mu_status,
+                "name": c.name,
+            }
+            for c in mine
+        ]
+        rows += [
+            {
+                "panel": panel,
+                "d": d,
+                "series": "guha",
+                "log10_k": math.log10(r.k),
+                "eps": r.eps_star,
+                "status": "",
+                "name": "",
+            }
+            for r in guha[(guha.d == d) & (guha.k > d)].itertuples()
+        ]
+        rows += [
+            {
+                "panel": panel,
+                "d": d,
+                "series": "ours",
+                "log10_k": math.log10(r.k),
+                "eps": r.eps,
+                "status": "",
+                "name": r.label,
+            }
+            for r in ours[ours.d == d].itertuples()
+        ]
+    return pd.DataFrame(rows, columns=["panel", "d", "series", "log10_k", "eps", "status", "name"])
+
+
+def our_packings(results: Iterable[Mapping[str, Any]], label: str) -> pd.DataFrame:
+    """``d, k, eps, label`` of packing results (:func:`repcap.engines.packing.sweep_packed`), the best of the
+    seeds per (k, d)."""
+    df = pd.DataFrame([{"d": r["d"], "k": r["k"], "eps": r["eps_star"]} for r in results], columns=["d", "k", "eps"])
+    return df.groupby(["d", "k"], as_index=False).eps.min().assign(label=label)
+
+
+def codes_table(codes: Iterable[Code]) -> pd.DataFrame:
+    """The explicit codes as the chapter lists them: dimension, vectors, coherence (exact or a
+    theorem's bound, and how it is known), the rigorous lower bound at that size and the ratio."""
+    rows = []
+    for c in frontier.line_codes(codes):
+        b = float(coherence_lower_bound(float(c.count), float(c.d))) if c.count < 1e300 else math.nan
+        rows.append(
+            {
+                "construction": c.name,
+                "d": c.d,
+                "vectors": c.count,
+                "log10 vectors": c.log10_count,
+                "max |cos|": c.mu,
+                "known as": f"{c.mu_status} ({c.mu_from})",
+                "rigorous bound": b,
+                "over the bound": c.mu / b if b > 0 else math.nan,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def ratio_points(table: pd.DataFrame) -> pd.DataFrame:
+    """The figure of our optimiser against the best known: ``d, N, optimiser, ratio_best,
+    ratio_bound`` (:func:`repcap.engines.frontier.optimiser_against_best`)."""
+    return table[["d", "N", "optimiser", "eps", "mu", "bound", "ratio_best", "ratio_bound"]].reset_index(drop=True)
+
+
+def per_d_summary(table: pd.DataFrame) -> pd.DataFrame:
+    """Per dimension and optimiser: cells run, the median and largest ratio to the best known."""
+    out = (
+        table.groupby(["d", "optimiser"], as_index=False)
+        .agg(cells=("N", "size"), median=("ratio_best", "median"), worst=("ratio_best", "max"))
+        .rename(columns={"median": "median ratio to best known", "worst": "largest ratio"})
+    )
+    return out
+
+
+def signed_runs(results: Iterable[Mapping[str, Any]], best_points: pd.DataFrame) -> pd.DataFrame:
+    """Our signed runs (``min_angle_deg`` per seed) against the signed codes of Cohn's table: per
+    (N, d) the best and worst seed's smallest angle, the published angle and the gap."""
+    df = pd.DataFrame([{"N": r["k"], "d": r["d"], "angle": r["min_angle_deg"]} for r in results])
+    g = df.groupby(["N", "d"], as_index=False).agg(
+        runs=("angle", "size"), best=("angle", "max"), worst=("angle", "min")
+    )
+    g = g.merge(best_points[["N", "d", "angle_deg", "cite"]], on=["N", "d"], how="left")
+    g["gap (deg)"] = g.angle_deg - g.best
+    return g.rename(columns={"angle_deg": "best known (deg)", "best": "best run (deg)", "worst": "worst run (deg)"})

@@ -1,0 +1,320 @@
+"""Tables of the model survey (records from :func:`repcap.engines.survey.scan`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from repcap.engines.cosine import Histogram
+
+
+def model_table(records: Sequence[Mapping[str, Any]], variants: Mapping[str, str] | None = None) -> pd.DataFrame:
+    """One row per matrix: the key columns first (model, variant, d, ε, class), then the moments,
+    the storage and the sampled pass's numbers."""
+    variants = variants or {}
+    rows = []
+    for r in records:
+        se = (r.get("sampling_error") or {}).get("eps")
+        rows.append(
+            {
+                "model": r["label"],
+                "variant": variants.get(r["label"], "embedding"),
+                "d": r["d_model"],
+                "ε": r["eps"],
+                "class": r["class"],
+                "μ": r["mean"],
+                "σ": r["std"],
+                "μ + 3σ": r["eps3"],
+                "E[cos²]": r["mean_sq"],
+                "V": r["vocab_size"],
+                "zero rows": r["n_zero_rows"],
+                "tensor": r["tensor"],
+                "storage": r["quant"],
+                "max |cos| (sampled)": r.get("max_abs"),
+                "rows in pass": r.get("rows_used"),
+                "se(ε) of the sampled pass": se,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def histogram_density(record: Mapping[str, Any], bins_out: int = 200) -> pd.DataFrame:
+    """A record's histogram on [-1, 1] merged to ``bins_out`` bins, as a density: ``cos, density``
+    (``bins_out`` must divide the record's bin count)."""
+    h = Histogram(record["hist_counts"], -1.0, 1.0)
+    h = h.rebin(max(1, h.bins // bins_out))
+    return pd.DataFrame({"cos": h.centres, "density": h.density()})
+
+
+def head_comparison(
+    records_by_label: Mapping[str, Mapping[str, Any]], pairs: Sequence[tuple[str, str]]
+) -> pd.DataFrame:
+    """Embedding against its separately stored head: one row per ``(embedding label, head label)``."""
+    rows = []
+    for e_lbl, h_lbl in pairs:
+        e, h = records_by_label[e_lbl], records_by_label[h_lbl]
+        rows.append(
+            {
+                "model": e_lbl,
+                "ε embedding": e["eps"],
+                "ε head": h["eps"],
+                "Δε": h["eps"] - e["eps"],
+                "embedding storage": e["quant"],
+                "head storage": h["quant"],
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def nearest_pairs(records: Sequence[Mapping[str, Any]], per_model: int = 5) -> pd.DataFrame:
+    """The most similar token pairs of each record (token strings where the file has a vocabulary)."""
+    rows = []
+    for r in records:
+        for p in (r.get("top_pairs") or [])[:per_model]:
+            rows.append(
+                {
+                    "model": r["label"],
+                    "cos": p["cos"],
+                    "token i": repr(p["token_i"]) if p.get("token_i") is not None else None,
+                    "token j": repr(p["token_j"]) if p.get("token_j") is not None else None,
+                    "rows": f"{p['i']}, {p['j']}",
+                }
+            )
+    return pd.DataFrame(rows, columns=["model", "cos", "token i", "token j", "rows"])
+
+
+def eps_points(records: Sequence[Mapping[str, Any]], reported: Sequence[Any]) -> pd.DataFrame:
+    """Points of ε against width: Guha's reported models (catalog entries with ``eps_reported``)
+    and our records."""
+    pts = [
+        {
+            "model": e.name,
+            "d_model": e.d_model,
+            "eps": e.eps_reported,
+            "class": e.class_reported,
+            "kind": "reported (Guha 2026)",
+        }
+        for e in reported
+        if e.eps_reported is not None
+    ]
+    pts += [
+        {
+            "model": r["label"],
+            "d_model": r["d_model"],
+            "eps": r["eps"],
+            "class": r["class"],
+            "kind": "reproduced (ours)",
+        }
+        for r in records
+    ]
+    return pd.DataFrame(pts)
+
+
+def overlap_table(records: Sequence[Mapping[str, Any]], kinds: Mapping[str, str]) -> pd.DataFrame:
+    """Mean square overlap of each record's rows, its split into the variance of the signed cosine
+    and the squared mean, and both times the width (Liu, Liu & Gore 2025 compare with 1/m)."""
+    rows = []
+    for r in records:
+        m = r["d_model"]
+        rows.append(
+            {
+                "model": r["label"],
+                "kind": kinds.get(r["label"], "LM head"),
+                "m": m,
+                "E[cos²]": r["mean_sq"],
+                "m E[cos²]": r["mean_sq"] * m,
+                "Var(cos)": r["var"],
+                "m Var(cos)": r["var"] * m,
+                "μ²": r["mean"] ** 2,
+                "1/m": 1.0 / m,
+                "tied": r.get("tied"),
+                "tensor": r.get("tensor"),
+                "storage": r.get("quant"),
+                "V": r.get("vocab_size"),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def loglog_slope(x: Sequence[float], y: Sequence[float]) -> float | None:
+    """Least-squares slope of log y on log x; None with fewer than three distinct x."""
+    xs, ys = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if len(np.unique(xs)) < 3:
+        return None
+    return float(np.polyfit(np.log(xs), np.log(ys), 1)[0])
+
+
+def histogram_panels(records: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+    """Each record's histogram density (:func:`histogram_density`) in one long table, with its mu
+    and eps: ``model, cos, density, mu, eps`` (the figure of one panel per model)."""
+    rows = []
+    for r in records:
+        h = histogram_density(r)
+        rows += [
+            {"model": r["label"], "cos": x, "density": y, "mu": r["mean"], "eps": r["eps"]}
+            for x, y in zip(h.cos, h.density)
+        ]
+    return pd.DataFrame(rows, columns=["model", "cos", "density", "mu", "eps"])
+
+
+def head_histograms(
+    records_by_label: Mapping[str, Mapping[str, Any]],
+    pairs: Sequence[tuple[str, str]],
+    variants: Mapping[str, str],
+) -> pd.DataFrame:
+    """The histogram density of an embedding and of its separately stored head, per pair:
+    ``model, matrix ("<variant> (<storage>)"), cos, density, eps``."""
+    rows = []
+    for lbl, h_lbl in pairs:
+        for r in (records_by_label[lbl], records_by_label[h_lbl]):
+            h = histogram_density(r)
+            name = f"{variants[r['label']]} ({r['quant']})"
+            rows += [
+                {"model": lbl, "matrix": name, "cos": x, "density": y, "eps": r["eps"]}
+                for x, y in zip(h.cos, h.density)
+            ]
+    return pd.DataFrame(rows, columns=["model", "matrix", "cos", "density", "eps"])
+
+
+def capacity_curves(law_names: Mapping[str, str], eps: Sequence[float], d: int) -> pd.DataFrame:
+    """log10 capacity against eps at width ``d`` under each law (``{law key: label}``)."""
+    from repcap.engines import laws
+
+    grid = np.asarray(eps, dtype=float)
+    rows = []
+    for k, name in law_names.items():
+        y = laws.log10_capacity(grid, d, k)
+        rows += [{"law": name, "eps": e, "log10_capacity": v, "d": d} for e, v in zip(grid, y)]
+    return pd.DataFrame(rows)
+
+
+def threshold_table(records: Sequence[Mapping[str, Any]], quantiles: Sequence[str]) -> pd.DataFrame:
+    """Per model, five thresholds (mu + 2 sigma, mu + 3 sigma and the given quantiles of |cos|) and
+    the four-constant capacity each implies; a quantile carries the histogram's bin error."""
+    from repcap.engines import laws
+
+    rows = []
+    for r in records:
+        cand = {"μ+2σ": r["eps"], "μ+3σ": r["eps3"], **{f"q{q} of |cos|": r["quantiles_abs"][q] for q in quantiles}}
+        for name, val in cand.items():
+            rows.append(
+                {
+                    "model": r["label"],
+                    "d": r["d_model"],
+                    "threshold": name,
+                    "eps": val,
+                    "log10_capacity_four": float(laws.log10_capacity(val, r["d_model"], "four")),
+                    "quantile_error": r["quantile_error"] if name.startswith("q") else 0.0,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def overlap_points(overlaps: pd.DataFrame, low: float, high: float) -> pd.DataFrame:
+    """The points of the overlap-against-width figure (rows of :func:`overlap_table`) with the band
+    ``low/m .. high/m`` where a source's heads lie."""
+    return overlaps[["model", "kind", "m", "E[cos²]", "Var(cos)", "1/m"]].assign(
+        paper_low=low / overlaps["m"], paper_high=high / overlaps["m"]
+    )
+
+
+def head_overlaps(records: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+    """LM heads (and random stand-ins) as the toy's width m: mean square overlap, variance of the
+    signed cosine, 1/m, and both times m."""
+    cols = ["source", "model", "m", "rows", "tied", "storage", "mean_sq_overlap", "var_cos", "one_over_m"]
+    df = pd.DataFrame(
+        [
+            {
+                "source": "stand-in (random)" if r["source_kind"] in ("npy", "synthetic") else "LM head",
+                "model": r["label"],
+                "m": r["d_model"],
+                "rows": r["n_rows"],
+                "tied": r["tied"],
+                "storage": r["quant"],
+                "mean_sq_overlap": r["mean_sq"],
+                "var_cos": r["var"],
+                "one_over_m": 1.0 / r["d_model"],
+            }
+            for r in records
+        ],
+        columns=cols,
+    )
+    if len(df):
+        df["m_times_overlap"] = df["mean_sq_overlap"] * df["m"]
+        df["m_times_var"] = df["var_cos"] * df["m"]
+    return df
+
+
+def toy_and_heads(toy_overlaps: pd.DataFrame, heads: pd.DataFrame) -> pd.DataFrame:
+    """The toy models' overlaps (``model="toy"``) and the heads' (:func:`head_overlaps`) in one table."""
+    return pd.concat([toy_overlaps.assign(model="toy"), heads], ignore_index=True)
+
+
+def scan_configs(
+    models: Sequence[str],
+    hub_models: Sequence[str],
+    synthetic: Sequence[Sequence[Any]],
+    common: Mapping[str, Any],
+    seed: int | None = None,
+) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    """Chapter 2's scan (:func:`repcap.engines.survey.scan`): every matrix to describe, with ``common``
+    (the tiled pass's settings and device), and its variant by label: each offline model's
+    embedding, its separately stored head and its real tokens alone where it has them, each hub
+    model's embedding, and each synthetic stand-in ``(name, V, d, mean_cos)`` with a copy of it as
+    its head (:mod:`repcap.models.synthetic`)."""
+    from repcap.models import offline
+    from repcap.models.synthetic import source as stand_in_source
+
+    configs: list[dict[str, Any]] = []
+    variant_of: dict[str, str] = {}
+
+    def add(variant: str, **cfg: Any) -> None:
+        configs.append(dict(tiled=True, **common, **cfg))
+        variant_of[cfg["label"]] = variant
+
+    for key in models:
+        add("embedding", source=key, label=key, head=False)
+        spec = offline.spec(key)
+        if spec.head_tensor:  # a separately stored (differently quantised) output head
+            add("head", source=key, label=f"{key} (head)", head=True)
+        if spec.real_vocab:  # padded vocabulary: also the real tokens alone
+            add("real tokens", source=key, label=f"{key} (real tokens)", head=False, rows=spec.real_vocab)
+    for key in hub_models:
+        add("embedding", source=key, label=key, head=False)
+    for name, V, d, mean_cos in synthetic:  # stand-ins go through the same loader as any file
+        stand_in = dict(V=V, d=d, mean_cos=mean_cos, seed=seed or 0)
+        add("embedding", source=stand_in_source("embedding", **stand_in), label=name, head=False)
+        copy = stand_in_source("copy", **stand_in, copy_seed=(seed or 0) + 1)
+        add("head", source=copy, label=f"{name} (head)", head=False)
+    return configs, variant_of
+
+
+#: A head's row is "represented" when its norm exceeds this share of the head's median row norm:
+#: the toy's rule (phi_1/2, norm > 1/2 of the unit norm strong rows keep) with the median for the unit.
+HEAD_NORM_SHARE = 0.5
+
+
+def row_norm_shares(sources: Sequence[str], share: float = HEAD_NORM_SHARE) -> pd.DataFrame:
+    """For each LM head (``sources``: what :func:`repcap.models.embeddings.load` reads, ``head=True``), its
+    rows, the share of them whose norm exceeds ``share`` x the median row norm, and the smallest
+    norm over the median (Liu et al.'s "every row has a non-zero norm", as a distribution)."""
+    from repcap.models.embeddings import load
+
+    rows = []
+    for src in sources:
+        x = np.asarray(load(src, head=True).matrix, dtype=np.float32)
+        norms = np.sqrt(np.einsum("ij,ij->i", x, x, dtype=np.float64))
+        med = float(np.median(norms))
+        rows.append(
+            {
+                "head": src,
+                "rows": int(len(norms)),
+                "share_represented": float(np.mean(norms > share * med)),
+                "min_over_median": float(norms.min() / med) if med > 0 else float("nan"),
+            }
+        )
+        del x
+    return pd.DataFrame(rows, columns=["head", "rows", "share_represented", "min_over_median"])

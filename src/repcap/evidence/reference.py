@@ -1,0 +1,66 @@
+"""The sources' numbers (:mod:`repcap.base.quotes`) and the scorecard's rows (:mod:`repcap.evidence.claims`), in
+one namespace for the chapters: ``reference.quote(id)``, ``reference.value(id)``,
+``reference.claims()``.  Library code that reads a number imports :mod:`repcap.base.quotes` itself."""
+
+from repcap import RepcapError
+from repcap.base.quotes import (
+    BIBKEYS,
+    SOURCES,
+    STATUSES,
+    Quote,
+    guarded_literals,
+    guha_packings,
+    key_of,
+    laws_table,
+    load_quotes,
+    load_yaml,
+    pretty,
+    quote,
+    quotes,
+    reference_dir,
+    significant_digits,
+    value,
+)
+
+from .claims import (
+    CHECK_PROFILES,
+    CLAIM_SOURCES,
+    COMPARES,
+    KINDS,
+    OURS,
+    Claim,
+    check_fmt,
+    claim,
+    claims,
+    load_claims,
+)
+
+__all__ = [
+    "BIBKEYS",
+    "CHECK_PROFILES",
+    "CLAIM_SOURCES",
+    "COMPARES",
+    "KINDS",
+    "OURS",
+    "SOURCES",
+    "STATUSES",
+    "Claim",
+    "Quote",
+    "RepcapError",
+    "check_fmt",
+    "claim",
+    "claims",
+    "guarded_literals",
+    "guha_packings",
+    "key_of",
+    "laws_table",
+    "load_claims",
+    "load_quotes",
+    "load_yaml",
+    "pretty",
+    "quote",
+    "quotes",
+    "reference_dir",
+    "significant_digits",
+    "value",
+]

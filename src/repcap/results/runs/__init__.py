@@ -1,0 +1,34 @@
+"""Named point sets: what a profile computes outside the notebooks, as data and code in one place.
+
+A point set is a list of :class:`Experiment` s; an experiment is one call of
+:func:`repcap.sweep.run` (a point function, its configs, the cache it writes to, how its points
+batch).  ``repcap bundle compute SET`` runs a set, :mod:`repcap.results.bundle` ships its finished points
+with their provenance, and the book reads them back with :func:`repcap.results.bundle.lookup`.  The sets
+themselves (``reference``, ``paper-gpu``) are described once, in :mod:`.sets`.
+
+Modules (import them directly; this face holds only what other packages use): :mod:`.experiment`
+(what a set is made of), :mod:`.points` (the sources' grids and one point of each), :mod:`.cost`
+(how long points take), :mod:`.sets` (the named sets), :mod:`.computing` (running a set) and
+:mod:`.point_functions` (what a bundle may name).
+"""
+
+from __future__ import annotations
+
+from .computing import ExperimentRun, compute
+from .experiment import Experiment, PointSet
+from .point_functions import POINT_FUNCTIONS, point_function
+from .sets import PROFILE_OF_SET, SCALES, SETS, finding_profile, point_set
+
+__all__ = [
+    "POINT_FUNCTIONS",
+    "PROFILE_OF_SET",
+    "SCALES",
+    "SETS",
+    "Experiment",
+    "ExperimentRun",
+    "PointSet",
+    "compute",
+    "finding_profile",
+    "point_function",
+    "point_set",
+]
