@@ -140,8 +140,7 @@ _ = figures.save(
 # markers are the exponent of the dropped-feature prediction over the same widths: with only $n$ =
 # {glue:text}`scaling_n` features the tail sum is cut off, which steepens it above $\alpha - 1$.
 # {numref}`fig-scaling-gamma` repeats the fit at more values of the signed decay $\gamma$
-# ({glue:text}`scaling_gammas`), the view of Fig. 6e: negative $\gamma$ should gather near 1,
-# positive $\gamma$ near $\alpha - 1$.
+# ({glue:text}`scaling_gammas`), the view of Fig. 6e: negative $\gamma$ should lie near 1, positive near $\alpha - 1$.
 
 # %%
 _ = figures.save(

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from harness import Case
 
-_OPT = "repcap.engines.packing.points:sweep_packed"
+_OPT = "repcap.packing.points:sweep_packed"
 
 
 def _point(configs: list[dict]) -> dict:
@@ -110,7 +110,7 @@ CASES = [
             "fn": "packing.optimise",
             "configs": [{"k": 80, "d": 6, "loss": "exp", "steps": 20, "lr": 0.01, "lr_floor": 0.0, "n_bins": 40}],
             "batched": True,
-            "legacy_fn": "repcap.engines.packing.annealed:sweep_annealed",
+            "legacy_fn": "repcap.packing.annealed:sweep_annealed",
             "legacy_batched": False,
         },
     ),
@@ -145,7 +145,7 @@ CASES = [
         point={
             "fn": "packing.random",
             "configs": [{"k": 50, "d": 8, "trials": 7, "seed": 2}],
-            "legacy_fn": "repcap.engines.packing.points:sweep_random",
+            "legacy_fn": "repcap.packing.points:sweep_random",
         },
     ),
     Case(
@@ -154,7 +154,7 @@ CASES = [
         point={
             "fn": "packing.projection",
             "configs": [{"N": 48, "k": 12, "kind": kind, "seed": 1} for kind in ("gaussian", "rademacher", "srht")],
-            "legacy_fn": "repcap.engines.packing.points:sweep_projection",
+            "legacy_fn": "repcap.packing.points:sweep_projection",
         },
     ),
     Case("packing", "power-p", point=_point(_small("power", p=6.0, steps=15))),  # an exponent given, not Guha's

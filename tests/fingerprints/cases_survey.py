@@ -42,7 +42,7 @@ def _describe(configs: list[dict]) -> dict:
     return {
         "fn": "survey.describe",
         "configs": [{**c, "device": "cpu"} for c in configs],
-        "legacy_fn": "repcap.engines.survey:describe_point",
+        "legacy_fn": "repcap.survey:describe_point",
     }
 
 
@@ -362,7 +362,7 @@ CASES = [
             "configs": [
                 {"source": _LAYERS, "label": "stand-in", "kinds": ["mlp_out", "attn_out", "mlp_in"], "device": "cpu"}
             ],
-            "legacy_fn": "repcap.engines.layers.points:_point",
+            "legacy_fn": "repcap.layers.points:_point",
         },
     ),
     Case(
@@ -374,7 +374,7 @@ CASES = [
                 {"n": 200, "d": 16, "seed": 0, "device": "cpu"},
                 {"n": 48, "d": 16, "seed": 3, "device": "cpu"},
             ],
-            "legacy_fn": "repcap.engines.layers.points:baseline_point",
+            "legacy_fn": "repcap.layers.points:baseline_point",
         },
     ),
     Case("survey", "formats", run=_formats),

@@ -17,7 +17,7 @@ def _point(fn: str, configs: list[dict], legacy: str) -> dict:
     return {"fn": fn, "configs": configs, "batched": True, "legacy_fn": legacy, "legacy_batched": True}
 
 
-_TRAIN = "repcap.engines.toy.points:train_points"
+_TRAIN = "repcap.toy.points:train_points"
 
 
 def _trajectory() -> dict:
@@ -268,7 +268,7 @@ CASES = [
                 for s in (0, 1)
             ],
             "batched": True,
-            "legacy_fn": "repcap.engines.toy.overlaps:overlap_points",
+            "legacy_fn": "repcap.toy.overlaps:overlap_points",
             "legacy_batched": True,
         },
     ),
@@ -288,7 +288,7 @@ CASES = [
             "fn": "toy.overlaps",
             "configs": [{"n": 40, "m": 4, "steps": 3, "batch": 16, "lr": 0.1, "gamma": 9.0, "seed": 9}],
             "batched": True,
-            "legacy_fn": "repcap.engines.toy.overlaps:overlap_points",
+            "legacy_fn": "repcap.toy.overlaps:overlap_points",
             "legacy_batched": True,
         },
     ),

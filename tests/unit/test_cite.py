@@ -39,7 +39,7 @@ NB = textwrap.dedent("""\
     # %%
     import matplotlib.pyplot as plt
     import pandas as pd
-    from repcap import figures
+    from repcap.book import figures
     from repcap.book.chapter import start
 
     run_record = start("a test", device="cpu")

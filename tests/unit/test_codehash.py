@@ -10,7 +10,7 @@ from repcap import sweep
 from repcap.engines import packing
 from repcap.sweep import codehash
 
-SRC = Path(codehash.__file__).resolve().parent  # src/repcap
+SRC = Path(codehash.__file__).resolve().parents[1]  # src/repcap (from src/repcap/sweep/codehash.py)
 
 
 def _copy(tmp_path: Path) -> Path:
@@ -50,7 +50,7 @@ def test_editing_what_a_point_runs_changes_its_key_and_nothing_else_does(tmp_pat
 
     # a module outside the closure does not change it
     assert "repcap.book.runner" not in codehash.closure(mods, root)
-    runner = root / "repcap" / "runner.py"
+    runner = root / "repcap" / "book" / "runner.py"
     runner.write_text(runner.read_text() + "\n\ndef another():\n    return 2\n")
     assert codehash.digest(mods, root) == changed
 
@@ -59,9 +59,11 @@ def test_the_closure_follows_imports_inside_functions_and_packages():
     mods = codehash.closure([packing.sweep_packed.__module__])
     assert "repcap" in mods and "repcap.base.devices" in mods
     assert not any(m.startswith(("repcap.book.runner", "repcap.book.figures", "repcap.engines.survey")) for m in mods)
-    assert codehash.source_imports("from repcap import toy, figures\nimport repcap.engines.laws as L\n") == [
-        "repcap",
+    src = "from repcap.engines import toy\nfrom repcap.book import figures\nimport repcap.engines.laws as L\n"
+    assert codehash.source_imports(src) == [
+        "repcap.book",
         "repcap.book.figures",
+        "repcap.engines",
         "repcap.engines.laws",
         "repcap.engines.toy",
     ]

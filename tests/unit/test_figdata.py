@@ -200,7 +200,7 @@ def figure_data_sources(source: str) -> dict[str, bool]:
 
 def test_the_figure_data_rule_sees_ad_hoc_tables():
     src = (
-        "from repcap import figures\nfrom repcap.book.figdata import survey as fd\nimport pandas as pd\n"
+        "from repcap.book import figures\nfrom repcap.book.figdata import survey as fd\nimport pandas as pd\n"
         "a = fd.model_table(r)\nfigures.save('fig-a', fig, a, {})\n"
         "figures.save('fig-b', fig, fd.histogram_panels(r), {})\n"
         "figures.save('fig-c', fig, pd.DataFrame(rows), {})\n"

@@ -21,7 +21,7 @@ from repcap.evidence import reference
 from repcap.results.runs.point_functions import POINT_FUNCTIONS
 from repcap.sweep import codehash, keys, provenance, registry
 
-SRC = Path(codehash.__file__).resolve().parent  # src/repcap
+SRC = Path(codehash.__file__).resolve().parents[1]  # src/repcap
 TOY, PACK, SURVEY = "repcap.engines.toy.points", "repcap.engines.packing.points", "repcap.engines.survey"
 
 
@@ -40,7 +40,8 @@ def _append(path: Path, text: str) -> None:
 
 _KEYS = """
 import json
-from repcap import packing, toy, sweep
+from repcap import sweep
+from repcap.engines import packing, toy
 print(json.dumps([sweep.point_key(toy.train_points, {"m": 10, "steps": 5}),
                   sweep.point_key(packing.sweep_packed, {"k": 50, "d": 4}),
                   sweep.provenance.source_digest(toy.train_points)]))
@@ -303,8 +304,8 @@ def test_every_point_function_is_registered_with_a_numerics_version_and_metrics(
     for name in ("toy.train", "toy.overlaps", "packing.optimise", "survey.describe"):
         assert registry.get(name).metrics, name
     # the names bundles of format 1 used
-    assert registry.get("repcap.engines.toy.points:train_points").name == "toy.train"
-    assert registry.get("repcap.engines.packing.annealed:sweep_annealed").name == "packing.optimise"
+    assert registry.get("repcap.toy.points:train_points").name == "toy.train"
+    assert registry.get("repcap.packing.annealed:sweep_annealed").name == "packing.optimise"
     with pytest.raises(RepcapError, match="not one of"):
         registry.get("os:system")
 

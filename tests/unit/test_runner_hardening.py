@@ -30,7 +30,7 @@ NB = textwrap.dedent("""\
 
     import matplotlib.pyplot as plt
     import pandas as pd
-    from repcap import figures
+    from repcap.book import figures
 
     # %%
     if die:

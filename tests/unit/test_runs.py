@@ -157,16 +157,16 @@ def test_point_functions_are_only_repcaps_sweep_functions():
     assert runs.point_function("packing.optimise") is sweep_packed
     assert runs.point_function("toy.train") is train_points
     # the names bundles of format 1 used
-    assert runs.point_function("repcap.engines.packing.points:sweep_packed") is sweep_packed
-    assert runs.point_function("repcap.engines.toy.points:train_points") is train_points
+    assert runs.point_function("repcap.packing.points:sweep_packed") is sweep_packed
+    assert runs.point_function("repcap.toy.points:train_points") is train_points
     for bad in (
         "os:system",
         "repcap.book.runner:main",
-        "repcap.engines.packing.points:optimise",
+        "repcap.packing.points:optimise",
         "",
         None,
         3,
-        "repcap.engines.packing.points:sweep_packed.__globals__",
+        "repcap.packing.points:sweep_packed.__globals__",
     ):
         with pytest.raises(RepcapError, match="not one of repcap's registered point functions"):
             runs.point_function(bad)
