@@ -265,7 +265,10 @@ def test_fig6e_quotes_per_gamma():
 #: Library files that may spell a published number, each with its reason.  Everything else under
 #: src/ reads the number from data/reference/ (``reference.value``, ``laws.PUBLISHED``).
 SRC_ALLOWED: dict[tuple[str, str], str] = {
-    ("engines/laws.py", "3.029"): "the module docstring states each law with Guha's constant; the code reads laws.PUBLISHED",
+    (
+        "engines/laws.py",
+        "3.029",
+    ): "the module docstring states each law with Guha's constant; the code reads laws.PUBLISHED",
     ("engines/laws.py", "1.293"): "the module docstring states each law with Guha's constant",
     ("engines/laws.py", "0.45809143"): "the module docstring states the four-constant law",
     ("engines/laws.py", "1.0668005"): "the module docstring states the four-constant law",
