@@ -166,6 +166,13 @@ def test_reference_draws_the_runs_in_both_panels_and_names_the_three_lines():
     assert az.get_ylim() == draw.ZOOM
     assert [t.get_text() for t in az.texts] == ["Yoder 76.5°", "law 76.19°", "↑ bound 82.00°"]
     assert ax.get_title() == "(a) the whole run" and az.get_title() == "(b) 72–78°: the run's end"
+    # one legend, under both panels and clear of them (issue 45: it was drawn twice, one over the other)
+    assert len(fig.legends) == 1 and ax.get_legend() is None and az.get_legend() is None
+    (leg,) = fig.legends
+    assert [t.get_text() for t in leg.get_texts()] == labels
+    fig.canvas.draw()
+    top = leg.get_window_extent().y1
+    assert all(a.get_tightbbox().y0 >= top - 1 for a in (ax, az))
     plt.close(fig)
 
 

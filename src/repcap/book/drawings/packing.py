@@ -185,13 +185,10 @@ def reference(
         if len(xd) > 2:  # the runs' curves (not the reference lines, not the flattening marker)
             az.plot(xd, ln.get_ydata(), color=ln.get_color(), ls=ln.get_linestyle(), lw=ln.get_linewidth())
     _zoom_panel(az, zoom, yoder_angle, law_angle, bound_angle)
-    # the legend is placed twice (the first one's height sized a layout the second, fixed margin
-    # replaces); both are drawn, one over the other, and dropping either changes the saved image
+    # one legend under both panels; the panels are laid out above its measured height
     leg = fig.legend(*ax.get_legend_handles_labels(), loc="lower center", ncol=2, bbox_to_anchor=(0.5, 0.0))
     fig.canvas.draw()
     fig.tight_layout(rect=(0, leg.get_window_extent().height / fig.bbox.height + 0.02, 1, 1))
-    fig.legend(*ax.get_legend_handles_labels(), loc="lower center", ncol=2, bbox_to_anchor=(0.5, 0.0))
-    fig.tight_layout(rect=(0, 0.2, 1, 1))
     return fig
 
 
