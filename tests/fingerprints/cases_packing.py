@@ -41,7 +41,7 @@ def _kernels() -> dict:
 
 
 def _rules() -> dict:
-    from repcap.engines.packing import config
+    from repcap.engines.settings import packing as config
 
     return {
         "exponent": [config.guha_exponent(k, d) for k, d in ((2000, 32), (8000, 64), (8000, 4096), (100, 1))],
@@ -63,8 +63,8 @@ def _pieces() -> dict:
     import torch
 
     from repcap.engines.packing import baselines, points, stats
-    from repcap.engines.packing.config import PackConfig
     from repcap.engines.packing.losses import default_block, default_tile, loss_and_grad, normalise
+    from repcap.engines.settings.packing import PackConfig
 
     g = torch.Generator().manual_seed(12)
     V = normalise(torch.randn(1, 5, 30, generator=g))

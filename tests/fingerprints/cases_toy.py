@@ -49,6 +49,7 @@ def _closed_forms() -> dict:
     import numpy as np
 
     from repcap.engines import toy
+    from repcap.engines.settings.toy import warmup_steps
     from repcap.engines.toy import schedule, theory
     from repcap.engines.toy.measurements import norm_histogram
 
@@ -65,7 +66,7 @@ def _closed_forms() -> dict:
         "schedule": schedule.schedule(40, 4, 0.05),
         "peak_constant": schedule.peak_lrs("constant", 16, None, None, None),
         "peak_exp17": schedule.peak_lrs("liu-exp17", 16, None, None, None),
-        "warmup": [schedule.warmup_steps(100), schedule.warmup_steps(100, 7), schedule.warmup_steps(100, None, 0.05)],
+        "warmup": [warmup_steps(100), warmup_steps(100, 7), warmup_steps(100, None, 0.05)],
         "norm_histogram": norm_histogram(np.linspace(0.0, 2.5, 37), bins=8)[0],
     }
     return out

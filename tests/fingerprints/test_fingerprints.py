@@ -108,8 +108,8 @@ def test_execution_settings_do_not_move_a_number(engine, case, execution):
 def test_the_toy_trainers_chunking_does_not_move_a_number(case, chunk):
     """``cpu_chunk_elems`` (models trained in groups of at most that many batch x n entries: one
     model per group, all at once, ...) is an execution setting: the table's numbers either way."""
+    from repcap.engines.settings.toy import TrainConfig
     from repcap.engines.toy import points, train
-    from repcap.engines.toy.settings import TrainConfig
 
     t = harness.Table.load("toy")
     c = next(c for c in harness._load_cases("toy") if c.name == case)

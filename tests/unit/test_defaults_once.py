@@ -11,7 +11,7 @@ from repcap.base.paths import notebooks_dir
 from repcap.book.params import notebook_parameters
 from repcap.engines.cosine.tiled import TiledConfig
 from repcap.engines.layers import LayerConfig
-from repcap.engines.packing.config import PackConfig
+from repcap.engines.settings.packing import PackConfig
 from repcap.engines.toy import TrainConfig
 
 #: chapter -> {notebook parameter: (settings dataclass, field)}

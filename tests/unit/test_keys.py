@@ -66,7 +66,7 @@ def test_editing_an_engine_keeps_every_key_and_shows_in_provenance(tree):
     toy_key, pack_key, toy_src = _keys_in(tree)
     _append(tree / "repcap" / "engines" / "toy" / "optim.py", "\n\ndef _refactored():\n    return 2\n")
     _append(tree / "repcap" / "engines" / "packing" / "cost.py", "\n\nTHROUGHPUT_GUESS = 3.0\n")
-    st = tree / "repcap" / "engines" / "toy" / "settings.py"
+    st = tree / "repcap" / "engines" / "settings" / "toy.py"
     st.write_text(st.read_text().replace("power-law exponent of the feature frequencies", "exponent of p_i", 1))
     after = _keys_in(tree)
     assert after[:2] == [toy_key, pack_key] and after[2] != toy_src

@@ -20,8 +20,8 @@ def default_of(fn, name):
 
 
 def test_tau_is_liu_exp17s_400():
+    from repcap.engines.settings.toy import ModelSpec
     from repcap.engines.toy import data
-    from repcap.engines.toy.settings import ModelSpec
 
     tau = reference.value("liu2025.exp17_tau")
     assert tau == 400
@@ -48,8 +48,8 @@ def test_steps_are_guhas_5000_and_the_bins_are_one_number():
 
 
 def test_the_final_learning_rate_fraction_is_one_number():
+    from repcap.engines.settings.toy import TrainConfig
     from repcap.engines.toy import schedule
-    from repcap.engines.toy.settings import TrainConfig
 
     frac = TrainConfig.__dataclass_fields__["final_lr_frac"].default
     assert frac == 0.05
@@ -78,14 +78,13 @@ def test_the_represented_norm_is_one_number():
 
 
 def test_the_largest_seed_is_one_number():
-    from repcap.engines.packing import config as pconfig
-    from repcap.engines.toy import settings
+    from repcap.engines.settings import packing as pconfig
 
-    assert settings.MAX_SEED == pconfig.MAX_SEED == config.MAX_SEED == 2**63 - 1
+    assert pconfig.MAX_SEED == config.MAX_SEED == 2**63 - 1
 
 
 def test_the_toy_defaults_are_the_main_sweeps():
-    from repcap.engines.toy.settings import TrainConfig
+    from repcap.engines.settings.toy import TrainConfig
 
     fields = TrainConfig.__dataclass_fields__
     assert fields["steps"].default == reference.value("liu2025.main_steps") == 20000

@@ -10,7 +10,7 @@ import pytest
 
 from repcap import RepcapError
 from repcap.engines import toy
-from repcap.engines.toy.settings import EXECUTION_SETTINGS
+from repcap.engines.settings.toy import EXECUTION_SETTINGS
 
 
 def test_sweep_config_defaults_are_the_dataclasses_defaults():

@@ -106,9 +106,6 @@ def finite(name: str, v: Any) -> None:
 
 # ----------------------------------------------------------------------------- the shared checks
 #: The four checks every engine needs (a seed, a count, a rate, a probability), written once here.
-#: ``toy/settings.py`` and ``packing/config.py`` still carry their own copies: they are in the cache
-#: key of the shipped results, so they are held equal to these by ``tests/unit/test_config.py``
-#: instead of being rewritten.
 
 #: The seeds a torch generator takes (``manual_seed``: a signed 64-bit integer): 0 .. 2**63 - 1.
 MAX_SEED = 2**63 - 1

@@ -13,6 +13,7 @@ import numpy as np
 import torch
 
 from repcap import RepcapError
+from repcap.base.memory import max_cpu_threads
 
 
 def resolve_device(device: str | torch.device | None = "auto") -> torch.device:
@@ -50,12 +51,6 @@ def seed_everything(seed: int) -> torch.Generator:
 def generator(seed: int, device: torch.device) -> torch.Generator:
     """A generator on ``device`` (CUDA generators must live on the GPU)."""
     return torch.Generator(device=device).manual_seed(int(seed))
-
-
-def max_cpu_threads() -> int:
-    """The most intra-op CPU threads a run may ask for: 4 x this machine's cores (torch crashed,
-    SIGSEGV, on ``set_num_threads(100000)``)."""
-    return 4 * (os.cpu_count() or 1)
 
 
 class cpu_threads:

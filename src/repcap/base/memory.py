@@ -1,4 +1,5 @@
-"""How much memory this process may use, and one line for an allocator's refusal.
+"""How much memory this process may use, and one line for an allocator's refusal; how many CPU
+threads it may ask for.
 
 The limit is the smallest of the machine's RAM, the control group's ``memory.max`` (a container's
 cap) and the address-space and data limits (``ulimit -v``, ``ulimit -d``), so that a refusal names
@@ -114,3 +115,9 @@ def refusal(what: str | None, exc: BaseException | None = None) -> str:
         f"{f'{what}: ' if what else ''}out of memory{f' ({cause})' if cause else ''}; {machine_text()} is the "
         "limit - ask for less (fewer rows, a smaller size), or run where there is more"
     )
+
+
+def max_cpu_threads() -> int:
+    """The most intra-op CPU threads a run may ask for: 4 x this machine's cores (torch crashed,
+    SIGSEGV, on ``set_num_threads(100000)``)."""
+    return 4 * (os.cpu_count() or 1)

@@ -59,7 +59,7 @@ def _ints(v: Any) -> list[int]:
 
 def _toy_defaults() -> dict:
     from repcap.base import config
-    from repcap.engines.toy import TrainConfig
+    from repcap.engines.settings.toy import TrainConfig
 
     return config.defaults(TrainConfig)
 
@@ -77,8 +77,8 @@ def _toy(p: dict, n: str, ms: list[str], batch: str) -> list[tuple[float, str]]:
 
 def _pack(k: int, d: int, steps: int | None, seeds: int, what: str) -> tuple[float, str]:
     from repcap.base import config
-    from repcap.engines.packing.config import PackConfig
     from repcap.engines.packing.cost import estimate_cost
+    from repcap.engines.settings.packing import PackConfig
 
     st = steps if steps is not None else int(config.defaults(PackConfig)["steps"])
     est = estimate_cost(k, d, st, batch=seeds)

@@ -29,7 +29,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "(Guha 2026; Yoder 2025) and print eps* (max |cos|), the worst pair's angle, "
         "mean |cos|, nearly-parallel pair counts and the final loss.",
     )
-    from repcap.engines.packing import PackConfig  # after add_parser: `repcap --help` stops there (no torch)
+    from repcap.engines.settings.packing import PackConfig  # after add_parser: `repcap --help` stops there
 
     config.add_arguments(p, PackConfig, required=("k", "d"))
     p.add_argument("--json", action="store_true", help="print one JSON object (strict: null for a non-number)")
@@ -40,7 +40,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def build_config(args: argparse.Namespace):
     """The :class:`PackConfig` of the flags; an error names the flag it comes from."""
-    from repcap.engines.packing import PackConfig
+    from repcap.engines.settings.packing import PackConfig
 
     try:
         return config.from_args(PackConfig, args)

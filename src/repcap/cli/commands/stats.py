@@ -18,7 +18,7 @@ from . import print_json
 
 def register(sub) -> None:
     p = sub.add_parser("stats", help="cosine statistics, eps and capacity of a model's embedding", description=__doc__)
-    from repcap.engines.cosine import TiledConfig  # after add_parser: `repcap --help` stops there (no numba)
+    from repcap.engines.settings.cosine import TiledConfig  # after add_parser: `repcap --help` stops there
 
     p.add_argument("source", help="offline key, catalog key, hub id, model folder or file")
     p.add_argument("--head", action="store_true", help="the output head instead of the input embedding")
@@ -123,7 +123,7 @@ def run(args) -> int:
 
     if args.list_tensors:
         return _list(args)
-    from repcap.engines.cosine import TiledConfig
+    from repcap.engines.settings.cosine import TiledConfig
 
     cfg = config.from_args(TiledConfig, args)
     _check(cfg, args)

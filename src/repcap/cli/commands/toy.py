@@ -28,7 +28,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "print the final loss (summed over features), phi_1/2 and the mean square overlap.",
     )
     from repcap.base import config
-    from repcap.engines.toy import ModelSpec, TrainConfig  # after add_parser: `repcap --help` stops there (no torch)
+    from repcap.engines.settings.toy import ModelSpec, TrainConfig  # after add_parser: `repcap --help` stops there
 
     config.add_arguments(p, TrainConfig, required=REQUIRED_CONFIG)
     config.add_arguments(p, ModelSpec, required=REQUIRED_MODEL, exclude=("lr",))
@@ -41,7 +41,7 @@ def _configs(args: argparse.Namespace) -> tuple[Any, Any]:
     """``(TrainConfig, ModelSpec)`` from the flags; a bad value is named by its flag."""
     from repcap import RepcapError
     from repcap.base import config
-    from repcap.engines.toy import ModelSpec, TrainConfig
+    from repcap.engines.settings.toy import ModelSpec, TrainConfig
 
     try:
         return config.from_args(TrainConfig, args), config.from_args(ModelSpec, args, lr=None)

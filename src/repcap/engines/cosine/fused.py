@@ -37,7 +37,9 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from .precision import PRECISION_BOUND, PRECISIONS, UNIT_ROUNDOFF, rounded
+from repcap.engines.settings.cosine import PRECISIONS
+
+from .precision import PRECISION_BOUND, UNIT_ROUNDOFF, rounded
 
 __all__ = ["PRECISIONS", "PRECISION_BOUND", "UNIT_ROUNDOFF", "FusedPass", "fused_pass", "rounded", "usable"]
 

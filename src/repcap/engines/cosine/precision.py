@@ -23,9 +23,7 @@ from __future__ import annotations
 import torch
 
 from repcap import RepcapError
-
-#: The precisions of the products of a tiled pass (``TiledConfig.precision``).
-PRECISIONS = ("fp32", "tf32", "bf16")
+from repcap.engines.settings.cosine import PRECISIONS  # the setting's choices
 
 #: The unit roundoff of each precision's rounded inputs (fp32: float32's own).
 UNIT_ROUNDOFF = {"fp32": 2.0**-24, "tf32": 2.0**-11, "bf16": 2.0**-8}

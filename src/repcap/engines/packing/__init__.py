@@ -27,8 +27,7 @@ flows one way through the modules:
 * :mod:`.points` -- the sweep functions of the chapters.
 """
 
-from .baselines import projection_distortion, projection_matrix, random_eps_star, random_unit
-from .config import (
+from repcap.engines.settings.packing import (
     LOSSES,
     ORTHOGONAL_THRESHOLD,
     PARALLEL_THRESHOLDS,
@@ -37,6 +36,8 @@ from .config import (
     guha_lr,
     max_exp_beta,
 )
+
+from .baselines import projection_distortion, projection_matrix, random_eps_star, random_unit
 from .cost import CostEstimate, estimate_cost
 from .losses import TiledPackingLoss, default_block, default_tile, dense_loss, loss_and_grad, normalise
 from .optimiser import PackResult, optimise

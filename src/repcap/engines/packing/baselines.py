@@ -17,8 +17,8 @@ from tqdm.auto import tqdm
 from repcap import RepcapError, show_progress
 from repcap.base.devices import cpu_threads, generator, memory_budget_bytes, resolve_device
 from repcap.engines import cosine
+from repcap.engines.settings.packing import MAX_SEED, check_k_d, check_seed
 
-from .config import MAX_SEED, check_k_d, check_seed
 from .losses import normalise
 from .stats import max_abs_cos
 

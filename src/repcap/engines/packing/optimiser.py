@@ -19,9 +19,9 @@ from tqdm.auto import tqdm
 
 from repcap import RepcapError, show_progress
 from repcap.base.devices import cpu_threads, device_name, resolve_device
+from repcap.engines.settings.packing import PackConfig, check_seed
 
 from . import graph
-from .config import PackConfig, check_seed
 from .losses import TiledPackingLoss, default_block, default_tile, flush_denormal, loss_and_grad, normalise
 from .stats import PackingStats, finite_or_none, pair_stats
 

@@ -14,11 +14,11 @@ import numpy as np
 
 from repcap import RepcapError
 from repcap.base import config
+from repcap.engines.settings.packing import PackConfig
 from repcap.sweep.registry import point_function
 
 from ..feasible import packing_result
 from .baselines import projection_distortion, random_eps_star
-from .config import PackConfig
 from .numerics import NUMERICS
 from .optimiser import optimise
 

@@ -26,9 +26,9 @@ import torch
 from repcap import RepcapError
 from repcap.base import config
 from repcap.base.devices import cpu_threads, device_name
+from repcap.engines.settings.packing import LOSSES, PackConfig
 from repcap.sweep.registry import point_function
 
-from .config import LOSSES, PackConfig
 from .losses import _f_fprime, default_tile, flush_denormal, normalise
 from .numerics import NUMERICS
 from .optimiser import PackResult, _check_finite, _Curve, _result, start

@@ -16,8 +16,8 @@ import torch
 
 from repcap import RepcapError
 from repcap.engines import cosine
+from repcap.engines.settings.packing import ORTHOGONAL_THRESHOLD, PARALLEL_THRESHOLDS, check_bins
 
-from .config import ORTHOGONAL_THRESHOLD, PARALLEL_THRESHOLDS, check_bins
 from .losses import default_tile
 
 

@@ -43,14 +43,15 @@ Modules, in the direction data flows: :mod:`.data` (frequencies, batches), :mod:
 :mod:`.training`, :mod:`.theory` (closed forms), :mod:`.points` (sweeps).
 """
 
-from .data import DISTRIBUTIONS, V_MEAN, V_SQ_MEAN, frequencies, sample_batch
+from repcap.engines.settings.toy import DISTRIBUTIONS, LR_RULES, SAMPLERS, ModelSpec, TrainConfig
+
+from .data import V_MEAN, V_SQ_MEAN, frequencies, sample_batch
 from .measurements import REPRESENTED_NORM, mean_sq_overlap, measure, norm_histogram, phi_half, row_norms
 from .model import init_params, loss_and_grad
 from .optim import AdamState, adam_, decay_
 from .points import SWEEP_DEFAULTS, group_key, models_per_batch, run_sweep, sweep_config, train_points
-from .schedule import LR_RULES, lr_schedule, peak_lrs
-from .settings import ModelSpec, TrainConfig
-from .sparse_data import SAMPLERS, SparseBatch, SparseSampler, choose_sampler
+from .schedule import lr_schedule, peak_lrs
+from .sparse_data import SparseBatch, SparseSampler, choose_sampler
 from .sparse_model import sparse_loss_and_grad
 from .theory import unlearned_loss, weak_exponent
 from .training import TrainResult, train

@@ -11,12 +11,10 @@ import numpy as np
 import torch
 
 from repcap import RepcapError
+from repcap.engines.settings.toy import DISTRIBUTIONS  # the settings' choices
 
 #: E[v] and E[v^2] for v ~ U(0, 2).
 V_MEAN, V_SQ_MEAN = 1.0, 4.0 / 3.0
-
-#: The feature-frequency distributions :func:`frequencies` knows.
-DISTRIBUTIONS = ("power", "exp", "linear", "density")
 
 
 def frequencies(

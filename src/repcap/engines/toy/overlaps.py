@@ -27,13 +27,13 @@ from collections.abc import Sequence
 import torch
 
 from repcap import RepcapError
+from repcap.engines.settings.toy import ModelSpec, TrainConfig
 from repcap.sweep.registry import point_function
 
 from .data import frequencies
 from .measurements import REPRESENTED_NORM, measure
 from .numerics import NUMERICS
 from .points import EXECUTION_FIELDS, PER_MODEL, SHARED, SWEEP_DEFAULTS, group_key, sweep_config
-from .settings import ModelSpec, TrainConfig
 from .training import train
 
 #: A row is strongly represented above this norm (Fig. 6c's φ₁ counts these rows).

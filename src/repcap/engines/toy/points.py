@@ -1,6 +1,6 @@
 """Toy-model sweeps (Liu, Liu & Gore 2025, arXiv:2505.10465): a sweep point is a plain dict of
-settings, every :class:`~repcap.engines.toy.settings.ModelSpec` and
-:class:`~repcap.engines.toy.settings.TrainConfig` field but the execution ones (``device``,
+settings, every :class:`~repcap.engines.settings.toy.ModelSpec` and
+:class:`~repcap.engines.settings.toy.TrainConfig` field but the execution ones (``device``,
 ``cpu_chunk_elems``), plus ``keep_norms``.  Points of one shape and schedule (:func:`group_key`)
 train as one batch through :func:`repcap.sweep.run` (``batched=True``)."""
 
@@ -16,10 +16,10 @@ from typing import Any
 from repcap import RepcapError
 from repcap.base import config
 from repcap.base.devices import resolve_device
+from repcap.engines.settings.toy import EXECUTION_SETTINGS, ModelSpec, TrainConfig
 from repcap.sweep.registry import point_function
 
 from .numerics import NUMERICS
-from .settings import EXECUTION_SETTINGS, ModelSpec, TrainConfig
 from .training import train
 
 #: Settings that may differ inside a batch (ModelSpec's) and those a batch shares (the rest of

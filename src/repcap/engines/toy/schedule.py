@@ -17,9 +17,7 @@ from __future__ import annotations
 import math
 
 from repcap import RepcapError
-
-#: The peak-lr rules :func:`rule_lrs` knows.
-LR_RULES = ("constant", "liu-exp17")
+from repcap.engines.settings.toy import LR_RULES  # the settings' choices
 
 #: The main sweep's peak learning rate (W and b).
 CONSTANT_LR = 1e-2
@@ -46,16 +44,6 @@ def peak_lrs(
     w = model_lr if model_lr is not None else lr if lr is not None else rule_w
     b = model_bias_lr if model_bias_lr is not None else rule_b if rule_b is not None else w
     return float(w), float(b)
-
-
-def warmup_steps(steps: int, warmup: int | None = None, fraction: float | None = None) -> int:
-    """Warm-up length: ``warmup`` if given, else ``round(fraction * steps)`` if given, else
-    ``steps // 10`` (the main sweep's 2000 of 20000)."""
-    if warmup is not None:
-        return int(warmup)
-    if fraction is not None:
-        return int(round(float(fraction) * steps))
-    return steps // 10
 
 
 def lr_schedule(step: int, steps: int, warmup: int, final_frac: float = 0.05) -> float:

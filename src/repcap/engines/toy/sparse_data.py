@@ -24,9 +24,6 @@ from dataclasses import dataclass
 
 import torch
 
-#: The data samplers a run may ask for (:func:`choose_sampler` resolves ``"auto"``).
-SAMPLERS = ("auto", "dense", "sparse")
-
 #: ``"auto"`` draws sparsely on a CPU from this many features on.  Measured on a 2-core CPU (one
 #: thread, 4 models): the sparse trainer is 2-2.4x faster from n = 128 (batch 256) and 4-5x at
 #: n = 512..1000; below 512 ``"auto"`` keeps the dense stream so that the results pinned there

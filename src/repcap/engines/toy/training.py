@@ -25,6 +25,7 @@ import torch
 from repcap import RepcapError, show_progress
 from repcap.base import config
 from repcap.base.devices import cpu_threads, resolve_device
+from repcap.engines.settings.toy import ModelSpec, TrainConfig
 
 from .data import frequencies, sample_batch
 from .fused import usable as fused_usable
@@ -32,7 +33,6 @@ from .measurements import measure
 from .model import init_params, loss_and_grad
 from .optim import AdamState, adam_, decay_, gamma_signs
 from .schedule import peak_lrs, schedule
-from .settings import ModelSpec, TrainConfig
 from .sparse_data import SparseSampler, choose_sampler
 from .sparse_model import SparseWorkspace, sparse_loss_and_grad
 

@@ -14,10 +14,25 @@ Modules (import them directly; this face holds only what other packages use): :m
 
 from __future__ import annotations
 
-from .computing import ExperimentRun, compute
-from .experiment import Experiment, PointSet
-from .point_functions import POINT_FUNCTIONS, point_function
-from .sets import PROFILE_OF_SET, SCALES, SETS, finding_profile, point_set
+import importlib
+from typing import TYPE_CHECKING, Any
+
+#: Each name of the face and the module that defines it.  The face loads a module when one of its
+#: names is first used (PEP 562): ``repcap bundle --help`` reads :data:`SETS` and :data:`SCALES`
+#: without loading the engines that :mod:`.point_functions` and :mod:`.computing` import.
+_WHERE = {
+    "ExperimentRun": "computing",
+    "compute": "computing",
+    "Experiment": "experiment",
+    "PointSet": "experiment",
+    "POINT_FUNCTIONS": "point_functions",
+    "point_function": "point_functions",
+    "PROFILE_OF_SET": "sets",
+    "SCALES": "sets",
+    "SETS": "sets",
+    "finding_profile": "sets",
+    "point_set": "sets",
+}
 
 __all__ = [
     "POINT_FUNCTIONS",
@@ -32,3 +47,21 @@ __all__ = [
     "point_function",
     "point_set",
 ]
+
+if TYPE_CHECKING:
+    from .computing import ExperimentRun, compute
+    from .experiment import Experiment, PointSet
+    from .point_functions import POINT_FUNCTIONS, point_function
+    from .sets import PROFILE_OF_SET, SCALES, SETS, finding_profile, point_set
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _WHERE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{_WHERE[name]}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_WHERE])

@@ -1,7 +1,7 @@
 """Settings of a toy-model run (Liu, Liu & Gore 2025, arXiv:2505.10465): :class:`ModelSpec` holds
 the values that may differ between the models of one batch, :class:`TrainConfig` those the batch
 shares.  Their fields are the single source of every default, type, help text and check: the
-``repcap toy`` flags and the sweep configs (:mod:`repcap.engines.toy.points`) derive from them.
+``repcap toy`` flags and the sweep configs (:mod:`repcap.engines.toy.points`) derive from them; :mod:`repcap.engines.toy` re-exports them.
 Defaults are the paper's main sweep; the large run (exp-17) is ``n=10240``, ``batch=8192``,
 ``steps=40000``, ``lr_rule="liu-exp17"``, ``warmup_fraction=0.05``, ``loss_window=100``.
 """
@@ -16,15 +16,27 @@ from typing import Any
 from repcap import RepcapError
 from repcap.base import config
 
-from .data import DISTRIBUTIONS
-from .schedule import LR_RULES, warmup_steps
-from .sparse_data import SAMPLERS
+#: The feature-frequency distributions :func:`repcap.engines.toy.frequencies` knows.
+DISTRIBUTIONS = ("power", "exp", "linear", "density")
+#: The peak-lr rules :func:`repcap.engines.toy.schedule.rule_lrs` knows.
+LR_RULES = ("constant", "liu-exp17")
+#: The data samplers a run may ask for (:func:`repcap.engines.toy.sparse_data.choose_sampler`
+#: resolves ``"auto"``).
+SAMPLERS = ("auto", "dense", "sparse")
 
 #: TrainConfig settings that say where and how the work runs, not what it computes (a sweep point
 #: is not keyed on them).
 EXECUTION_SETTINGS = ("device", "cpu_chunk_elems")
 
-MAX_SEED = 2**63 - 1
+
+def warmup_steps(steps: int, warmup: int | None = None, fraction: float | None = None) -> int:
+    """Warm-up length: ``warmup`` if given, else ``round(fraction * steps)`` if given, else
+    ``steps // 10`` (the main sweep's 2000 of 20000)."""
+    if warmup is not None:
+        return int(warmup)
+    if fraction is not None:
+        return int(round(float(fraction) * steps))
+    return steps // 10
 
 
 def _count(name: str, v: Any) -> None:
@@ -47,11 +59,6 @@ def _rate(name: str, v: Any) -> None:
         raise RepcapError(f"{name}={v!r} must be a finite number > 0")
 
 
-def _seed(name: str, v: Any) -> None:
-    if isinstance(v, bool) or not isinstance(v, numbers.Integral) or not 0 <= int(v) <= MAX_SEED:
-        raise RepcapError(f"{name}={v!r} must be an integer in 0..2**63-1")
-
-
 def _betas(name: str, v: Any) -> None:
     ok = (
         isinstance(v, (tuple, list))
@@ -70,7 +77,7 @@ class ModelSpec:
         1.0, "power-law exponent of the feature frequencies p_i ∝ i^-alpha", check=config.at_least(0.0)
     )
     gamma: float = config.setting(0.0, "signed weight decay: < 0 strong, >= 0 weak superposition", check=config.finite)
-    seed: int = config.setting(0, "seed of the model's initialisation and of its own data stream", check=_seed)
+    seed: int = config.setting(0, "seed of the model's initialisation and of its own data stream", check=config.seed)
     lr: float | None = config.setting(None, "this model's peak learning rate of W; None: the batch's (lr)", check=_rate)
     bias_lr: float | None = config.setting(
         None, "this model's peak learning rate of b; None: the lr rule's (liu-exp17: 2/m), else the W rate", check=_rate

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import numbers
 import os
 from dataclasses import dataclass
 
-import numpy as np
-
 from repcap import RepcapError
 from repcap.base import config
-from repcap.base.devices import max_cpu_threads
+from repcap.base.memory import max_cpu_threads
 
 LOSSES = ("abs-relu", "exp", "power")
 #: |cos| thresholds at which nearly-parallel pairs are counted (0.9 is 25.8 degrees from parallel).
@@ -24,9 +23,9 @@ PARALLEL_THRESHOLDS = (0.5, 0.9, 0.99)
 #: |cos| below which a pair counts as orthogonal for the "99% solution" share.
 ORTHOGONAL_THRESHOLD = 0.01
 #: Largest float32 value: the exp loss's sums and gradients must stay below it.
-FLOAT32_MAX = float(np.finfo(np.float32).max)
+FLOAT32_MAX = (2.0 - 2.0**-23) * 2.0**127  # numpy.finfo(numpy.float32).max, 3.4028235e38
 #: Seeds are torch generator seeds: 0 .. 2**63 - 1.
-MAX_SEED = 2**63 - 1
+MAX_SEED = 2**63 - 1  # also the modulus of the random baseline's derived seeds: a number, so kept here
 #: Largest learning rate accepted (the loss is scale free and columns are renormalised every step,
 #: so an Adam step beyond ~1 only scrambles the vectors).
 MAX_LR = 10.0
@@ -53,7 +52,8 @@ def guha_lr(d: int) -> float:
 
 
 def _is_int(v) -> bool:
-    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+    # numpy's integers are numbers.Integral; numpy's bool_ is not
+    return isinstance(v, numbers.Integral) and not isinstance(v, bool)
 
 
 def _check_k(name, v):
@@ -90,10 +90,8 @@ def _check_p(name, v):
         raise RepcapError(f"{name}={v!r} must be a finite exponent in [1, {MAX_P:g}]")
 
 
-def check_seed(name, v):
-    """A torch generator seed: an integer in 0 .. 2**63 - 1."""
-    if not _is_int(v) or not 0 <= v <= MAX_SEED:
-        raise RepcapError(f"{name}={v!r} must be an integer in 0 .. 2**63-1")
+#: A torch generator seed: an integer in 0 .. 2**63 - 1 (the shared check).
+check_seed = config.seed
 
 
 def _check_threads(name, v):
@@ -192,7 +190,7 @@ class PackConfig:
     def __post_init__(self):
         for f in dataclasses.fields(self):  # numpy scalars (from a grid) as Python numbers
             v = getattr(self, f.name)
-            if isinstance(v, np.generic):
+            if type(v).__module__ == "numpy" and hasattr(v, "item"):
                 object.__setattr__(self, f.name, v.item())
         config.check(self)
         if self.loss == "exp":
