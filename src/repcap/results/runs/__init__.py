@@ -14,7 +14,6 @@ Modules (import them directly; this face holds only what other packages use): :m
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
 
 #: Each name of the face and the module that defines it.  The face loads a module when one of its
@@ -56,9 +55,25 @@ if TYPE_CHECKING:
 
 
 def __getattr__(name: str) -> Any:
-    if name not in _WHERE:
+    where = _WHERE.get(name)
+    if where == "computing":
+        from . import computing
+
+        value = getattr(computing, name)
+    elif where == "experiment":
+        from . import experiment
+
+        value = getattr(experiment, name)
+    elif where == "point_functions":
+        from . import point_functions
+
+        value = getattr(point_functions, name)
+    elif where == "sets":
+        from . import sets
+
+        value = getattr(sets, name)
+    else:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{_WHERE[name]}"), name)
     globals()[name] = value
     return value
 
