@@ -18,7 +18,7 @@ import stat
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 
 @contextlib.contextmanager
@@ -89,14 +89,14 @@ def regular_file(path: str | os.PathLike, *, follow_links: bool = True) -> bool:
     return stat.S_ISREG(st.st_mode)
 
 
-def read_regular_bytes(path: str | os.PathLike, limit: int | None = None, *, follow_links: bool = True) -> bytes:
-    """The bytes of ``path``, which must be a regular file (of at most ``limit`` bytes).
+def open_regular(path: str | os.PathLike, *, follow_links: bool = True) -> BinaryIO:
+    """``path`` open for reading in binary, checked to be a regular file before a byte is read.
 
     It is opened with ``O_NONBLOCK`` (and ``O_NOFOLLOW`` where ``follow_links`` is False) and checked
-    with ``fstat`` before a byte is read, so a FIFO in its place cannot block.  Raises
-    :class:`FileNotFoundError` (or :class:`NotADirectoryError`) where there is nothing: absent;
-    :class:`NotRegularFile` where something is there that is not a regular file (or is too large);
-    any other :class:`OSError` as it comes (no permission, a disk error).
+    with ``fstat``, so a FIFO in its place cannot block.  Raises :class:`FileNotFoundError` (or
+    :class:`NotADirectoryError`) where there is nothing: absent; :class:`NotRegularFile` where
+    something is there that is not a regular file; any other :class:`OSError` as it comes (no
+    permission, a disk error).
     """
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
     if not follow_links:
@@ -114,15 +114,24 @@ def read_regular_bytes(path: str | os.PathLike, limit: int | None = None, *, fol
             raise NotRegularFile(path, file_kind(st.st_mode)) from None
         raise
     try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise NotRegularFile(path, file_kind(st.st_mode))
-        if limit is not None and st.st_size > limit:
-            raise NotRegularFile(path, "too large", f"{st.st_size:,} bytes, more than the {limit:,} bytes it may hold")
-        with os.fdopen(os.dup(fd), "rb") as fh:
-            data = fh.read() if limit is None else fh.read(limit + 1)
-    finally:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise NotRegularFile(path, file_kind(mode))
+        return os.fdopen(fd, "rb")
+    except BaseException:
         os.close(fd)
+        raise
+
+
+def read_regular_bytes(path: str | os.PathLike, limit: int | None = None, *, follow_links: bool = True) -> bytes:
+    """The bytes of ``path``, which must be a regular file (of at most ``limit`` bytes), read
+    without ever blocking on a FIFO: :func:`open_regular` and its errors, and
+    :class:`NotRegularFile` with ``kind`` "too large" for a file of more than ``limit`` bytes."""
+    with open_regular(path, follow_links=follow_links) as fh:
+        size = os.fstat(fh.fileno()).st_size
+        if limit is not None and size > limit:
+            raise NotRegularFile(path, "too large", f"{size:,} bytes, more than the {limit:,} bytes it may hold")
+        data = fh.read() if limit is None else fh.read(limit + 1)
     if limit is not None and len(data) > limit:
         raise NotRegularFile(path, "too large", f"more than the {limit:,} bytes it may hold")
     return data
