@@ -10,7 +10,9 @@ that: a clock skew).  The point keys themselves come from :mod:`.keys`.
 A cache may be shared (a team folder, the cluster recipe): entries are written ``0o666 & ~umask``
 like any file (folders are made by :func:`os.makedirs`, ``0o777 & ~umask``, and inherit a setgid
 group), so whoever can read the folder can read them; an entry this user cannot read is reported in
-one line and skipped, never deleted: only a checksum or parse failure makes an entry corrupt.
+one line and skipped, never deleted: only a checksum or parse failure makes an entry corrupt, or
+something that is not a regular file in an entry's place (a FIFO, a folder: reported, removed where
+this user may, and the point recomputed; it is never opened for a blocking read).
 :meth:`Cache.claim` marks a point as being computed (a lock file holding host, pid and time), so
 that two runs of one set do not compute it twice.
 """
@@ -173,18 +175,9 @@ def _read_claim_file(p: Path) -> dict | None:
     """A claim file's JSON object; None if it is missing, not a regular file, too large or does
     not parse (opened without following a link or blocking on a FIFO)."""
     try:
-        fd = os.open(p, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
-        return None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_size > 4096:
-            return None
-        obj = json.loads(os.read(fd, 4097).decode("utf-8"))
+        obj = json.loads(rio.read_regular_bytes(p, 4096, follow_links=False).decode("utf-8"))
     except (OSError, ValueError):
         return None
-    finally:
-        os.close(fd)
     return obj if isinstance(obj, dict) else None
 
 
@@ -380,11 +373,18 @@ class Cache:
     def get(self, key: str) -> dict | None:
         """The cached result, or ``None`` if absent, unreadable or corrupt.  Only an entry that
         does not parse or does not match its checksum is corrupt, and removed (where this user
-        may); one this user cannot read (another user's, a disk error) is reported and kept."""
+        may), or one that is not a regular file (a FIFO: reported and removed, never read); one
+        this user cannot read (another user's, a disk error) is reported and kept."""
         p = self.path(key)
         try:
-            raw = p.read_bytes()
+            raw = rio.read_regular_bytes(p)
         except (FileNotFoundError, NotADirectoryError):
+            return None
+        except rio.NotRegularFile as exc:
+            with contextlib.suppress(OSError):
+                p.unlink()
+            gone = "removed" if not os.path.lexists(p) else "cannot remove it"
+            warn(f"cache entry {p}: {exc.why}, a damaged entry; {gone}, the point is computed again")
             return None
         except OSError as exc:
             warn(f"cache entry {p}: cannot read it ({_cause(exc)}); skipped, not deleted")
@@ -421,7 +421,7 @@ class Cache:
         """The provenance recorded with the entry of ``key`` when it was computed (None: absent, an
         entry written before provenance was recorded, or one that does not read)."""
         try:
-            entry = json.loads(self.path(key).read_text(encoding="utf-8"))
+            entry = json.loads(rio.read_regular_text(self.path(key)))
         except (OSError, ValueError, UnicodeDecodeError):
             return None
         prov = entry.get("provenance") if isinstance(entry, dict) else None
@@ -496,7 +496,7 @@ class Cache:
         good, bad = 0, []
         for p in self.entries():
             try:
-                self._verified(json.loads(p.read_text()), p.stem)
+                self._verified(json.loads(rio.read_regular_text(p)), p.stem)
                 good += 1
             except (ValueError, KeyError, TypeError, UnicodeDecodeError, AttributeError, OSError):
                 bad.append(p)

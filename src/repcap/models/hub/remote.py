@@ -152,8 +152,9 @@ class HubRepo:
     def __init__(self, repo_id: str, revision: str | None = None):
         self.repo_id = validate_hub_id(repo_id)
         self.revision = revision or "main"
-        self.cache = SliceCache(repo_id)
         self.offline = offline_mode()
+        # offline nothing can be fetched again: a damaged entry is named as such, not taken for absent
+        self.cache = SliceCache(repo_id, strict=self.offline)
         self.requests = 0
         commit = self.revision if COMMIT.match(self.revision) else None
         if commit is None and self.offline:

@@ -12,10 +12,14 @@ Layout, under ``<repcap cache>/hub-slices/<owner>--<name>/``:
 
 So a range is found by repo, commit, file, etag, tensor name and byte range, and its bytes are
 checked against their sha256 on every read (a blob that does not match is dropped and read again).
-Nothing here is trusted because repcap wrote it: a record or manifest that is not as :meth:`put`
-writes it (a range that is not ``{tensor, start, end, sha256}`` with whole numbers inside the file's
-size) counts as absent, and a file is opened only when ``lstat`` says it is a regular file, without
-following links or blocking (a FIFO in a blob's place is dropped, not read).
+Nothing here is trusted because repcap wrote it: a ref, record or manifest that is not as
+:meth:`put` writes it (a range that is not ``{tensor, start, end, sha256}`` with whole numbers inside
+the file's size), or a blob that is missing, not a regular file or not its sha256, is *damaged*,
+which is not the same as absent.  A file is opened without following links or blocking
+(:func:`repcap.base.io.read_regular_bytes`: a FIFO in a blob's place is named, never read).  Online
+(the default) a damaged entry is reported in one line on stderr and fetched again, like an absent
+one; a ``strict`` cache (offline: nothing can be fetched again) raises :class:`DamagedEntry`, one
+line naming the entry's path and how to refresh or remove it.
 Every file is written to a temporary name and moved into place (``os.replace``), so an interrupted
 run leaves either the old state or the new one.
 """
@@ -28,12 +32,13 @@ import hashlib
 import json
 import os
 import re
-import stat
+import sys
 import tempfile
 from pathlib import Path
 from urllib.parse import quote
 
 from repcap import RepcapError
+from repcap.base import io as rio
 from repcap.base.paths import cache_dir
 
 HEADER = "__header__"
@@ -70,92 +75,132 @@ def _atomic_write(path: Path, data: bytes) -> None:
         raise
 
 
-def _regular(path: Path) -> bool:
-    """Whether ``path`` is a regular file itself (not a link, FIFO, device or folder)."""
-    try:
-        return stat.S_ISREG(os.lstat(path).st_mode)
-    except OSError:
-        return False
+def _shown(v: object) -> str:
+    return repr(v)[:40]
 
 
-def _read_regular(path: Path, limit: int) -> bytes | None:
-    """The bytes of ``path`` if it is a regular file of at most ``limit`` bytes, else None; opened
-    without following a link and without blocking (a FIFO put in its place cannot hang a run)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
-        return None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
-            return None
-        with os.fdopen(fd, "rb", closefd=False) as fh:
-            data = fh.read(limit + 1)
-        return data if len(data) <= limit else None
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
+def _range_problem(i: int, r: object, size: int) -> str | None:
+    """Why range ``i`` of a record is not as :meth:`SliceCache.put` writes it (None: it is)."""
+    n = f"range {i + 1}"
+    if not isinstance(r, dict):
+        return f"{n} is {_shown(r)}, not an object"
+    if not isinstance(r.get("tensor"), str):
+        return f"{n} names no tensor"
+    for k in ("start", "end"):
+        if type(r.get(k)) is not int:
+            return f"{n}'s {k} is {_shown(r.get(k))}, not a whole number"
+    if not 0 <= r["start"] <= r["end"]:
+        return f"{n} runs from {r['start']} to {r['end']}"
+    if r["end"] > size:
+        return f"{n} ends at byte {r['end']:,}, past the file's {size:,} bytes"
+    if not isinstance(r.get("sha256"), str) or _SHA256.match(r["sha256"]) is None:
+        return f"{n}'s sha256 is {_shown(r.get('sha256'))}, not a digest"
+    return None
 
 
-def _read_json(path: Path) -> dict | None:
-    raw = _read_regular(path, MAX_META_BYTES)
-    if raw is None:
-        return None
-    try:
-        obj = json.loads(raw)
-    except (ValueError, RecursionError):
-        return None
-    return obj if isinstance(obj, dict) else None
-
-
-def _valid_range(r: object) -> bool:
-    return (
-        isinstance(r, dict)
-        and isinstance(r.get("tensor"), str)
-        and type(r.get("start")) is int
-        and type(r.get("end")) is int
-        and 0 <= r["start"] <= r["end"]
-        and isinstance(r.get("sha256"), str)
-        and _SHA256.match(r["sha256"]) is not None
-    )
-
-
-def _valid_record(rec: dict) -> bool:
-    """A file's record as :meth:`SliceCache.put` writes it: an etag, a size, and ranges that each
-    name a tensor, a byte range inside the size and a sha256."""
+def _record_problem(rec: dict) -> str | None:
+    """Why a file's record is not as :meth:`SliceCache.put` writes it (an etag, a size, and ranges
+    that each name a tensor, a byte range inside the size and a sha256), or None."""
     size, ranges = rec.get("size"), rec.get("ranges")
-    return (
-        isinstance(rec.get("etag"), str)
-        and type(size) is int
-        and size >= 0
-        and isinstance(ranges, list)
-        and all(_valid_range(r) and r["end"] <= size for r in ranges)
-    )
+    if not isinstance(rec.get("etag"), str):
+        return f"its etag is {_shown(rec.get('etag'))}, not text"
+    if type(size) is not int or size < 0:
+        return f"its size is {_shown(size)}, not a whole number"
+    if not isinstance(ranges, list):
+        return f"its ranges are {_shown(ranges)}, not a list"
+    return next((why for i, r in enumerate(ranges) if (why := _range_problem(i, r, size))), None)
+
+
+class DamagedEntry(RepcapError):
+    """An entry of a strict (offline) slice cache that is there but damaged: one line naming its
+    path, why, and what to do."""
+
+    def __init__(self, repo_id: str, root: Path, path: Path, why: str):
+        self.path = path
+        self.why = why
+        super().__init__(
+            f"hub model {repo_id!r}: repcap's slice cache entry {path} is damaged: {why}; HF_HUB_OFFLINE is set, "
+            f"so it cannot be fetched again: run once with the network to refetch it, or delete {path} (or the "
+            f"whole folder {root}) to clear it"
+        )
 
 
 class SliceCache:
-    """The cached slices of one hub repository (see the module docstring)."""
+    """The cached slices of one hub repository (see the module docstring).  ``strict``: a damaged
+    entry raises :class:`DamagedEntry` (offline); else it is reported on stderr and counts as absent."""
 
-    def __init__(self, repo_id: str, root: Path | None = None):
+    def __init__(self, repo_id: str, root: Path | None = None, *, strict: bool = False):
         self.repo_id = repo_id
         self.root = (root or cache_dir() / "hub-slices") / repo_id.replace("/", "--")
+        self.strict = strict
+        self._said: set[Path] = set()
+
+    # reading, with absent and damaged told apart ----------------------------------------------
+    def _damaged(self, path: Path, why: str) -> None:
+        """A damaged entry: raised where strict, else reported once and treated as absent."""
+        if self.strict:
+            raise DamagedEntry(self.repo_id, self.root, path, why)
+        if path not in self._said:
+            self._said.add(path)
+            print(
+                f"repcap: hub model {self.repo_id!r}: repcap's slice cache entry {path} is damaged: {why}; "
+                "fetching it again",
+                file=sys.stderr,
+                flush=True,
+            )
+
+    def _read(self, path: Path, limit: int) -> bytes | None:
+        """The bytes of ``path``; None where it is absent, or damaged (not strict): not a regular file
+        (never opened for a blocking read, never followed as a link), too large, unreadable."""
+        try:
+            return rio.read_regular_bytes(path, limit, follow_links=False)
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        except rio.NotRegularFile as exc:
+            self._damaged(path, exc.why)
+        except OSError as exc:
+            self._damaged(path, f"cannot read it: {exc.strerror or type(exc).__name__}")
+        return None
+
+    def _read_json(self, path: Path) -> dict | None:
+        raw = self._read(path, MAX_META_BYTES)
+        if raw is None:
+            return None
+        try:
+            obj = json.loads(raw)
+        except (ValueError, RecursionError):
+            self._damaged(path, "not readable JSON")
+            return None
+        if not isinstance(obj, dict):
+            self._damaged(path, f"a JSON {type(obj).__name__}, not an object")
+            return None
+        return obj
 
     # revisions and file lists --------------------------------------------------------------
     def ref(self, revision: str) -> str | None:
-        raw = _read_regular(self.root / "refs" / quote(revision, safe=""), 1024)
-        sha = raw.decode("ascii", errors="replace").strip() if raw is not None else ""
-        return sha if _COMMIT.match(sha) else None
+        path = self.root / "refs" / quote(revision, safe="")
+        raw = self._read(path, 1024)
+        if raw is None:
+            return None
+        sha = raw.decode("ascii", errors="replace").strip()
+        if not _COMMIT.match(sha):
+            self._damaged(path, f"it holds {_shown(sha)}, not a commit sha")
+            return None
+        return sha
 
     def set_ref(self, revision: str, commit: str) -> None:
         if revision != commit:
             _atomic_write(self.root / "refs" / quote(revision, safe=""), commit.encode())
 
     def files(self, commit: str) -> list[str] | None:
-        m = _read_json(self.root / commit / "manifest.json")
-        files = m.get("files") if m else None
+        path = self.root / commit / "manifest.json"
+        m = self._read_json(path)
+        if m is None:
+            return None
+        files = m.get("files")
         if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
-            return None  # damaged or not ours: as if never read (online, the hub is asked again)
+            self._damaged(path, "its file list is not a list of names")  # online: the hub is asked again
+            return None
         return files
 
     def set_files(self, commit: str, files: list[str]) -> None:
@@ -166,10 +211,15 @@ class SliceCache:
         return self.root / commit / (quote(file, safe="") + ".json")
 
     def record(self, commit: str, file: str) -> dict | None:
-        """``{etag, size, ranges: [...]}`` of ``file`` at ``commit``, or None (also for a record
-        that is not as :meth:`put` writes it: a damaged record is as good as none)."""
-        rec = _read_json(self._record_path(commit, file))
-        if rec is None or not _valid_record(rec):
+        """``{etag, size, ranges: [...]}`` of ``file`` at ``commit``, or None: absent, or (not strict)
+        damaged: not as :meth:`put` writes it."""
+        path = self._record_path(commit, file)
+        rec = self._read_json(path)
+        if rec is None:
+            return None
+        why = _record_problem(rec)
+        if why is not None:
+            self._damaged(path, why)
             return None
         return rec
 
@@ -180,16 +230,26 @@ class SliceCache:
 
     def get(self, commit: str, file: str, etag: str, tensor: str, start: int, end: int) -> bytes | None:
         """The cached bytes ``[start, end)`` of ``file`` read for ``tensor``, if the record's etag is
-        ``etag`` and the blob still hashes to the recorded sha256; else None."""
+        ``etag`` and the blob still hashes to the recorded sha256; else None.  A blob that does not
+        (or is missing, or not a regular file) is damaged: dropped where not strict, to be read again."""
         rec = self.record(commit, file)
         if rec is None or rec.get("etag") != etag:
             return None
         for r in rec["ranges"]:
             if (r["tensor"], r["start"], r["end"]) == (tensor, start, end):
                 blob = self.root / "blobs" / r["sha256"]
-                data = _read_regular(blob, end - start)
+                if not os.path.lexists(blob):
+                    what = "its header" if tensor == HEADER else f"tensor {tensor}"
+                    self._damaged(
+                        self._record_path(commit, file),
+                        f"it lists {what} in blob {r['sha256'][:12]}..., which is missing",
+                    )
+                    return None
+                data = self._read(blob, end - start)
                 if data is not None and len(data) == end - start and hashlib.sha256(data).hexdigest() == r["sha256"]:
                     return data
+                if data is not None:
+                    self._damaged(blob, "its bytes do not match their sha256")
                 with contextlib.suppress(OSError):  # damaged, or not a plain file: read it again
                     if os.path.lexists(blob):
                         blob.unlink()
@@ -208,7 +268,7 @@ class SliceCache:
         """Keep ``data`` (bytes ``[start, start + len)`` of ``file``, read for ``tensor``)."""
         sha = hashlib.sha256(data).hexdigest()
         blob = self.root / "blobs" / sha
-        if not _regular(blob) or blob.stat().st_size != len(data):
+        if not rio.regular_file(blob, follow_links=False) or blob.stat().st_size != len(data):
             _atomic_write(blob, data)
         rec = self.record(commit, file)
         if rec is None or rec.get("etag") != etag:

