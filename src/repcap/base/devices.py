@@ -18,8 +18,9 @@ from repcap.base.memory import max_cpu_threads
 
 def resolve_device(device: str | torch.device | None = "auto") -> torch.device:
     """``"auto"`` -> CUDA when available, else CPU (``REPCAP_AUTO_DEVICE=cpu`` makes ``"auto"`` the
-    CPU on any machine: what the engine fingerprints run under).  ``"cuda"`` without CUDA is a clear
-    error."""
+    CPU on any machine: what the engine fingerprints run under).  ``"cuda"`` without CUDA, or
+    ``"cuda:N"`` past the last GPU, is a clear error: a device asked for is given or refused, never
+    swapped for another."""
     if device is None or (isinstance(device, str) and device == "auto"):
         if os.environ.get("REPCAP_AUTO_DEVICE") == "cpu":
             return torch.device("cpu")
@@ -30,6 +31,11 @@ def resolve_device(device: str | torch.device | None = "auto") -> torch.device:
         raise RepcapError(f"device {device!r} is not a torch device; use 'auto', 'cpu' or 'cuda[:N]'") from exc
     if dev.type == "cuda" and not torch.cuda.is_available():
         raise RepcapError(f"device {device!r} asked for, but this torch has no CUDA; use device='auto' or 'cpu'")
+    if dev.type == "cuda" and dev.index is not None and dev.index >= (n := torch.cuda.device_count()):
+        raise RepcapError(
+            f"device {device!r} asked for, but this machine has {n} CUDA device{'s' if n != 1 else ''} "
+            f"(cuda:0{f' .. cuda:{n - 1}' if n > 1 else ''}); use device='auto' or 'cuda:0'"
+        )
     return dev
 
 

@@ -529,6 +529,21 @@ def _commit(staging: Path, name: str, produced: list[str], old: list[str]) -> bo
     return target.exists()
 
 
+def _check_device(params: dict[str, Any], rel: str) -> None:
+    """A chapter's ``device`` parameter (``-p device=cuda``, or its profile's) names a device this
+    machine has, or the run is refused in one line before its kernel starts.  The chapter's
+    ``chapter.start`` refuses it too, but only inside a started kernel, as a failed cell."""
+    device = params.get("device")
+    if not isinstance(device, str) or device in ("auto", "cpu"):  # chapter.start refuses a non-string
+        return
+    from repcap.base.devices import resolve_device
+
+    try:
+        resolve_device(device)
+    except RepcapError as exc:
+        raise RepcapError(f"{rel}: parameter device: {exc}; nothing executed") from None
+
+
 def run(
     notebook: str | os.PathLike,
     profile: str = "quick",
@@ -546,6 +561,7 @@ def run(
     rel = str(path.relative_to(project_root()) if path.is_relative_to(project_root()) else path)
     from .sizing import check_chapter
 
+    _check_device(params, rel)
     check_chapter(path.stem, params, rel)  # a run that cannot fit is refused before its kernel starts
     with chapter_lock(name, log):
         stamp = _read_stamp(name)

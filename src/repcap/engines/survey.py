@@ -21,6 +21,7 @@ import numpy as np
 import torch
 
 from repcap import sweep
+from repcap.base.devices import resolve_device
 from repcap.engines import laws
 from repcap.models import catalog
 from repcap.models.embeddings import load
@@ -191,7 +192,9 @@ def describe(
     has them), the histogram counts and, for a ``cfg.sample``, the sampling error.  ``rows`` keeps
     only the first ``rows`` rows (e.g. the real tokens before a padded vocabulary's padding rows).
     ``cfg`` holds the tiled pass's settings (default :data:`repcap.engines.cosine.DEFAULTS`).
+    A ``device`` this machine does not have is refused before the source is read.
     """
+    resolve_device(device)
     e = embedding if embedding is not None else load(source, head=head, device="cpu", tensor=tensor)
     X = e.matrix if rows is None else e.matrix[: int(rows)]
     m: CosineMoments = moments(X, device=device)

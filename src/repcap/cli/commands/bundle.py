@@ -4,7 +4,7 @@
     repcap bundle compute reference --only yoder --budget 1800    # part of a set, within a time
     repcap bundle export reference data/runs/reference
     repcap bundle import data/runs/reference                      # seed the sweep caches
-    repcap bundle status data/runs/reference                      # fresh / stale / missing / replicas
+    repcap bundle status data/runs/reference                      # fresh / stale / missing / not yet / replicas
     repcap bundle compare data/runs/reference data/runs/paper-gpu # the same points on two machines
     repcap bundle unclaim                                         # claims on points; remove a dead run's
 
@@ -84,7 +84,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     i.add_argument("dir", metavar="DIR", help="the bundle folder")
     i.set_defaults(func=run_import)
 
-    s = sub.add_parser("status", help="count a bundle's fresh, stale, missing and replicated points")
+    s = sub.add_parser(
+        "status",
+        help="count a bundle's fresh, stale, missing and replicated points, and the set's experiments not in it yet "
+        "(added since the export), with their cost to compute",
+    )
     s.add_argument("dir", metavar="DIR", help="the bundle folder")
     s.set_defaults(func=run_status)
     _register_unclaim(sub)

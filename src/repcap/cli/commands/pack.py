@@ -91,9 +91,11 @@ def _check_memory(cfg) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from repcap.base.devices import resolve_device
     from repcap.engines import packing
 
     cfg = build_config(args)
+    resolve_device(cfg.device)  # a device asked for is there, or one line: before the sizes are judged
     _check_memory(cfg)
     confirm_cost(cfg, args.yes)
     try:

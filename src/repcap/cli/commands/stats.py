@@ -126,6 +126,9 @@ def run(args) -> int:
     from repcap.engines.settings.cosine import TiledConfig
 
     cfg = config.from_args(TiledConfig, args)
+    from repcap.base.devices import resolve_device
+
+    resolve_device(args.device)  # a device asked for is there, or one line: before the source is read
     _check(cfg, args)
     rec = describe(
         _source(args),

@@ -68,9 +68,11 @@ def _check_memory(cfg: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from repcap.base.devices import resolve_device
     from repcap.engines import toy
 
     cfg, spec = _configs(args)
+    resolve_device(cfg.device)  # a device asked for is there, or one line: before the sizes are judged
     _check_memory(cfg)
     try:
         res = toy.train([spec], cfg, progress=not args.no_progress)

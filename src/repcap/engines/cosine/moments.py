@@ -96,14 +96,16 @@ def moments(X: Any, *, device: str | torch.device = "auto", compute: str = "floa
     ``compute`` do not apply).  More rows take the Gram identity (see the module docstring) on
     ``device``: each chunk's Gram ``u^T u`` in ``compute`` precision ("float32", the default:
     agrees with "float64" to ~1e-9 on real models at twice the speed), accumulated in float64.
-    Zero rows are dropped and counted; NaN/inf rows and an empty matrix raise :class:`RepcapError`.
+    Zero rows are dropped and counted; NaN/inf rows and an empty matrix raise :class:`RepcapError`,
+    and so does a ``device`` this machine does not have, on either path (no silent CPU fallback).
     """
     if compute not in ("float32", "float64"):
         raise RepcapError(f"compute={compute!r}: use 'float32' or 'float64'")
+    dev = resolve_device(device)
     t = as_matrix(X)
     if _few(int(t.shape[0]), int(t.shape[1])):
         return dense_moments(t)
-    m = _gram_moments(t, resolve_device(device), torch.float32 if compute == "float32" else torch.float64)
+    m = _gram_moments(t, dev, torch.float32 if compute == "float32" else torch.float64)
     return dense_moments(t) if _few(m.n_rows, m.d) else m  # mostly zero rows: few are left
 
 

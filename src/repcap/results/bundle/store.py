@@ -15,6 +15,7 @@ from repcap.sweep import Cache, canonical, code_digest, fn_name, point_key
 from repcap.sweep.provenance import plain_text
 
 from .. import runs as _runs
+from ..runs.cost import duration, point_seconds
 from .index import DAMAGED, _read_record, _record_state, _stored, _write_record, point_id
 from .schema import _sha, read
 
@@ -404,9 +405,19 @@ class Status:
     stale_reasons: dict[str, int] = field(default_factory=dict)
     version_notes: dict[str, int] = field(default_factory=dict)
     devices: dict[str, int] = field(default_factory=dict)  # device -> points (primaries and replicas)
+    #: experiments of the set as defined now that the export did not have (its manifest does not list
+    #: them): not in this bundle yet, not missing -> their points
+    added: dict[str, int] = field(default_factory=dict)
+    #: experiment -> the cost model's seconds for the points it lacks, missing or added, on ``kind``
+    #: (:func:`repcap.results.runs.cost.point_seconds`; none for an experiment the set no longer has)
+    cost: dict[str, float] = field(default_factory=dict)
+    kind: str = "cpu"
 
     def total(self, what: str) -> int:
         return sum(c[what] for c in self.counts.values())
+
+    def _plural(self, n: int, what: str) -> str:
+        return f"{n} {what}{'s' * (n != 1)}"
 
     def describe(self) -> str:
         p = self.provenance
@@ -419,10 +430,36 @@ class Status:
                 f"  {name:18s} {c['fresh']:5d} fresh {c['stale']:5d} stale {c['summaries']:5d} summaries "
                 f"{c['missing']:5d} missing {c['replicas']:5d} replicas"
             )
+        for name, n in self.added.items():
+            lines.append(
+                f"  {name:18s} not in this bundle yet: {self._plural(n, 'point')}, added to the set since the export; "
+                f"about {duration(self.cost.get(name, 0.0))} to compute on {self.kind}"
+            )
         lines.append(
             f"  {'total':18s} {self.total('fresh'):5d} fresh {self.total('stale'):5d} stale "
             f"{self.total('summaries'):5d} summaries {self.total('missing'):5d} missing {self.total('replicas'):5d} replicas"
         )
+        n_missing = self.total("missing")
+        if n_missing:
+            costed = [k for k, c in self.counts.items() if c["missing"] and k in self.cost]
+            n_costed = sum(self.counts[k]["missing"] for k in costed)
+            secs = duration(sum(self.cost[k] for k in costed))
+            lines.append(
+                f"  missing: {self._plural(n_missing, 'point')} of experiments the export had, absent from the bundle "
+                + (
+                    f"(about {secs} on {self.kind})"
+                    if n_costed == n_missing
+                    else f"(about {secs} on {self.kind} for the {n_costed} the set still has)"
+                )
+            )
+        if self.added:
+            scale = "" if self.scale == "full" else f" --scale {self.scale}"
+            lines.append(
+                f"  not in this bundle yet: {self._plural(sum(self.added.values()), 'point')} of "
+                f"{self._plural(len(self.added), 'experiment')} added to set {self.set} since the export (about "
+                f"{duration(sum(self.cost.get(k, 0.0) for k in self.added))} on {self.kind}): "
+                f"repcap bundle compute {self.set}{scale} --only {' '.join(self.added)} --out {self.path}"
+            )
         for why, n in sorted(self.stale_reasons.items()):
             lines.append(f"  stale: {n} point{'s' * (n != 1)} ({why})")
         n_edit = self.total("edited")
@@ -445,20 +482,36 @@ class Status:
 def status(path: str | Path) -> Status:
     """Fresh, stale, missing and replica counts of a bundle, per experiment, with what annotates its
     fresh points (nothing written).  Missing: the configs of the set as defined now that the bundle
-    lacks (the bundle's own list if the set or experiment no longer exists).  Stale means only that
-    a point's identity differs from this checkout's (numerics version, data, config spelling)."""
+    lacks, for the experiments the export had (its manifest lists every experiment of the set then,
+    finished or not; the bundle's own list if the set or experiment no longer exists).  An
+    experiment of the set the manifest does not list was added since the export: its points are
+    ``added`` (not in this bundle yet), not missing.  ``cost``: the cost model's estimate of the
+    points each experiment lacks, on this machine's device kind.  Stale means only that a point's
+    identity differs from this checkout's (numerics version, data, config spelling)."""
+    from repcap.base.devices import resolve_device
+
     b = read(path)
+    kind = resolve_device("auto").type
     counts: dict[str, dict[str, int]] = {}
     reasons: dict[str, int] = {}
     notes: dict[str, int] = {}
     devices: dict[str, int] = {}
+    cost: dict[str, float] = {}
+    try:
+        pset = _runs.point_set(b.manifest["set"], b.manifest["scale"])
+    except RepcapError:  # a set this checkout no longer has
+        pset = None
     for x in b.manifest["experiments"]:
         mine = [be for be in b.entries if be.experiment == x["name"]]
         prim = [be for be in mine if be.primary]
         have = {point_id(x["fn"], be.data["config"]) for be in mine}
         try:
-            e = _runs.point_set(b.manifest["set"], b.manifest["scale"]).experiment(x["name"])
-            missing = sum(point_id(x["fn"], c) not in have for c in e.configs)
+            if pset is None:
+                raise RepcapError("no set")
+            e = pset.experiment(x["name"])
+            lacking = [c for c in e.configs if point_id(x["fn"], c) not in have]
+            missing = len(lacking)
+            cost[x["name"]] = sum(point_seconds(e.fn, c, kind) for c in lacking)
         except RepcapError:
             missing = len(b.missing[x["name"]])
         for be in prim:
@@ -479,14 +532,21 @@ def status(path: str | Path) -> Status:
             "edited": sum(be.fresh and be.freshness.edited for be in prim),
             "other_versions": sum(be.fresh and bool(be.freshness.versions) for be in prim),
         }
-    try:  # the set's experiments the bundle has none of yet: all their points are missing
-        now = _runs.point_set(b.manifest["set"], b.manifest["scale"]).experiments
-    except RepcapError:
-        now = ()
-    for e in now:
+    added: dict[str, int] = {}  # the set's experiments the export did not have: not in this bundle yet
+    for e in pset.experiments if pset is not None else ():
         if e.name not in counts:
-            counts[e.name] = dict.fromkeys(("fresh", "stale", "summaries", "replicas", "edited", "other_versions"), 0)
-            counts[e.name]["missing"] = len(e.configs)
+            added[e.name] = len(e.configs)
+            cost[e.name] = e.estimate_seconds(kind)
     return Status(
-        b.path, b.manifest["set"], b.manifest["scale"], counts, b.manifest["provenance"], reasons, notes, devices
+        b.path,
+        b.manifest["set"],
+        b.manifest["scale"],
+        counts,
+        b.manifest["provenance"],
+        reasons,
+        notes,
+        devices,
+        added,
+        cost,
+        kind,
     )

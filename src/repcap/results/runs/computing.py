@@ -6,6 +6,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .cost import duration as _duration
 from .experiment import Experiment, PointSet
 
 
@@ -19,10 +20,6 @@ class ExperimentRun:
     n_computed: int = 0
     n_left: int = 0  # not started: the time budget ran out
     seconds: float = 0.0
-
-
-def _duration(s: float) -> str:
-    return f"{s:.0f} s" if s < 120 else (f"{s / 60:.0f} min" if s < 7200 else f"{s / 3600:.1f} h")
 
 
 def _chunks(e: Experiment, max_batch: int | None) -> list[list[dict]]:

@@ -58,6 +58,13 @@ def point_seconds(fn: Callable, c: dict, device: str = "cpu") -> float:
     return 0.0
 
 
+def duration(s: float) -> str:
+    """An estimate's wall time as people read it: ``under 1 s``, ``45 s``, ``12 min``, ``3.4 h``."""
+    if s < 0.5:
+        return "under 1 s"
+    return f"{s:.0f} s" if s < 120 else (f"{s / 60:.0f} min" if s < 7200 else f"{s / 3600:.1f} h")
+
+
 def toy_step_seconds(m: int, device: str = "cpu") -> float:
     """One model step at n = 1000, batch 2048 and width ``m`` (:data:`TOY_SECONDS_PER_MODEL_STEP`, or
     the rate measured in this session: :data:`TOY_RATE_ENV`)."""
