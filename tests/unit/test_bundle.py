@@ -463,26 +463,6 @@ def test_a_point_the_set_moved_to_another_experiment_is_re_homed_not_dropped(mad
     assert moved["config"] not in moved_to["missing"]
 
 
-def test_status_counts_an_experiment_the_bundle_has_none_of_as_added(env, tmp_path, monkeypatch):
-    """An experiment added to the set after the bundle was exported is not left out: its points are
-    "not in this bundle yet" (``added``), apart from the missing points of the exported experiments."""
-    import dataclasses
-
-    from repcap.results.bundle import store
-
-    s = runs.point_set("paper-gpu", "smoke")
-    runs.compute(s, only=["yoder"], progress=False, log=lambda x: None)
-    bundle.export("paper-gpu", tmp_path / "p", scale="smoke")
-    before = bundle.status(tmp_path / "p")
-    extra = dataclasses.replace(s.experiment("yoder"), name="yoder-again")
-    grown = dataclasses.replace(s, experiments=(*s.experiments, extra))
-    monkeypatch.setattr(store._runs, "point_set", lambda name, scale: grown)
-    after = bundle.status(tmp_path / "p")
-    assert "yoder-again" not in before.counts and not before.added
-    assert after.added == {"yoder-again": len(extra.configs)} and len(extra.configs) == 4
-    assert "yoder-again" not in after.counts and after.counts == before.counts
-
-
 def test_the_commit_follows_repcap_git_rev_set_after_a_first_read(monkeypatch):
     """The commit a point records is read once per process from git, but REPCAP_GIT_REV set later
     still wins (the tests that fix it to abc123 failed in a clean clone whenever an earlier test

@@ -32,6 +32,16 @@ def grown(tmp_path, monkeypatch):
     return tmp_path / "p", before, extra
 
 
+def test_status_counts_an_experiment_the_bundle_has_none_of_as_added(grown):
+    """An experiment added to the set after the bundle was exported is not left out: its points are
+    "not in this bundle yet" (``added``), apart from the missing points of the exported experiments."""
+    d, before, extra = grown
+    after = bundle.status(d)
+    assert "yoder-again" not in before.counts and not before.added
+    assert after.added == {"yoder-again": len(extra.configs)} and len(extra.configs) == 4
+    assert "yoder-again" not in after.counts and after.counts == before.counts
+
+
 def test_an_experiment_added_since_the_export_is_not_in_the_bundle_yet(grown):
     d, before, extra = grown
     after = bundle.status(d)
