@@ -40,25 +40,24 @@ import torch
 from repcap.engines.settings.cosine import PRECISIONS
 
 from .precision import PRECISION_BOUND, UNIT_ROUNDOFF, rounded
+from .switch import ENV_SWITCH, have_triton, usable
 
-__all__ = ["PRECISIONS", "PRECISION_BOUND", "UNIT_ROUNDOFF", "FusedPass", "fused_pass", "rounded", "usable"]
+__all__ = [
+    "ENV_SWITCH",
+    "PRECISIONS",
+    "PRECISION_BOUND",
+    "UNIT_ROUNDOFF",
+    "FusedPass",
+    "fused_pass",
+    "have_triton",
+    "rounded",
+    "usable",
+]
 
-ENV_SWITCH = "REPCAP_FUSED"
 #: The tile side on a GPU (rows; default 128): an execution choice for tuning, the counts do not change.
 BLOCK_ENV = "REPCAP_COSINE_BLOCK"
 #: ``atomic`` (default) or ``warp``: how the kernel fills its histogram (the same counts).
 HIST_ENV = "REPCAP_COSINE_HIST"
-
-
-def have_triton() -> bool:
-    import importlib.util
-
-    return importlib.util.find_spec("triton") is not None
-
-
-def usable(device: torch.device) -> bool:
-    """The fused pass runs on ``device``: CUDA, with ``triton`` installed and ``REPCAP_FUSED`` not ``0``."""
-    return device.type == "cuda" and os.environ.get(ENV_SWITCH, "1") != "0" and have_triton()
 
 
 @dataclass
@@ -99,6 +98,20 @@ def tile_order(nb: int, device: torch.device, group: int = 8) -> tuple[torch.Ten
     return ii[order].to(torch.int32).contiguous(), jj[order].to(torch.int32).contiguous()
 
 
+def _buffers(n: int, copies: int, nb2: int, thresholds: Sequence[float], dev: torch.device) -> tuple[torch.Tensor, ...]:
+    """The kernel's accumulators, zeroed: ``(hist, sums, thresholds, above, rowmax, rowmin, colmax)``
+    (the packed row extremes start below every value)."""
+    hist_buf = torch.zeros((copies, nb2), dtype=torch.int32, device=dev)
+    sums = torch.zeros(3, dtype=torch.float64, device=dev)
+    thr = torch.tensor([float(t) for t in thresholds] or [0.0], dtype=torch.float32, device=dev)
+    above = torch.zeros((max(1, len(thresholds)), 2), dtype=torch.int64, device=dev)
+    lowest = torch.iinfo(torch.int64).min
+    rowmax = torch.full((n,), lowest, dtype=torch.int64, device=dev)
+    rowmin = torch.full((n,), lowest, dtype=torch.int64, device=dev)
+    colmax = torch.full((n,), -math.inf, dtype=torch.float32, device=dev)
+    return hist_buf, sums, thr, above, rowmax, rowmin, colmax
+
+
 def fused_pass(
     U: torch.Tensor,
     bins: int,
@@ -125,14 +138,7 @@ def fused_pass(
     n_pairs = n * (n - 1) // 2
     nb2 = 1 << int(bins).bit_length()  # > bins: the last slot is the discarded pairs' bin
     copies = max(16, 1 << max(0, math.ceil(math.log2(max(1, n_pairs) / 2**30))))
-    hist_buf = torch.zeros((copies, nb2), dtype=torch.int32, device=dev)
-    sums = torch.zeros(3, dtype=torch.float64, device=dev)
-    thr = torch.tensor([float(t) for t in thresholds] or [0.0], dtype=torch.float32, device=dev)
-    above = torch.zeros((max(1, len(thresholds)), 2), dtype=torch.int64, device=dev)
-    lowest = torch.iinfo(torch.int64).min
-    rowmax = torch.full((n,), lowest, dtype=torch.int64, device=dev)
-    rowmin = torch.full((n,), lowest, dtype=torch.int64, device=dev)
-    colmax = torch.full((n,), -math.inf, dtype=torch.float32, device=dev)
+    hist_buf, sums, thr, above, rowmax, rowmin, colmax = _buffers(n, copies, nb2, thresholds, dev)
     prec = {"fp32": 0, "tf32": 1, "bf16": 2}[precision]
     Uk = (U.to(torch.bfloat16) if prec == 2 else U.to(torch.float32)).contiguous()
     bk = bk or (64 if prec == 2 else 32)
@@ -164,6 +170,24 @@ def fused_pass(
         UPCAST=int(os.environ.get("TRITON_INTERPRET", "0") == "1"),
         **launch,
     )
+    return _collect(U, int(bins), len(thresholds), top_k, n_pairs, hist_buf, sums, above, rowmax, rowmin, colmax)
+
+
+def _collect(
+    U: torch.Tensor,
+    bins: int,
+    n_thresholds: int,
+    top_k: int,
+    n_pairs: int,
+    hist_buf: torch.Tensor,
+    sums: torch.Tensor,
+    above: torch.Tensor,
+    rowmax: torch.Tensor,
+    rowmin: torch.Tensor,
+    colmax: torch.Tensor,
+) -> FusedPass:
+    """The kernel's accumulators read back as a :class:`FusedPass` (the extreme pair from the packed
+    row extremes, the top pairs recomputed from the rows that can hold them)."""
     hi_v, hi_c = _decode(rowmax)
     lo_v, lo_c = _decode(rowmin)
     s = sums.cpu().tolist()
@@ -176,12 +200,12 @@ def fused_pass(
         max_abs, pair = -vmin, (imin, int(lo_c[imin]))
     top_v, top_i, top_j = _top_pairs(U, hi_v, top_k)
     return FusedPass(
-        counts=hist_buf.sum(dim=0, dtype=torch.int64)[: int(bins)].cpu().numpy().astype(np.float64),
+        counts=hist_buf.sum(dim=0, dtype=torch.int64)[:bins].cpu().numpy().astype(np.float64),
         s1=s[0],
         s2=s[1],
         sa=s[2],
         n_pairs=n_pairs,
-        above=above.cpu().numpy()[: len(thresholds)],
+        above=above.cpu().numpy()[:n_thresholds],
         max_abs=max_abs,
         max_pair=pair,
         nn=torch.maximum(hi_v, colmax),

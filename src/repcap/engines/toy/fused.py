@@ -31,26 +31,14 @@ torch's generators run.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 
 import torch
 
-from .sparse_data import SparseBatch, SparseSampler, _walk
-
-#: ``REPCAP_FUSED=0`` turns the fused kernels off (the torch ops run instead): an execution switch.
-ENV_SWITCH = "REPCAP_FUSED"
-
-
-def have_triton() -> bool:
-    """Whether ``triton`` can be imported (without importing it)."""
-    return importlib.util.find_spec("triton") is not None
-
-
-def usable(device: torch.device) -> bool:
-    """The fused kernel runs on ``device``: CUDA, with ``triton`` installed and ``REPCAP_FUSED`` not ``0``."""
-    return device.type == "cuda" and os.environ.get(ENV_SWITCH, "1") != "0" and have_triton()
-
+from ..cosine.switch import ENV_SWITCH as ENV_SWITCH  # the switch and its test, as the benchmarks name them here
+from ..cosine.switch import have_triton as have_triton
+from ..cosine.switch import usable as usable
+from .sparse_data import SparseBatch, SparseSampler
 
 #: ``REPCAP_TOY_ROWS``: samples per program (a power of two >= 16), for tuning on a GPU (execution only).
 ROWS_ENV = "REPCAP_TOY_ROWS"
@@ -214,7 +202,8 @@ class CounterSampler(SparseSampler):
         super().__init__(p, batch)
         dev = p.device
         self.keys = torch.tensor([_splitmix64(s) for s in seeds], dtype=torch.int64, device=dev)
-        self.steps = 0
+        self.steps = 0  # steps drawn so far
+        self.step = 0  # the step being drawn (the counter of its draws)
         self.el_model = torch.div(self.seg, self.n, rounding_mode="floor")
         self.el_index = torch.arange(self.seg.numel(), device=dev) - self.offsets_t[self.el_model]
 
@@ -227,58 +216,26 @@ class CounterSampler(SparseSampler):
 
     def sample(self, generators=None) -> SparseBatch:
         """One fresh batch per model (``generators`` is ignored: the draws are counted)."""
-        step = self.steps
+        self.step = self.steps
         self.steps += 1
-        self._uniform(self.u_gap, self.el_model, self.el_index, step, 0)
-        pos, last = _walk(self.u_gap, self.logq, self.seg, self.seg_start, self.seg_len, self.start, self.B)
-        idx = torch.nonzero(pos < self.B).squeeze(1)  # sorted: model-major
-        seg, pos = self.seg.index_select(0, idx), pos.index_select(0, idx)
-        rows = self.row_base.index_select(0, idx).add_(pos)
-        vals = torch.empty(idx.numel(), dtype=torch.float32, device=idx.device)
-        model = self.el_model.index_select(0, idx)
-        self._uniform(vals, model, _rank_within(model, self.M), step, 1)
-        deficient = (self.seg_len > 0) & (last < self.B)
-        if bool(deficient.any()):
-            seg, rows, vals = self._continue(deficient, last, seg, rows, vals, step)
-        return SparseBatch(
-            rows=rows,
-            cols=self.feature[seg],
-            vals=vals.neg_().add_(1.0).mul_(2.0),
-            wrows=seg,
-            M=self.M,
-            B=self.B,
-            n=self.n,
-        )
+        return super().sample(())
 
-    def _continue(self, deficient, last, seg, rows, vals, step):
-        """:func:`repcap.engines.toy.sparse_data._continue` with counted draws: walk on from ``last`` for the
-        segments whose budget ran out inside the batch, round by round, until each has passed its end."""
-        segs, rowss, valss = [seg], [rows], [vals]
-        dev = self.u_gap.device
-        r = 0
-        while bool(deficient.any()):
-            ids = torch.nonzero(deficient).flatten()  # model-major
-            lens = self.seg_len[ids]
-            local = torch.repeat_interleave(torch.arange(ids.numel(), device=dev), lens)
-            starts = torch.cumsum(lens, 0) - lens
-            model = torch.div(ids[local], self.n, rounding_mode="floor")
-            index = _rank_within(model, self.M)
-            ug = torch.empty(local.numel(), dtype=torch.float32, device=dev)
-            uv = torch.empty_like(ug)
-            self._uniform(ug, model, index, step, 2 + 2 * r)
-            self._uniform(uv, model, index, step, 3 + 2 * r)
-            p_local, l_local = _walk(ug, self.logq_all[ids][local], local, starts, lens, last[ids], self.B)
-            act = p_local < self.B
-            new = ids[local][act]
-            segs.append(new)
-            rowss.append(torch.div(new, self.n, rounding_mode="floor") * self.B + p_local[act])
-            valss.append(uv[act])
-            last = last.clone()
-            last[ids] = l_local
-            deficient = torch.zeros_like(deficient)
-            deficient[ids] = l_local < self.B
-            r += 1
-        return torch.cat(segs), torch.cat(rowss), torch.cat(valss)
+    def _gap_uniforms(self, generators) -> None:
+        self._uniform(self.u_gap, self.el_model, self.el_index, self.step, 0)
+
+    def _value_uniforms(self, generators, vals: torch.Tensor, idx: torch.Tensor) -> None:
+        model = self.el_model.index_select(0, idx)
+        self._uniform(vals, model, _rank_within(model, self.M), self.step, 1)
+
+    def _more_uniforms(self, generators, ids, lens, local, r: int) -> tuple[torch.Tensor, torch.Tensor]:
+        """Round ``r`` of the continuation with counted draws: streams ``2 + 2r`` (gaps) and ``3 + 2r`` (values)."""
+        model = torch.div(ids[local], self.n, rounding_mode="floor")
+        index = _rank_within(model, self.M)
+        ug = torch.empty(local.numel(), dtype=torch.float32, device=self.u_gap.device)
+        uv = torch.empty_like(ug)
+        self._uniform(ug, model, index, self.step, 2 + 2 * r)
+        self._uniform(uv, model, index, self.step, 3 + 2 * r)
+        return ug, uv
 
 
 def _rank_within(model: torch.Tensor, M: int) -> torch.Tensor:

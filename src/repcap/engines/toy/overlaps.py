@@ -28,12 +28,10 @@ import torch
 
 from repcap import RepcapError
 from repcap.engines.settings.toy import ModelSpec, TrainConfig
-from repcap.sweep.registry import point_function
 
 from .data import frequencies
 from .measurements import REPRESENTED_NORM, measure
-from .numerics import NUMERICS
-from .points import EXECUTION_FIELDS, PER_MODEL, SHARED, SWEEP_DEFAULTS, group_key, sweep_config
+from .points import PER_MODEL, SHARED, group_key, sweep_config, toy_point
 from .training import train
 
 #: A row is strongly represented above this norm (Fig. 6c's φ₁ counts these rows).
@@ -70,18 +68,7 @@ def overlap_candidates(W: torch.Tensor, p: torch.Tensor) -> dict[str, float]:
     }
 
 
-@point_function(
-    "toy.overlaps",
-    numerics=NUMERICS,
-    normalise=sweep_config,
-    call="kwargs",
-    execution=EXECUTION_FIELDS,
-    defaults=SWEEP_DEFAULTS,
-    batched=True,
-    metrics=("loss", "overlap_all"),
-    legacy=("repcap.toy.overlaps:overlap_points",),
-    data=(),  # its numbers read no data file
-)
+@toy_point("toy.overlaps", metrics=("loss", "overlap_all"), legacy=("repcap.toy.overlaps:overlap_points",))
 def overlap_points(configs: Sequence[dict], device: str = "auto") -> list[dict]:
     """Batched sweep function (configs of one :func:`repcap.engines.toy.group_key`): train each toy config
     as :func:`repcap.engines.toy.train_points` does and return per config ``loss``, ``phi_half``,

@@ -10,7 +10,7 @@ import dataclasses
 import math
 import numbers
 import typing
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from repcap import RepcapError
@@ -84,18 +84,24 @@ def group_key(config: dict) -> tuple:
 EXECUTION_FIELDS = ("device", "cpu_chunk_elems")
 
 
-@point_function(
-    "toy.train",
-    numerics=NUMERICS,
-    normalise=sweep_config,
-    call="kwargs",
-    execution=EXECUTION_FIELDS,
-    defaults=SWEEP_DEFAULTS,
-    batched=True,
-    metrics=("loss", "phi_half", "mean_sq_overlap"),
-    legacy=("repcap.toy.points:train_points",),
-    data=(),  # its numbers read no data file
-)
+def toy_point(name: str, *, metrics: tuple[str, ...], legacy: tuple[str, ...]) -> Callable[[Callable], Callable]:
+    """Register a batched toy sweep function under ``name``: the configs of one :func:`group_key` a
+    call, normalised by :func:`sweep_config`, keyed on the toy numerics; its numbers read no data file."""
+    return point_function(
+        name,
+        numerics=NUMERICS,
+        normalise=sweep_config,
+        call="kwargs",
+        execution=EXECUTION_FIELDS,
+        defaults=SWEEP_DEFAULTS,
+        batched=True,
+        metrics=metrics,
+        legacy=legacy,
+        data=(),
+    )
+
+
+@toy_point("toy.train", metrics=("loss", "phi_half", "mean_sq_overlap"), legacy=("repcap.toy.points:train_points",))
 def train_points(configs: Sequence[dict], device: str = "auto", progress: bool = False) -> list[dict]:
     """Batched sweep function: train every config (all with one :func:`group_key`) as one batch
     and return one result dict per config: ``loss``, ``phi_half``, ``n_represented``,

@@ -19,10 +19,13 @@ The stream differs from the dense sampler's (other random numbers), not its dist
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import torch
+
+from ..cosine.switch import usable
 
 #: ``"auto"`` draws sparsely on a CPU from this many features on.  Measured on a 2-core CPU (one
 #: thread, 4 models): the sparse trainer is 2-2.4x faster from n = 128 (batch 256) and 4-5x at
@@ -111,22 +114,16 @@ class SparseSampler:
     def sample(self, generators: Sequence[torch.Generator]) -> SparseBatch:
         """One fresh batch per model (model ``k`` from ``generators[k]``: its gap uniforms, then
         one value uniform per active entry, then the continuations' uniforms)."""
-        for k, g in enumerate(generators):
-            a, e = self.offsets[k], self.offsets[k + 1]
-            torch.rand((e - a,), generator=g, out=self.u_gap[a:e])
+        self._gap_uniforms(generators)
         pos, last = _walk(self.u_gap, self.logq, self.seg, self.seg_start, self.seg_len, self.start, self.B)
         idx = torch.nonzero(pos < self.B).squeeze(1)  # sorted: model-major
         seg, pos = self.seg.index_select(0, idx), pos.index_select(0, idx)
         rows = self.row_base.index_select(0, idx).add_(pos)
         vals = torch.empty(idx.numel(), dtype=torch.float32, device=idx.device)
-        ends = [idx.numel()] if self.M == 1 else torch.searchsorted(idx, self.offsets_t[1:]).tolist()
-        a = 0
-        for g, e in zip(generators, ends):
-            torch.rand((e - a,), generator=g, out=vals[a:e])
-            a = e
+        self._value_uniforms(generators, vals, idx)
         deficient = (self.seg_len > 0) & (last < self.B)
         if bool(deficient.any()):
-            seg, rows, vals = _continue(self, generators, deficient, last, seg, rows, vals)
+            seg, rows, vals = self._continue(generators, deficient, last, seg, rows, vals)
         return SparseBatch(
             rows=rows,
             cols=self.feature[seg],
@@ -136,6 +133,48 @@ class SparseSampler:
             B=self.B,
             n=self.n,
         )
+
+    def _gap_uniforms(self, generators: Sequence[torch.Generator]) -> None:
+        """Fill ``u_gap``: model ``k``'s share from ``generators[k]``."""
+        for k, g in enumerate(generators):
+            a, e = self.offsets[k], self.offsets[k + 1]
+            torch.rand((e - a,), generator=g, out=self.u_gap[a:e])
+
+    def _value_uniforms(self, generators: Sequence[torch.Generator], vals: torch.Tensor, idx: torch.Tensor) -> None:
+        """Fill ``vals``, one uniform per active entry ``idx`` (model-major), model ``k``'s from ``generators[k]``."""
+        ends = [idx.numel()] if self.M == 1 else torch.searchsorted(idx, self.offsets_t[1:]).tolist()
+        a = 0
+        for g, e in zip(generators, ends):
+            torch.rand((e - a,), generator=g, out=vals[a:e])
+            a = e
+
+    def _more_uniforms(
+        self, generators: Sequence[torch.Generator], ids: torch.Tensor, lens: torch.Tensor, local: torch.Tensor, r: int
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """The gap and value uniforms of continuation round ``r`` for the segments ``ids`` (``lens``
+        elements each): model ``k``'s from ``generators[k]``, its gaps, then its values."""
+        models = (ids // self.n).tolist()
+        per = (
+            torch.zeros(self.M, dtype=torch.int64)
+            .index_add_(0, torch.tensor(models, dtype=torch.int64), lens.cpu())
+            .tolist()
+        )
+        total = int(sum(per))
+        dev = self.u_gap.device
+        ug = torch.empty(total, dtype=torch.float32, device=dev)  # gaps, then values, per model
+        uv = torch.empty(total, dtype=torch.float32, device=dev)
+        a = 0
+        for k, cnt in enumerate(per):
+            if cnt:
+                torch.rand((cnt,), generator=generators[k], out=ug[a : a + cnt])
+                torch.rand((cnt,), generator=generators[k], out=uv[a : a + cnt])
+                a += cnt
+        return ug, uv
+
+    def _continue(self, generators, deficient, last, seg, rows, vals):
+        """The module's :func:`_continue` (looked up when called), drawing with :meth:`_more_uniforms`."""
+        draw = functools.partial(self._more_uniforms, generators)
+        return _continue(self, draw, deficient, last, seg, rows, vals)
 
 
 def _walk(
@@ -165,37 +204,25 @@ def _walk(
 
 def _continue(
     s: SparseSampler,
-    generators: Sequence[torch.Generator],
+    draw: Callable[[torch.Tensor, torch.Tensor, torch.Tensor, int], tuple[torch.Tensor, torch.Tensor]],
     deficient: torch.Tensor,
     last: torch.Tensor,
     seg: torch.Tensor,
     rows: torch.Tensor,
     vals: torch.Tensor,
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """Walk on from ``last`` for the segments whose budget ran out inside the batch, until each
-    has passed the batch's end.  Model ``k``'s extra uniforms come from ``generators[k]``."""
+    """Walk on from ``last`` for the segments whose budget ran out inside the batch, round by round,
+    until each has passed the batch's end.  ``draw(ids, lens, local, r)`` gives round ``r``'s gap and
+    value uniforms (:meth:`SparseSampler._more_uniforms`: model ``k``'s from ``generators[k]``)."""
     segs, rowss, valss = [seg], [rows], [vals]
+    dev = s.u_gap.device
+    r = 0
     while bool(deficient.any()):
         ids = torch.nonzero(deficient).flatten()  # model-major
         lens = s.seg_len[ids]
-        models = (ids // s.n).tolist()
-        per = (
-            torch.zeros(s.M, dtype=torch.int64)
-            .index_add_(0, torch.tensor(models, dtype=torch.int64), lens.cpu())
-            .tolist()
-        )
-        total = int(sum(per))
-        dev = s.u_gap.device
-        ug = torch.empty(total, dtype=torch.float32, device=dev)  # gaps, then values, per model
-        uv = torch.empty(total, dtype=torch.float32, device=dev)
-        a = 0
-        for k, cnt in enumerate(per):
-            if cnt:
-                torch.rand((cnt,), generator=generators[k], out=ug[a : a + cnt])
-                torch.rand((cnt,), generator=generators[k], out=uv[a : a + cnt])
-                a += cnt
         local = torch.repeat_interleave(torch.arange(ids.numel(), device=dev), lens)
         starts = torch.cumsum(lens, 0) - lens
+        ug, uv = draw(ids, lens, local, r)
         p_local, l_local = _walk(ug, s.logq_all[ids][local], local, starts, lens, last[ids], s.B)
         act = p_local < s.B
         new = ids[local][act]
@@ -206,6 +233,7 @@ def _continue(
         last[ids] = l_local
         deficient = torch.zeros_like(deficient)
         deficient[ids] = l_local < s.B
+        r += 1
     return torch.cat(segs), torch.cat(rowss), torch.cat(valss)
 
 
@@ -213,13 +241,11 @@ def choose_sampler(sampler: str, p: torch.Tensor, device: torch.device) -> str:
     """``"dense"`` or ``"sparse"`` for frequencies ``p: (M, n)`` on ``device``: ``sampler`` itself
     unless ``"auto"``, which is sparse for ``n >= SPARSE_MIN_N`` when at most ``SPARSE_MAX_FRACTION``
     of the entries are active, on a CPU and on a GPU where the fused kernel runs
-    (:func:`repcap.engines.toy.fused.usable`; the sparse path's torch ops are launch-bound there), else dense.
+    (:func:`repcap.engines.cosine.switch.usable`; the sparse path's torch ops are launch-bound there), else dense.
     The rule is fixed (not timed at run time), so a setting names one random stream on every machine
     of a device kind."""
     if sampler != "auto":
         return sampler
-    from .fused import usable
-
     where = device.type == "cpu" or usable(device)
     sparse = where and p.shape[-1] >= SPARSE_MIN_N and sparse_fraction(p) <= SPARSE_MAX_FRACTION
     return "sparse" if sparse else "dense"

@@ -27,8 +27,8 @@ from repcap.base import config
 from repcap.base.devices import cpu_threads, resolve_device
 from repcap.engines.settings.toy import ModelSpec, TrainConfig
 
+from ..cosine.switch import usable as fused_usable
 from .data import frequencies, sample_batch
-from .fused import usable as fused_usable
 from .measurements import measure
 from .model import init_params, loss_and_grad
 from .optim import AdamState, adam_, decay_, gamma_signs
