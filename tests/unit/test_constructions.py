@@ -12,6 +12,7 @@ import pytest
 from repcap import RepcapError
 from repcap.engines import bounds
 from repcap.engines import constructions as C
+from repcap.engines.constructions import table
 
 PHI = (1 + math.sqrt(5)) / 2
 
@@ -351,10 +352,10 @@ def test_a_bad_best_known_file_is_one_line(tmp_path, monkeypatch):
         ("3,3,lines,squared chordal distance,0.5,sloane1997,published\n", "N > d"),
     ):
         (ref_dir / "best_known_packings.csv").write_text(head + body)
-        C._best_known_rows.cache_clear()
+        table._best_known_rows.cache_clear()
         with pytest.raises(RepcapError) as exc:
             C.best_known()
         assert expected in str(exc.value) and "\n" not in str(exc.value)
-    C._best_known_rows.cache_clear()
+    table._best_known_rows.cache_clear()
     with pytest.raises(RepcapError, match="kind"):
         C.best_known("planes")
