@@ -143,6 +143,17 @@ def _even_permutations(n: int) -> list[tuple[int, ...]]:
     return out
 
 
+def _two_hot(n: int) -> list[np.ndarray]:
+    """The vectors ``+-e_i +- e_j``, i < j, of R^n (the D_n roots), in a fixed order."""
+    rows = []
+    for i, j in itertools.combinations(range(n), 2):
+        for s1, s2 in _signs(2):
+            v = np.zeros(n)
+            v[i], v[j] = s1, s2
+            rows.append(v)
+    return rows
+
+
 def icosahedron() -> np.ndarray:
     """The 12 vertices ``(0, +-1, +-phi)`` and their cyclic shifts: 6 lines at 1/sqrt 5."""
     base = np.array([[0.0, s1, s2 * PHI] for s1, s2 in _signs(2)])
@@ -151,13 +162,7 @@ def icosahedron() -> np.ndarray:
 
 def cell24() -> np.ndarray:
     """The 24-cell (the D4 roots ``+-e_i +- e_j``): 24 points, 12 lines at 1/2."""
-    rows = []
-    for i, j in itertools.combinations(range(4), 2):
-        for s1, s2 in _signs(2):
-            v = np.zeros(4)
-            v[i], v[j] = s1, s2
-            rows.append(v)
-    return _unit(rows)
+    return _unit(_two_hot(4))
 
 
 def cell600() -> np.ndarray:
@@ -174,12 +179,7 @@ def cell600() -> np.ndarray:
 def e8_roots() -> np.ndarray:
     """The 240 roots of E8: ``+-e_i +- e_j`` and ``(+-1/2)^8`` with an even number of minus signs;
     120 lines at 1/2 (60 degrees apart as a signed code)."""
-    rows = []
-    for i, j in itertools.combinations(range(8), 2):
-        for s1, s2 in _signs(2):
-            v = np.zeros(8)
-            v[i], v[j] = s1, s2
-            rows.append(v)
+    rows = _two_hot(8)
     rows += [0.5 * s for s in _signs(8) if (s < 0).sum() % 2 == 0]
     return _unit(rows)
 

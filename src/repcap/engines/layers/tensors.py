@@ -162,33 +162,17 @@ def matrices(
 # a tiny stand-in model (tests and the smoke profile)
 
 
-def write_stand_in(
-    path: str | Path,
-    *,
-    n_layers: int = 2,
-    vocab: int = 400,
-    d_model: int = 32,
-    d_ff: int = 96,
-    attn_dim: int | None = None,
-    mean_cos: float = 0.3,
-    seed: int = 0,
-) -> Path:
-    """Write a tiny F32 GGUF with the tensor names and layouts of llama.cpp (``token_embd.weight``
-    ``(vocab, d_model)``; per layer ``blk.N.ffn_down.weight`` ``(d_model, d_ff)``,
-    ``blk.N.attn_output.weight`` ``(d_model, attn_dim)``, ``blk.N.ffn_up.weight`` ``(d_ff, d_model)``
-    as loaded).  The embedding's rows share a common direction (mean cosine about ``mean_cos``, as
-    :func:`repcap.models.synthetic.stand_in`); the layers' directions are Gaussian with a common direction
-    of a tenth of that weight, so the layers sit nearer random than the embedding."""
+def write_stand_in(path: str | Path, **model: Any) -> Path:
+    """Write a tiny F32 GGUF with the tensor names and layouts of llama.cpp: the tensors of
+    :func:`repcap.models.synthetic.stand_in_layers` (``model``: its parameters, with its defaults),
+    whose embedding sits nearer one direction than its layers."""
     import gguf
 
     from repcap.models.synthetic import stand_in_layers
 
     path = Path(path)
     w = gguf.GGUFWriter(str(path), "llama")
-    arrays = stand_in_layers(
-        n_layers=n_layers, vocab=vocab, d_model=d_model, d_ff=d_ff, attn_dim=attn_dim, mean_cos=mean_cos, seed=seed
-    )
-    for name, arr in arrays.items():
+    for name, arr in stand_in_layers(**model).items():
         w.add_tensor(name, arr)
     w.write_header_to_file()
     w.write_kv_data_to_file()

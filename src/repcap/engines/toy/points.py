@@ -7,6 +7,7 @@ train as one batch through :func:`repcap.sweep.run` (``batched=True``)."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import numbers
 import typing
@@ -84,21 +85,16 @@ def group_key(config: dict) -> tuple:
 EXECUTION_FIELDS = ("device", "cpu_chunk_elems")
 
 
+#: What every batched toy sweep function registers with: the toy numerics, its configs normalised by
+#: :func:`sweep_config` and passed as keywords; its numbers read no data file.
+_register = functools.partial(
+    point_function, numerics=NUMERICS, normalise=sweep_config, call="kwargs", batched=True, data=()
+)
+
+
 def toy_point(name: str, *, metrics: tuple[str, ...], legacy: tuple[str, ...]) -> Callable[[Callable], Callable]:
-    """Register a batched toy sweep function under ``name``: the configs of one :func:`group_key` a
-    call, normalised by :func:`sweep_config`, keyed on the toy numerics; its numbers read no data file."""
-    return point_function(
-        name,
-        numerics=NUMERICS,
-        normalise=sweep_config,
-        call="kwargs",
-        execution=EXECUTION_FIELDS,
-        defaults=SWEEP_DEFAULTS,
-        batched=True,
-        metrics=metrics,
-        legacy=legacy,
-        data=(),
-    )
+    """Register a batched toy sweep function under ``name`` (the configs of one :func:`group_key` a call)."""
+    return _register(name, execution=EXECUTION_FIELDS, defaults=SWEEP_DEFAULTS, metrics=metrics, legacy=legacy)
 
 
 @toy_point("toy.train", metrics=("loss", "phi_half", "mean_sq_overlap"), legacy=("repcap.toy.points:train_points",))

@@ -16,7 +16,7 @@ from repcap import RepcapError
 
 from ..matrix import Embedding, TensorInfo
 from . import gguf, npy, onnx, safetensors
-from .common import PICKLE_SUFFIXES, as_float32, os_error, pickle_magic, refuse_pickle
+from .common import PICKLE_SUFFIXES, as_float32, file_embedding, pickle_magic, read_head, refuse_pickle
 from .gguf import GGUF_OK_TYPES, GGUFFile, bytelevel_decode, load_gguf, open_gguf
 from .names import EMBED_NAMES, HEAD_NAMES, choose_tensor, pick_tensor, tie_flag
 from .npy import check_npy, load_npy
@@ -63,12 +63,7 @@ def _suffix(path: Path) -> str:
         refuse_pickle(path)
     if suf in SUFFIXES:
         return suf
-    try:
-        with open(path, "rb") as fh:
-            magic = fh.read(4)
-    except OSError as exc:
-        raise os_error(path, exc) from None
-    if pickle_magic(magic):
+    if pickle_magic(read_head(path, 4)):
         refuse_pickle(path)
     raise RepcapError(f"{path}: unknown file type {suf or '(no suffix)'}; use .safetensors, .gguf, .onnx or .npy")
 
@@ -79,15 +74,7 @@ def load_file(path: str | os.PathLike, *, head: bool = False, tensor: str | None
     suf = _suffix(path)
     if suf == ".safetensors":
         t, name, tied, dtype = load_safetensors(path, head=head, tensor=tensor)
-        return Embedding(
-            matrix=as_float32(t),
-            name=str(path),
-            source_kind="safetensors",
-            tensor_name=name,
-            tied=tied,
-            quant=dtype,
-            meta={"path": str(path)},
-        )
+        return file_embedding(path, as_float32(t), "safetensors", name, tied, dtype)
     if suf == ".gguf":
         return load_gguf(path, head=head, tensor=tensor)
     if suf == ".onnx":

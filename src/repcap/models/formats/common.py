@@ -19,6 +19,8 @@ import torch
 
 from repcap import RepcapError
 
+from ..matrix import Embedding
+
 #: File suffixes that hold pickles: refused (unpickling runs arbitrary code).
 PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl", ".pickle", ".joblib")
 #: The longest name one path component may have on Linux/macOS file systems (bytes).
@@ -46,6 +48,28 @@ def one_line(text: object, limit: int = 200) -> str:
 def os_error(path: Path | str, exc: OSError, what: str = "cannot read") -> RepcapError:
     """One line for an OS error on ``path`` (permission, name too long, a folder where a file was expected)."""
     return RepcapError(f"{path}: {what} ({exc.strerror or type(exc).__name__}); check the path and its permissions")
+
+
+def read_head(path: Path, n: int) -> bytes:
+    """The first ``n`` bytes of the file at ``path`` (an OS error is one line)."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(n)
+    except OSError as exc:
+        raise os_error(path, exc) from None
+
+
+def file_embedding(path: Path, matrix: torch.Tensor, kind: str, tensor_name: str | None, tied, quant) -> Embedding:
+    """The :class:`repcap.models.matrix.Embedding` of a matrix read from the model file ``path``."""
+    return Embedding(
+        matrix=matrix,
+        name=str(path),
+        source_kind=kind,
+        tensor_name=tensor_name,
+        tied=tied,
+        quant=quant,
+        meta={"path": str(path)},
+    )
 
 
 def check_name_lengths(path: Path | str) -> None:

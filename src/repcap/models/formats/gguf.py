@@ -18,7 +18,7 @@ import torch
 from repcap import RepcapError
 
 from ..matrix import Embedding, TensorInfo
-from .common import one_line, os_error, pickle_magic
+from .common import one_line, os_error, pickle_magic, read_head
 from .names import choose_tensor
 
 #: GGUF tensor types we can read; anything else is refused with its name.
@@ -73,6 +73,16 @@ class GGUFPastEnd(ValueError):
         self.end = end
 
 
+def _check_read(offset: int, dtype: np.dtype, count: int, have: int, whole: int) -> None:
+    """Refuse a read of ``count`` x ``dtype`` at ``offset`` outside a file of ``whole`` bytes
+    (``ValueError``), or past the ``have`` bytes at hand (:class:`GGUFPastEnd`: read more)."""
+    end = offset + int(dtype.itemsize) * count
+    if count < 0 or offset < 0 or end > whole:
+        raise ValueError(f"read of {count} x {dtype} at byte {offset} runs past the end of the file ({whole} bytes)")
+    if end > have:
+        raise GGUFPastEnd(f"read of {count} x {dtype} at byte {offset}", end)
+
+
 @functools.lru_cache(maxsize=1)
 def _strict_gguf_reader_class():
     """``gguf.GGUFReader`` whose every read must lie inside the file and whose every declared count
@@ -94,15 +104,7 @@ def _strict_gguf_reader_class():
             return len(self.data) if self.total is None else max(int(self.total), len(self.data))
 
         def _get(self, offset, dtype, count=1, override_order=None):
-            count = int(count)
-            end = int(offset) + int(np.dtype(dtype).itemsize) * count
-            if count < 0 or int(offset) < 0 or end > self._whole():
-                raise ValueError(
-                    f"read of {count} x {np.dtype(dtype)} at byte {int(offset)} runs past the end "
-                    f"of the file ({self._whole()} bytes)"
-                )
-            if end > len(self.data):
-                raise GGUFPastEnd(f"read of {count} x {np.dtype(dtype)} at byte {int(offset)}", end)
+            _check_read(int(offset), np.dtype(dtype), int(count), len(self.data), self._whole())
             return super()._get(offset, dtype, count, override_order)
 
         def _count(self, what: str, n, at_least: int, limit: int | None = None) -> None:
@@ -150,22 +152,24 @@ def _prefix_reader_class():
     return PrefixReader
 
 
+def _gguf_head(path: Path) -> bytes:
+    """The first 8 bytes of a .gguf file, once the ``gguf`` package is known to be there; a pickle is refused."""
+    try:
+        import gguf  # noqa: F401
+    except ImportError as exc:  # pragma: no cover
+        raise RepcapError("reading .gguf files needs the 'gguf' package: pip install 'repcap[models]'") from exc
+    head = read_head(path, 8)
+    if pickle_magic(head):
+        raise RepcapError(f"{path}: this .gguf file is really a pickle / torch.save checkpoint; repcap never unpickles")
+    return head
+
+
 def prefix_data_offset(path: Path, total: int) -> int:
     """Where the data section starts, from a file holding the first bytes of a GGUF file of
     ``total`` bytes.  Raises :class:`GGUFPastEnd` (with the byte the parse needs) where the tensor
     table goes on past those bytes, and :class:`RepcapError` where the bytes are malformed: a
     parse failure inside the bytes given is final."""
-    try:
-        import gguf  # noqa: F401
-    except ImportError as exc:  # pragma: no cover
-        raise RepcapError("reading .gguf files needs the 'gguf' package: pip install 'repcap[models]'") from exc
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(8)
-    except OSError as exc:
-        raise os_error(path, exc) from None
-    if pickle_magic(head):
-        raise RepcapError(f"{path}: this .gguf file is really a pickle / torch.save checkpoint; repcap never unpickles")
+    head = _gguf_head(path)
     if head[:4] != b"GGUF":
         raise RepcapError(f"{path}: not a GGUF file (no GGUF magic); {_HINT}")
     try:
@@ -179,18 +183,11 @@ def prefix_data_offset(path: Path, total: int) -> int:
 
 
 def _gguf_reader(path: Path):
-    try:
-        import gguf  # noqa: F401
-    except ImportError as exc:  # pragma: no cover
-        raise RepcapError("reading .gguf files needs the 'gguf' package: pip install 'repcap[models]'") from exc
+    head = _gguf_head(path)
     try:
         size = path.stat().st_size
-        with open(path, "rb") as fh:
-            head = fh.read(8)
     except OSError as exc:
         raise os_error(path, exc) from None
-    if pickle_magic(head):
-        raise RepcapError(f"{path}: this .gguf file is really a pickle / torch.save checkpoint; repcap never unpickles")
     if head[:4] != b"GGUF" or size < _GGUF_MIN:
         raise RepcapError(f"{path}: not a GGUF file (no GGUF magic, or truncated at {size} bytes); {_HINT}")
     try:  # the reader memory-maps the file: a declared size is never allocated, only viewed

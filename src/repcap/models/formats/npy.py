@@ -16,7 +16,7 @@ from repcap import RepcapError
 from repcap.base import memory
 
 from ..matrix import Embedding, TensorInfo
-from .common import NOT_REAL, as_float32, os_error, refuse_storage
+from .common import NOT_REAL, as_float32, file_embedding, os_error, refuse_storage
 
 _RESAVE = "re-save it with np.save(path, array.astype('float32'))"
 
@@ -108,12 +108,4 @@ def load_npy(path: str | os.PathLike) -> Embedding:
             f"{path}: its {arr.shape[0]:,} x {arr.shape[1]:,} matrix needs {memory.gib(arr.size * 4)} as float32, "
             f"more than is free ({memory.machine_text()}); read a smaller file, or raise the limit"
         ) from None
-    return Embedding(
-        matrix=matrix,
-        name=str(path),
-        source_kind="npy",
-        tensor_name=None,
-        tied=None,
-        quant=storage_name(arr.dtype),
-        meta={"path": str(path)},
-    )
+    return file_embedding(path, matrix, "npy", None, None, storage_name(arr.dtype))

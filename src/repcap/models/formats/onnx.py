@@ -18,7 +18,7 @@ import numpy as np
 from repcap import RepcapError
 
 from ..matrix import Embedding, TensorInfo
-from .common import as_float32, one_line, os_error, plain_relative, refuse_storage, resolves_inside
+from .common import as_float32, file_embedding, one_line, os_error, plain_relative, refuse_storage, resolves_inside
 from .names import choose_tensor
 
 #: Element types read as a matrix: ONNX name -> (short name, bytes per element, typed data field).
@@ -187,12 +187,4 @@ def load_onnx(path: str | os.PathLike, *, head: bool = False, tensor: str | None
         raise RepcapError(
             f"{path}: cannot convert initialiser {name!r} to float32 ({one_line(exc)}); {_HINT}"
         ) from None
-    return Embedding(
-        matrix=mat,
-        name=str(path),
-        source_kind="onnx",
-        tensor_name=name,
-        tied=tied,
-        quant=READABLE[tname][0],
-        meta={"path": str(path)},
-    )
+    return file_embedding(path, mat, "onnx", name, tied, READABLE[tname][0])
