@@ -17,6 +17,8 @@ import torch
 
 from repcap import RepcapError
 
+__all__ = ["Histogram", "bin_index", "tile_counts"]
+
 
 def bin_index(vals: torch.Tensor, bins: int, lo: float = -1.0, hi: float = 1.0) -> torch.Tensor:
     """Bin of each value on ``bins`` equal bins of ``[lo, hi]``, computed as ``torch.histc`` does

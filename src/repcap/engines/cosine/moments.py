@@ -28,6 +28,8 @@ from repcap.base.devices import resolve_device
 
 from .rows import as_matrix, check_finite, unit_batch, unit_chunks
 
+__all__ = ["CosineMoments", "mean_sq_offdiag", "moments"]
+
 
 @dataclass
 class CosineMoments:

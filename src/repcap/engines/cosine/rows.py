@@ -15,6 +15,8 @@ import torch
 
 from repcap import RepcapError
 
+__all__ = ["GRAM_CHUNK_ROWS", "as_matrix", "normalised", "unit_batch"]
+
 #: Rows per chunk when streaming a matrix (bounded memory for any V).
 GRAM_CHUNK_ROWS = 16384
 

@@ -35,6 +35,8 @@ from .kernels import tile_summary
 from .precision import rounded
 from .rows import as_matrix, kept_rows, normalised
 
+__all__ = ["CPU_MAX_TILE", "DEFAULTS", "TiledConfig", "TiledStats", "batched_max_abs", "tile_size", "tiled_stats"]
+
 #: Largest tile side on the CPU: tiles that stay in cache run about twice as fast as 8192-row tiles
 #: (measured on (30522, 384): 11.5 s at 2048 rows, 12.6 s at 4096, 24.9 s at 8192).
 CPU_MAX_TILE = 2048
