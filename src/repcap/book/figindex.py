@@ -359,7 +359,7 @@ def short_title(caption: str, limit: int = TITLE_MAX) -> str:
 
 def _computed_where(side: dict[str, Any]) -> str:
     """Where and when the figure's numbers were computed, in one line of plain text."""
-    from .figures import created_date
+    from .provenance import created_date
 
     comp = side.get("computed")
     if isinstance(comp, dict):
@@ -378,7 +378,7 @@ def _computed_where(side: dict[str, Any]) -> str:
 
 def bibtex_entry(side: dict[str, Any], base: str | None = None) -> str:
     """The figure's BibTeX entry (``@misc``), ASCII-safe; see the module docstring."""
-    from .figures import computed_date, side_run
+    from .provenance import computed_date, side_run
 
     fid = side["fig_id"]
     title = latex_text(short_title(side["caption"]), protect=True)
@@ -449,7 +449,7 @@ def write_figure_index(order: list[str] | None = None) -> Path:
     (no chapter runs): one section per chapter, in reading order (``order``, default
     :func:`reading_order`), each figure with the run that drew it, where its numbers were computed,
     its files and its BibTeX entry."""
-    from .figures import provenance_line
+    from .provenance import provenance_line
 
     gen = generated_dir()
     sides = read_sidecars()
@@ -519,6 +519,6 @@ def write_figure_index(order: list[str] | None = None) -> Path:
 
 
 def _plain(text: str) -> str:
-    from .figures import _md_escape
+    from .provenance import md_escape
 
-    return _md_escape(text)
+    return md_escape(text)
