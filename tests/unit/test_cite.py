@@ -312,3 +312,24 @@ def test_a_panel_caption_titles_by_its_content():
         figindex.short_title("Left: ε by five rules for each model. Right: more.") == "ε by five rules for each model"
     )
     assert figindex.short_title("(a) φ½ against γ; (b) the map.") == "φ½ against γ; (b) the map"
+
+
+#: The entry of :data:`SIDE` as the book writes it into ``figures.bib``, byte for byte: a change of
+#: writer (by hand or a BibTeX library) must keep every cited figure's entry as it was.
+KNOWN_ENTRY = r"""@misc{repcap-fig-packing-reference,
+  title        = {{Yoder's} 10,000 unit vectors in {$\mathbf{R}^{100}$} under exp({$\beta$} cos{$^{2}$}) and {$\varphi_{1}$} against {$\alpha_{m}$}},
+  author       = {{The repcap authors}},
+  howpublished = {{repcap} figure fig-packing-reference: notebook notebooks/06\_packing.py, profile quick + k=3000, git abc123def456, {repcap} VERSION},
+  year         = {2026},
+  date         = {2026-11-30},
+  url          = {https://example.org/repcap/book/generated/06_packing.html#fig-packing-reference},
+  note         = {Computed 2026-11-28 to 2026-11-30 on cpu (2 threads) at commit 12d7158aaaaa (1 point of the reference set: yoder); drawn 2027-01-15. Data: fig-packing-reference.csv; every parameter: fig-packing-reference.json},
+  abstract     = {Yoder's 10,000 unit vectors in $\mathbf{R}^{100}$ under exp($\beta$ cos$^{2}$) and $\varphi_{1}$ against $\alpha_{m}$, the worst pair's angle step by step against his reported 76.5$^\circ$, the four-constant law's 76.2$^\circ$ and the rigorous bound at 76.34$^\circ$ (solid: no packing can have a larger worst-pair angle), 100\% \& \#1: more. The rest of the caption.}
+}"""
+
+
+def test_a_known_entry_is_written_byte_for_byte():
+    from repcap import __version__
+
+    entry = figindex.bibtex_entry(SIDE, "https://example.org/repcap/")
+    assert entry == KNOWN_ENTRY.replace("VERSION", __version__)

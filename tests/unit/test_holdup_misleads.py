@@ -13,7 +13,7 @@ import pytest
 from _models import write_gguf_tensors
 
 from repcap import RepcapError, cli
-from repcap.book import runner
+from repcap.book import kernel
 from repcap.models.embeddings import load
 
 
@@ -57,10 +57,10 @@ def test_a_cache_that_is_a_file_is_named_as_such(tmp_path, monkeypatch, capsys):
 def test_a_failed_run_leaves_no_staging_folder(tmp_path):
     staging = tmp_path / "book" / "generated" / ".staging" / "01_x-1-abcd"
     (staging / "figures").mkdir(parents=True)
-    runner._drop_staging(staging)
+    kernel.drop_staging(staging)
     assert not (tmp_path / "book" / "generated" / ".staging").exists()
     other = tmp_path / "book" / "generated" / ".staging" / "02_y-2-ef01"
     other.mkdir(parents=True)
     (other.parent / "01_x-1-abcd").mkdir()
-    runner._drop_staging(other.parent / "01_x-1-abcd")
+    kernel.drop_staging(other.parent / "01_x-1-abcd")
     assert other.exists()  # another run's folder: left alone

@@ -10,7 +10,8 @@ import textwrap
 import pytest
 
 from repcap import RepcapError, cli
-from repcap.book.params import _yaml, explain_parameters, load_profile, parse_override, resolve_parameters
+from repcap.book.params import explain_parameters, load_profile, parse_override, resolve_parameters
+from repcap.book.paramyaml import read_yaml as _yaml
 
 CHAPTER = textwrap.dedent(
     """\

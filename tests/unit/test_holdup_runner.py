@@ -9,7 +9,7 @@ from pathlib import Path
 import nbformat
 
 from repcap import RepcapError, cli
-from repcap.book import runner
+from repcap.book import kernel
 
 
 def test_the_staging_path_leaves_the_notebook(tmp_path, monkeypatch):
@@ -26,7 +26,7 @@ def test_the_staging_path_leaves_the_notebook(tmp_path, monkeypatch):
     }
     path = staging / "06_packing.ipynb"
     nbformat.write(nb, path)
-    runner._collapse_injected_parameters(path, staging)
+    kernel.collapse_injected_parameters(path, staging)
     text = path.read_text()
     assert ".staging" not in text and str(tmp_path) not in text
     out = json.loads(text)

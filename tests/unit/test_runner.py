@@ -9,7 +9,7 @@ import textwrap
 import pytest
 
 from repcap import RepcapError
-from repcap.book import runner
+from repcap.book import runcache, runner
 
 NB = textwrap.dedent("""\
     # %% [markdown]
@@ -186,4 +186,4 @@ def test_a_chapter_reading_a_reference_set_reruns_when_its_points_arrive(make_pr
     assert bundle.lookup("reference", "yoder-annealed", scale="smoke").found
     assert runner.cache_key(nb, "smoke", params) != before
     no_set = dict(params, reference_set="")
-    assert runner._reference_digest(no_set) is None
+    assert runcache._reference_digest(no_set) is None

@@ -30,250 +30,21 @@ from repcap import __version__
 from repcap.base import io as rio
 from repcap.base.paths import generated_dir, project_root
 
+from .latex import latex_text, plain_latex
+
+__all__ = [
+    "TITLE_MAX",
+    "base_url",
+    "bibtex_entry",
+    "figure_url",
+    "latex_text",
+    "plain_latex",
+    "short_title",
+    "write_figure_index",
+]
+
 #: The longest BibTeX title, in characters of text (LaTeX markup aside).
 TITLE_MAX = 120
-
-#: Characters of the captions as LaTeX math (without the ``$``: :func:`latex_text` joins runs).
-MATH = {
-    "ε": r"\varepsilon",
-    "μ": r"\mu",
-    "σ": r"\sigma",
-    "α": r"\alpha",
-    "β": r"\beta",
-    "γ": r"\gamma",
-    "δ": r"\delta",
-    "φ": r"\varphi",
-    "τ": r"\tau",
-    "θ": r"\theta",
-    "π": r"\pi",
-    "λ": r"\lambda",
-    "ρ": r"\rho",
-    "Δ": r"\Delta",
-    "Σ": r"\Sigma",
-    "ŵ": r"\hat w",
-    "×": r"\times",
-    "≤": r"\leq",
-    "≥": r"\geq",
-    "≈": r"\approx",
-    "≠": r"\neq",
-    "∝": r"\propto",
-    "±": r"\pm",
-    "‖": r"\|",
-    "·": r"\cdot",
-    "→": r"\to",
-    "∞": r"\infty",
-    "√": r"\surd",
-    "ℝ": r"\mathbf{R}",
-    "°": r"^\circ",
-}
-#: Characters of the captions as LaTeX text.
-TEXT = {
-    "−": "-",
-    "–": "--",
-    "—": "---",
-    "…": r"\ldots{}",
-    "’": "'",
-    "‘": "`",
-    "“": "``",
-    "”": "''",
-    "½": "1/2",
-    "\u00a0": "~",
-    "\u202f": "~",
-    "\u2009": " ",
-}
-_SUB = dict(zip("₀₁₂₃₄₅₆₇₈₉₊₋", "0123456789+-"))
-_SUP = dict(zip("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻", "0123456789+-"))
-_SPECIAL = {
-    "%": r"\%",
-    "&": r"\&",
-    "#": r"\#",
-    "_": r"\_",
-    "$": r"\$",
-    "^": r"\^{}",
-    "~": r"\~{}",
-    "\\": r"\textbackslash{}",
-    "{": r"\{",
-    "}": r"\}",
-    "<": r"\textless{}",
-    ">": r"\textgreater{}",
-}
-#: A math atom written in plain text: a Greek letter (or ℝ), or a single Latin letter or number
-#: standing alone, with a sub- or superscript after it (α_m, φ₁, φ½, R^100, 10⁻⁵, k², d_model).
-_SCRIPT = r"(?:_\{[^{}$]*\}|_[A-Za-z0-9]+|\^\{[^{}$]*\}|\^[-+]?[A-Za-z0-9.]+|[₀₁₂₃₄₅₆₇₈₉₊₋]+|[⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻]+|½)"
-_ATOM = re.compile(
-    r"(?P<base>[α-ωΑ-Ωŵℝ]|(?<![A-Za-z0-9_.])(?:[A-Za-z]|\d+(?:\.\d+)?)(?="
-    + _SCRIPT
-    + r"))(?P<scripts>"
-    + _SCRIPT
-    + r"*)"
-)
-
-
-def _script_tex(scripts: str) -> str:
-    """The sub- and superscripts after a math atom, as TeX."""
-    out = []
-    for m in re.finditer(_SCRIPT, scripts):
-        s = m.group()
-        if s == "½":
-            out.append("_{1/2}")
-        elif s[0] in _SUB:
-            out.append("_{" + "".join(_SUB[c] for c in s) + "}")
-        elif s[0] in _SUP:
-            out.append("^{" + "".join(_SUP[c] for c in s) + "}")
-        else:
-            mark, body = s[0], s[1:]
-            body = body[1:-1] if body.startswith("{") else body
-            body = "".join(MATH.get(c, c) for c in body)
-            if mark == "_" and re.fullmatch(r"[A-Za-z]{2,}", body):  # d_model: a name, upright
-                body = r"\mathrm{" + body + "}"
-            out.append(mark + "{" + body + "}")
-    return "".join(out)
-
-
-def _atom_tex(m: re.Match[str]) -> str:
-    base = m.group("base")
-    tex = MATH.get(base, base)
-    if base == "R" and m.group("scripts").startswith("^"):  # R^100: the reals
-        tex = r"\mathbf{R}"
-    return tex + _script_tex(m.group("scripts"))
-
-
-def _text_latex(text: str) -> list[tuple[bool, str]]:
-    """Plain text as (is_math, LaTeX) runs."""
-    runs: list[tuple[bool, str]] = []
-    pos = 0
-    for m in _ATOM.finditer(text):
-        if m.start() > pos:
-            runs += _chars(text[pos : m.start()])
-        runs.append((True, _atom_tex(m)))
-        pos = m.end()
-    runs += _chars(text[pos:])
-    return runs
-
-
-def _chars(text: str) -> list[tuple[bool, str]]:
-    runs: list[tuple[bool, str]] = []
-    i = 0
-    while i < len(text):
-        ch = text[i]
-        if ch == "√" and i + 1 < len(text) and re.match(r"[A-Za-z0-9]", text[i + 1]):
-            j = i + 1
-            while j < len(text) and re.match(r"[A-Za-z0-9]", text[j]):
-                j += 1
-            runs.append((True, r"\sqrt{" + text[i + 1 : j] + "}"))
-            i = j
-            continue
-        if ch in MATH:
-            runs.append((True, MATH[ch]))
-        elif ch in _SUP or ch in _SUB:
-            j = i
-            while j < len(text) and text[j] in (_SUP if ch in _SUP else _SUB):
-                j += 1
-            runs.append((True, _script_tex(text[i:j])))
-            i = j
-            continue
-        elif ch in TEXT:
-            runs.append((False, TEXT[ch]))
-        elif ch in _SPECIAL:
-            runs.append((False, _SPECIAL[ch]))
-        elif ord(ch) < 128:
-            runs.append((False, ch))
-        else:
-            runs.append((False, "?"))  # a character we have no LaTeX for: visible, never an encoding error
-        i += 1
-    return runs
-
-
-def _join(runs: list[tuple[bool, str]], protect: bool) -> str:
-    """Runs as one LaTeX string: adjacent math runs in one ``$...$`` (braced when ``protect``, so
-    that a style's change of case leaves it alone)."""
-    out: list[str] = []
-    math: list[str] = []
-
-    def flush() -> None:
-        if math:
-            body = ""
-            for piece in math:  # \alpha m, never \alpham
-                if re.search(r"\\[A-Za-z]+$", body) and piece[:1].isalpha():
-                    body += " "
-                body += piece
-            out.append(("{$" + body + "$}") if protect else ("$" + body + "$"))
-            math.clear()
-
-    for is_math, tex in runs:
-        if is_math:
-            math.append(tex)
-        else:
-            flush()
-            out.append(tex)
-    flush()
-    return "".join(out)
-
-
-def _markup_runs(text: str) -> list[tuple[bool, str]]:
-    """A caption (MyST) as (is_math, LaTeX) runs: its ``$...$`` math kept as TeX, roles as their
-    text, emphasis and code marks dropped."""
-    text = re.sub(r"\{[a-z:]+\}`([^`<]*?)(?:\s*<[^>]*>)?`", r"\1", str(text))  # MyST roles: their text
-    text = re.sub(r"(?<!\\)[`*]", "", text)
-    runs: list[tuple[bool, str]] = []
-    for i, part in enumerate(re.split(r"(?<!\\)\$", text)):
-        if i % 2:  # inside $...$: TeX already; only its Unicode is translated
-            runs.append((True, "".join(MATH.get(c, c) for c in part)))
-        else:
-            runs += _text_latex(part.replace("\\$", "$"))
-    return runs
-
-
-def latex_text(text: str, protect: bool = False) -> str:
-    """``text`` (a caption, a path, a parameter list) as ASCII-safe LaTeX for a BibTeX field: math
-    as math, specials escaped.  ``protect``: braces around math and around every word with a
-    capital, as a title needs."""
-    out = _join(_markup_runs(text), protect)
-    if protect:
-        out = _protect_capitals(out)
-    return out
-
-
-def _protect_capitals(tex: str) -> str:
-    """Braces around each word holding a capital letter, outside braces already there."""
-    out: list[str] = []
-    word: list[str] = []
-    depth = 0
-
-    def flush() -> None:
-        if word:
-            w = "".join(word)
-            out.append("{" + w + "}" if re.search(r"[A-Z]", w) and not w.startswith("\\") else w)
-            word.clear()
-
-    i = 0
-    while i < len(tex):
-        ch = tex[i]
-        if depth == 0 and (ch.isalnum() or (ch in "'-." and word)):
-            word.append(ch)
-        elif ch == "\\" and depth == 0:  # a control sequence (\%, \ldots{}): copied as it is
-            flush()
-            m = re.match(r"\\(?:[A-Za-z]+(?:\{\})?|.)", tex[i:])
-            seq = m.group() if m else ch
-            out.append(seq)
-            i += len(seq)
-            continue
-        else:
-            flush()
-            if ch == "{":
-                depth += 1
-            elif ch == "}":
-                depth = max(0, depth - 1)
-            out.append(ch)
-        i += 1
-    flush()
-    return "".join(out)
-
-
-def plain_latex(text: str) -> str:
-    """``text`` that is not prose (a path, a parameter list, a machine) as ASCII-safe LaTeX: every
-    special escaped, Greek as math, no sub- or superscripts read into it (``n_vectors`` stays)."""
-    return _join(_chars(str(text)), protect=False)
 
 
 def base_url() -> str:
@@ -359,7 +130,7 @@ def short_title(caption: str, limit: int = TITLE_MAX) -> str:
 
 def _computed_where(side: dict[str, Any]) -> str:
     """Where and when the figure's numbers were computed, in one line of plain text."""
-    from .figures import created_date
+    from .provenance import created_date
 
     comp = side.get("computed")
     if isinstance(comp, dict):
@@ -378,7 +149,7 @@ def _computed_where(side: dict[str, Any]) -> str:
 
 def bibtex_entry(side: dict[str, Any], base: str | None = None) -> str:
     """The figure's BibTeX entry (``@misc``), ASCII-safe; see the module docstring."""
-    from .figures import computed_date, side_run
+    from .provenance import computed_date, side_run
 
     fid = side["fig_id"]
     title = latex_text(short_title(side["caption"]), protect=True)
@@ -449,14 +220,34 @@ def write_figure_index(order: list[str] | None = None) -> Path:
     (no chapter runs): one section per chapter, in reading order (``order``, default
     :func:`reading_order`), each figure with the run that drew it, where its numbers were computed,
     its files and its BibTeX entry."""
-    from .figures import provenance_line
-
     gen = generated_dir()
     sides = read_sidecars()
     order = reading_order() if order is None else order
     ids = [f for f in dict.fromkeys(order) if f in sides] + sorted(set(sides) - set(order))
     base = base_url()
     titles = chapter_titles()
+    lines = _index_header(base, bool(ids))
+    chapter = None
+    entries = []
+    for fid in ids:
+        s = sides[fid]
+        nb = _notebook(s) or "?"
+        if nb != chapter:
+            chapter = nb
+            num, title = titles.get(nb, (None, Path(nb).stem))
+            lines += [f"## {'Chapter ' + str(num) + ': ' if num else ''}{title}", ""]
+        entry = bibtex_entry(s, base)
+        entries.append(entry)
+        lines += _figure_section(fid, s, entry)
+    out = gen / "figure_index.md"
+    rio.write_text(out, "\n".join(lines) + "\n")
+    rio.write_text(gen / "figures.bib", "\n\n".join(entries) + "\n")
+    return out
+
+
+def _index_header(base: str, any_figures: bool) -> list[str]:
+    """The index page's title and introduction, and the link to ``figures.bib`` (or a line saying
+    there are no figures yet)."""
     lines = [
         "# Figure index",
         "",
@@ -475,50 +266,42 @@ def write_figure_index(order: list[str] | None = None) -> Path:
         ),
         "",
     ]
-    if ids:
+    if any_figures:
         lines += ["All entries in one file: {download}`figures.bib <figures.bib>`.", ""]
     else:
         lines.append("No figures have been generated yet: run `repcap book`.")
-    chapter = None
-    entries = []
-    for fid in ids:
-        s = sides[fid]
-        nb = _notebook(s) or "?"
-        if nb != chapter:
-            chapter = nb
-            num, title = titles.get(nb, (None, Path(nb).stem))
-            lines += [f"## {'Chapter ' + str(num) + ': ' if num else ''}{title}", ""]
-        files = " · ".join(
-            f"{{download}}`{ext.upper()} <figures/{fid}.{ext}>`" for ext in ("svg", "png", "pdf", "csv", "json")
-        )
-        alt = " ".join(re.sub(r"[`*_{}$]", "", s["caption"]).split())[:300]
-        comp = s.get("computed")
-        recompute = f" · recompute: `{comp['recompute']}`" if isinstance(comp, dict) and comp.get("recompute") else ""
-        entry = bibtex_entry(s, base)
-        entries.append(entry)
-        lines += [
-            f"### {fid}",
-            "",
-            f"{{numref}}`{fid}` · {_plain(provenance_line(s))}{recompute}",
-            "",
-            f"```{{image}} figures/{fid}.png\n:width: 280px\n:alt: {alt}\n```",
-            "",
-            f"{s['caption']}",
-            "",
-            f"Files: {files}",
-            "",
-            "```bibtex",
-            entry,
-            "```",
-            "",
-        ]
-    out = gen / "figure_index.md"
-    rio.write_text(out, "\n".join(lines) + "\n")
-    rio.write_text(gen / "figures.bib", "\n\n".join(entries) + "\n")
-    return out
+    return lines
+
+
+def _figure_section(fid: str, s: dict[str, Any], entry: str) -> list[str]:
+    """One figure's section of the index: its provenance, thumbnail, caption, files and BibTeX entry."""
+    from .provenance import provenance_line
+
+    files = " · ".join(
+        f"{{download}}`{ext.upper()} <figures/{fid}.{ext}>`" for ext in ("svg", "png", "pdf", "csv", "json")
+    )
+    alt = " ".join(re.sub(r"[`*_{}$]", "", s["caption"]).split())[:300]
+    comp = s.get("computed")
+    recompute = f" · recompute: `{comp['recompute']}`" if isinstance(comp, dict) and comp.get("recompute") else ""
+    return [
+        f"### {fid}",
+        "",
+        f"{{numref}}`{fid}` · {_plain(provenance_line(s))}{recompute}",
+        "",
+        f"```{{image}} figures/{fid}.png\n:width: 280px\n:alt: {alt}\n```",
+        "",
+        f"{s['caption']}",
+        "",
+        f"Files: {files}",
+        "",
+        "```bibtex",
+        entry,
+        "```",
+        "",
+    ]
 
 
 def _plain(text: str) -> str:
-    from .figures import _md_escape
+    from .provenance import md_escape
 
-    return _md_escape(text)
+    return md_escape(text)

@@ -17,108 +17,14 @@ import yaml
 from repcap import RepcapError
 from repcap.base.paths import notebooks_dir
 
+from .paramyaml import compose_yaml, read_yaml, short, yaml_problem
+
 PROFILES = ("smoke", "quick", "paper")
 _LITERALS = (bool, int, float, str, list, dict, type(None))
 #: Largest value a parameter may hold once resolved (JSON characters, list and dict items): a YAML
 #: alias bomb (`a: &a [*b, *b, ...]`) is refused instead of expanded.
 MAX_PARAM_CHARS = 1_000_000
 MAX_PARAM_ITEMS = 100_000
-
-
-#: What a message shows of any value or name from a file or the command line, at most.
-MAX_ECHO = 200
-
-
-class ParamYAMLError(yaml.YAMLError):
-    """A YAML value refused while it is read (one line, with its line in the file)."""
-
-    def __init__(self, problem: str, mark: Any = None) -> None:
-        super().__init__(problem)
-        self.problem, self.problem_mark = problem, mark
-
-
-class _Loader(yaml.SafeLoader):
-    """YAML as people write numbers, the YAML 1.2 core schema instead of PyYAML's YAML 1.1:
-
-    - booleans are only ``true``/``false`` (``yes``, ``no``, ``on``, ``off`` stay text, and a
-      boolean parameter refuses them);
-    - integers are decimal, ``0x...`` or ``0o...``; a leading zero (``0300``, octal 192 in YAML 1.1)
-      is refused with "did you mean 300?";
-    - ``5:00`` (sexagesimal 300 in YAML 1.1) and dates stay text;
-    - ``1e-3`` (no dot) is a float, as in YAML 1.2 and Python;
-    - a key written twice in one mapping is refused with its line.
-    """
-
-
-_Loader.yaml_implicit_resolvers = {
-    ch: [(tag, rx) for tag, rx in rs if tag.rsplit(":", 1)[-1] not in ("bool", "int", "float", "timestamp")]
-    for ch, rs in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
-_Loader.add_implicit_resolver(
-    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
-)
-_Loader.add_implicit_resolver(
-    "tag:yaml.org,2002:int", re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$"), list("-+0123456789")
-)
-_Loader.add_implicit_resolver(
-    "tag:yaml.org,2002:float",
-    re.compile(
-        r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
-    ),
-    list("-+0123456789."),
-)
-
-
-def _construct_int(loader: yaml.SafeLoader, node: yaml.Node) -> int:
-    text = str(loader.construct_scalar(node))  # type: ignore[arg-type]
-    if text.startswith(("0x", "0o")):
-        return int(text[2:], 16 if text[1] == "x" else 8)
-    digits = text.lstrip("+-")
-    if len(digits) > 1 and digits.startswith("0"):
-        sign = "-" if text.startswith("-") else ""
-        raise ParamYAMLError(
-            f"{text[:40]}: a leading zero is octal in YAML 1.1 and decimal elsewhere; did you mean "
-            f"{sign}{digits.lstrip('0') or '0'}?",
-            node.start_mark,
-        )
-    return int(text)
-
-
-def _construct_float(loader: yaml.SafeLoader, node: yaml.Node) -> float:
-    text = str(loader.construct_scalar(node)).lower()  # type: ignore[arg-type]
-    if text.lstrip("+-") == ".inf":
-        return float("-inf") if text.startswith("-") else float("inf")
-    if text == ".nan":
-        return float("nan")
-    return float(text)
-
-
-def _construct_mapping(loader: yaml.SafeLoader, node: yaml.Node) -> dict:
-    seen: dict[Any, int] = {}
-    for key_node, _ in getattr(node, "value", []):
-        key = loader.construct_object(key_node)
-        try:
-            hash(key)
-        except TypeError:
-            raise ParamYAMLError("a mapping key must be a plain name", key_node.start_mark) from None
-        if key in seen:
-            raise ParamYAMLError(
-                f"{_short(key, 60)} is written twice in one mapping (lines {seen[key] + 1} and "
-                f"{key_node.start_mark.line + 1}); keep one",
-                key_node.start_mark,
-            )
-        seen[key] = key_node.start_mark.line
-    loader.flatten_mapping(node)  # type: ignore[arg-type]
-    return dict(loader.construct_pairs(node))
-
-
-_Loader.add_constructor("tag:yaml.org,2002:int", _construct_int)
-_Loader.add_constructor("tag:yaml.org,2002:float", _construct_float)
-_Loader.add_constructor("tag:yaml.org,2002:map", _construct_mapping)
-
-
-def _yaml(text: str) -> Any:
-    return yaml.load(text, Loader=_Loader)  # a SafeLoader subclass: no Python objects
 
 
 def _json_value(name: str, value: Any, where: str) -> Any:
@@ -131,7 +37,7 @@ def _json_value(name: str, value: Any, where: str) -> Any:
             continue
         if isinstance(v, float):
             if v != v or v in (float("inf"), float("-inf")):
-                raise RepcapError(f"{where}: parameter {_short(at, 80)} holds {v!r}, not a finite number")
+                raise RepcapError(f"{where}: parameter {short(at, 80)} holds {v!r}, not a finite number")
             continue
         if isinstance(v, list):
             todo += [(x, f"{at}[{i}]") for i, x in enumerate(v)]
@@ -139,11 +45,11 @@ def _json_value(name: str, value: Any, where: str) -> Any:
         if isinstance(v, dict):
             for k, x in v.items():
                 if not isinstance(k, str):
-                    raise RepcapError(f"{where}: parameter {_short(at, 80)} has a key {_short(k, 60)} that is not text")
+                    raise RepcapError(f"{where}: parameter {short(at, 80)} has a key {short(k, 60)} that is not text")
                 todo.append((x, f"{at}.{k}"))
             continue
         raise RepcapError(
-            f"{where}: parameter {_short(at, 80)} holds a {type(v).__name__} ({_short(v, 60)}); only numbers, "
+            f"{where}: parameter {short(at, 80)} holds a {type(v).__name__} ({short(v, 60)}); only numbers, "
             "text, true/false, null, lists and mappings are accepted"
         )
     return value
@@ -188,12 +94,6 @@ def _type_name(v: Any) -> str:
     return "None" if v is None else type(v).__name__
 
 
-def _short(v: Any, limit: int = 120) -> str:
-    """``repr(v)``, cut to ``limit`` characters (a message is one line, whatever the value)."""
-    r = repr(v)
-    return r if len(r) <= limit else f"{r[: limit - 20]} ... ({len(r):,} characters)"
-
-
 def _coerce(name: str, value: Any, default: Any, where: str) -> Any:
     """Check ``value`` against the type of ``default``; ints are accepted where floats are, and
     ``None`` (YAML ``null``) anywhere: chapters use it for "off" or "use the sources' rule"."""
@@ -221,8 +121,8 @@ def _coerce(name: str, value: Any, default: Any, where: str) -> Any:
         elif isinstance(value, str) and re.fullmatch(r"[0-9]+(:[0-5]?[0-9])+", value):
             hint = " (YAML 1.2 reads 5:00 as text, not sexagesimal 300: write the number)"
         raise RepcapError(
-            f"{where}: parameter {_short(name, 80)} must be {_type_name(default)} "
-            f"(like the default {_short(default)}), got {_type_name(value)} {_short(value)}{hint}"
+            f"{where}: parameter {short(name, 80)} must be {_type_name(default)} "
+            f"(like the default {short(default)}), got {_type_name(value)} {short(value)}{hint}"
         )
     return value
 
@@ -245,26 +145,21 @@ def _bounded(name: str, value: Any) -> Any:
     return value
 
 
-def _yaml_problem(exc: yaml.YAMLError) -> str:
-    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-    return " ".join(str(problem).split())[:MAX_ECHO]
-
-
 def parse_override(text: str) -> tuple[str, Any]:
     """``name=value`` -> ``(name, value)`` with ``value`` read as a YAML scalar/list (YAML 1.2
-    core numbers and booleans, see :class:`_Loader`)."""
+    core numbers and booleans, see :mod:`.paramyaml`)."""
     if "=" not in text:
-        raise RepcapError(f"parameter {_short(text, 80)} must look like name=value")
+        raise RepcapError(f"parameter {short(text, 80)} must look like name=value")
     name, raw = text.split("=", 1)
     name = name.strip()
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,80}", name):
-        raise RepcapError(f"parameter name {_short(name, 80)} is not a Python name")
+        raise RepcapError(f"parameter name {short(name, 80)} is not a Python name")
     try:
-        value = _yaml(raw) if raw.strip() else ""
+        value = read_yaml(raw) if raw.strip() else ""
     except RecursionError:
-        raise RepcapError(f"parameter {name!r}: value {_short(raw, 80)} is nested too deeply") from None
+        raise RepcapError(f"parameter {name!r}: value {short(raw, 80)} is nested too deeply") from None
     except yaml.YAMLError as exc:
-        raise RepcapError(f"parameter {name!r}: cannot read value {_short(raw, 80)} ({_yaml_problem(exc)})") from None
+        raise RepcapError(f"parameter {name!r}: cannot read value {short(raw, 80)} ({yaml_problem(exc)})") from None
     return name, _json_value(name, _bounded(name, value), "command line")
 
 
@@ -280,7 +175,7 @@ def _profile_path(profile: str) -> Path:
             "shown in the quick book; `repcap bundle compute reference` recomputes them"
         )
     if profile not in PROFILES:
-        raise RepcapError(f"unknown profile {_short(profile, 60)}; use one of {', '.join(PROFILES)}")
+        raise RepcapError(f"unknown profile {short(profile, 60)}; use one of {', '.join(PROFILES)}")
     path = notebooks_dir() / "params" / f"{profile}.yaml"
     if not path.exists():
         raise RepcapError(f"profile file {path} is missing")
@@ -290,11 +185,11 @@ def _profile_path(profile: str) -> Path:
 def _read_profile(path: Path) -> tuple[dict, str]:
     try:
         text = path.read_text(encoding="utf-8")
-        data = _yaml(text) or {}
+        data = read_yaml(text) or {}
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
-        raise RepcapError(f"{where}: not valid YAML ({_yaml_problem(exc)}); fix the profile file") from None
+        raise RepcapError(f"{where}: not valid YAML ({yaml_problem(exc)}); fix the profile file") from None
     except RecursionError:
         raise RepcapError(f"{path}: nested too deeply; fix the profile file") from None
     except (OSError, UnicodeDecodeError) as exc:
@@ -308,7 +203,7 @@ def _read_profile(path: Path) -> tuple[dict, str]:
 
             near = difflib.get_close_matches(str(name), stems, n=1, cutoff=0.5)
             hint = f"; did you mean {near[0]}?" if near else f"; chapters: {', '.join(stems)}"
-            raise RepcapError(f"{path}: section {_short(name, 80)} names no chapter{hint}")
+            raise RepcapError(f"{path}: section {short(name, 80)} names no chapter{hint}")
     return data, text
 
 
@@ -328,7 +223,7 @@ def _comments(text: str, stem: str) -> dict[str, tuple[int, str]]:
     parameter's line, else the comment lines just above it; a comment that opens with names
     (``# steps, lr: the engine's defaults are Guha's``) is about those parameters, set or not."""
     try:
-        root = yaml.compose(text, Loader=_Loader)
+        root = compose_yaml(text)
     except yaml.YAMLError:
         return {}
     lines = text.splitlines()
@@ -399,7 +294,7 @@ def resolve_parameters(path: Path, profile: str, overrides: dict[str, Any]) -> d
                 near = difflib.get_close_matches(str(name), list(defaults), n=1, cutoff=0.6)
                 hint = f"did you mean {near[0]}? " if near else ""
                 raise RepcapError(
-                    f"{where}: unknown parameter {_short(name, 80)} for {path.name}; {hint}valid parameters: "
+                    f"{where}: unknown parameter {short(name, 80)} for {path.name}; {hint}valid parameters: "
                     f"{valid[:600]}"
                 )
             resolved[name] = _unique(name, _coerce(name, _bounded(name, value), defaults[name], where), where)
@@ -416,7 +311,7 @@ def _unique(name: str, value: Any, where: str) -> Any:
         k = json.dumps(v, sort_keys=True, default=str)
         if k in seen:
             raise RepcapError(
-                f"{where}: parameter {_short(name, 80)} lists {_short(v, 60)} more than once ({_short(value, 120)}); "
+                f"{where}: parameter {short(name, 80)} lists {short(v, 60)} more than once ({short(value, 120)}); "
                 "each value runs once - remove the repeat"
             )
         seen.add(k)
