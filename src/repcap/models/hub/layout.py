@@ -74,6 +74,19 @@ def weight_map(index: dict, label: str) -> dict[str, str]:
     return wm
 
 
+def pick_in_index(
+    wm: dict[str, str], head: bool, tensor: str | None, config: dict | None, label: str
+) -> tuple[str, bool | None]:
+    """``(tensor name, tied)`` from an index's weight map: ``tensor`` if given (it must be there),
+    else the embedding (or with ``head`` the output head) the names and ``config`` point to."""
+    if tensor is not None:
+        if tensor not in wm:
+            raise RepcapError(f"{label}: no tensor named {tensor!r} in the weight map; tensors: {short(list(wm))}")
+        return tensor, None
+    emb, hd, tied = pick_tensor(list(wm), head, config)
+    return (hd if (head and hd) else emb), tied
+
+
 def _from_layout(
     config: dict | None,
     index: dict | None,
@@ -87,13 +100,7 @@ def _from_layout(
     """Shared by folders and the hub.  ``fetch(filename) -> local path``."""
     if index is not None:
         wm = weight_map(index, label)
-        if tensor is not None:
-            if tensor not in wm:
-                raise RepcapError(f"{label}: no tensor named {tensor!r} in the weight map; tensors: {short(list(wm))}")
-            name, tied = tensor, None
-        else:
-            emb, hd, tied = pick_tensor(list(wm), head, config)
-            name = hd if (head and hd) else emb
+        name, tied = pick_in_index(wm, head, tensor, config, label)
         t, _, _, dtype = load_safetensors(fetch(safe_relative(wm[name], label)), tensor=name)
     elif single is not None:
         t, name, tied, dtype = load_safetensors(fetch(single), head=head, tensor=tensor, config=config)
