@@ -74,6 +74,11 @@ def weight_map(index: dict, label: str) -> dict[str, str]:
     return wm
 
 
+def shards(index: dict, label: str) -> list[str]:
+    """The shard files an index names, each checked to stay inside its folder/repo."""
+    return sorted({safe_relative(v, label) for v in weight_map(index, label).values()})
+
+
 def pick_in_index(
     wm: dict[str, str], head: bool, tensor: str | None, config: dict | None, label: str
 ) -> tuple[str, bool | None]:
@@ -203,6 +208,4 @@ def list_dir(path: str | os.PathLike) -> list[TensorInfo]:
     if idx is None:
         kind, name = _single_file(folder)
         return (gguf_format if kind == "gguf" else st_format).list_tensors(folder.file(name))
-    label = str(folder.path)
-    shards = sorted({safe_relative(v, label) for v in weight_map(idx, label).values()})
-    return [info for shard in shards for info in st_format.list_tensors(folder.file(shard))]
+    return [info for shard in shards(idx, str(folder.path)) for info in st_format.list_tensors(folder.file(shard))]

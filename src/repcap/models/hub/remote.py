@@ -25,7 +25,7 @@ from ..formats.common import as_float32, pickle_magic, read_json_object
 from ..formats.names import choose_tensor
 from ..matrix import Embedding, TensorInfo
 from .errors import hf, offline_mode, one
-from .layout import INDEX, pick_in_index, safe_relative, validate_hub_id, weight_map
+from .layout import INDEX, pick_in_index, safe_relative, shards, validate_hub_id, weight_map
 from .slices import HEADER, SliceCache
 from .transport import HubRepo
 
@@ -218,6 +218,13 @@ def _gguf_file(repo: HubRepo, filename: str | None) -> str:
     )
 
 
+def _is_gguf(repo: HubRepo, filename: str | None) -> bool:
+    """Whether the file to read is a GGUF file: one named, or a repo with no safetensors release."""
+    if filename is not None:
+        return filename.endswith(".gguf")
+    return not repo.has(INDEX) and not repo.has("model.safetensors")
+
+
 def load_hub(
     repo_id: str,
     *,
@@ -231,9 +238,7 @@ def load_hub(
     picks one file of the repo (a ``.gguf`` among several)."""
     repo = HubRepo(repo_id, revision)
     cfg = repo.json("config.json", "config.json") if repo.has("config.json") else None
-    if (filename is not None and filename.endswith(".gguf")) or (
-        filename is None and not repo.has(INDEX) and not repo.has("model.safetensors")
-    ):
+    if _is_gguf(repo, filename):
         emb = _gguf_tensor(repo, _gguf_file(repo, filename), head, tensor)
         emb.meta["commit"] = repo.commit
         return emb
@@ -288,16 +293,7 @@ def _list_from_hub_cache(repo_id: str, revision: str | None, filename: str | Non
             return None
         return (gguf_format if filename.endswith(".gguf") else st_format).list_tensors(p)
     idx = cached(INDEX)
-    names = (
-        sorted(
-            {
-                safe_relative(v, repo_id)
-                for v in weight_map(read_json_object(idx, "safetensors index"), repo_id).values()
-            }
-        )
-        if idx is not None
-        else ["model.safetensors"]
-    )
+    names = shards(read_json_object(idx, "safetensors index"), repo_id) if idx is not None else ["model.safetensors"]
     paths = [cached(n) for n in names]
     if not all(paths):
         return None
@@ -306,9 +302,7 @@ def _list_from_hub_cache(repo_id: str, revision: str | None, filename: str | Non
 
 def _list_hub(repo_id: str, revision: str | None, filename: str | None) -> list[TensorInfo]:
     repo = HubRepo(repo_id, revision)
-    if (filename is not None and filename.endswith(".gguf")) or (
-        filename is None and not repo.has(INDEX) and not repo.has("model.safetensors")
-    ):
+    if _is_gguf(repo, filename):
         from ..formats import gguf as gguf_format
 
         fname = _gguf_file(repo, filename)
@@ -317,9 +311,7 @@ def _list_hub(repo_id: str, revision: str | None, filename: str | None) -> list[
         with _staged(label, prefix, size) as p:
             return gguf_format.open_gguf(p).list_tensors()
     if filename is None and repo.has(INDEX):
-        files = sorted(
-            {safe_relative(v, repo_id) for v in weight_map(repo.json(INDEX, "safetensors index"), repo_id).values()}
-        )
+        files = shards(repo.json(INDEX, "safetensors index"), repo_id)
     else:
         files = [safe_relative(filename or "model.safetensors", repo_id)]
     out = []
