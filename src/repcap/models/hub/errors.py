@@ -35,10 +35,15 @@ def one(exc: BaseException) -> str:
     return " ".join(str(exc).split())[:160] or type(exc).__name__
 
 
+def looks_like_html(text: str | bytes) -> bool:
+    """Whether a body that should be JSON is a web page (a captive portal's, a proxy's login)."""
+    page = (text.decode("utf-8", "replace") if isinstance(text, bytes) else str(text)).lstrip()[:200].lower()
+    return page.startswith(("<!doctype html", "<html", "<head", "<body")) or "<html" in page
+
+
 def _not_json(repo_id: str, what: str, exc: ValueError) -> RepcapError:
     doc = str(getattr(exc, "doc", "") or "")
-    page = doc.lstrip()[:200].lower()
-    if page.startswith(("<!doctype html", "<html", "<head", "<body")) or "<html" in page:
+    if looks_like_html(doc):
         got = "an HTML page, not JSON (a captive portal or a proxy's login page?)"
     else:
         got = f"something that is not JSON ({' '.join(doc.split())[:60]!r})" if doc else "something that is not JSON"

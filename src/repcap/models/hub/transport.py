@@ -16,6 +16,7 @@ from the byte where a dropped connection stopped.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import time
 from pathlib import Path
@@ -23,7 +24,7 @@ from pathlib import Path
 from repcap import RepcapError
 
 from ..formats.common import read_json_object
-from .errors import checked_size, endpoint, hf, hub_error, local_hint, offline_mode, one
+from .errors import checked_size, endpoint, hf, hub_error, local_hint, looks_like_html, offline_mode, one
 from .layout import validate_hub_id
 from .slices import HEADER, SliceCache
 
@@ -119,7 +120,7 @@ class _Range:
     def timed_out(self) -> RepcapError:
         return RepcapError(
             f"{self.label}: the hub at {endpoint()} did not answer in time while sending {self.what} "
-            f"(HF_HUB_DOWNLOAD_TIMEOUT = {hf().constants.HF_HUB_DOWNLOAD_TIMEOUT} s); {local_hint()}"
+            f"(HF_HUB_DOWNLOAD_TIMEOUT = {self.timeout:g} s); {local_hint()}"
         )
 
     def incomplete(self) -> RepcapError:
@@ -180,11 +181,10 @@ class HubRepo:
         try:
             return read_json_object(Path(path), what)
         except RepcapError as exc:
-            try:
-                head = Path(path).read_bytes()[:200].lstrip().lower()
-            except OSError:
-                head = b""
-            if head.startswith((b"<!doctype html", b"<html")):
+            head = b""
+            with contextlib.suppress(OSError):
+                head = Path(path).read_bytes()[:200]
+            if looks_like_html(head):
                 raise RepcapError(
                     f"{self.label(fname)}: the hub at {endpoint()} sent an HTML page for it, not JSON (a captive "
                     f"portal or a proxy's login page?); it is in the hub cache at {path}: delete it, check the "
