@@ -122,7 +122,7 @@ def serve_loopback(monkeypatch, tmp_path):
     monkeypatch.setattr(importlib.import_module("huggingface_hub.utils.tqdm"), "HF_HUB_DISABLE_PROGRESS_BARS", True)
     monkeypatch.setenv("REPCAP_CACHE", str(tmp_path / "repcap-cache"))
     monkeypatch.setenv("HF_TOKEN", "")
-    monkeypatch.setattr("repcap.models.hub.remote.RESUME_WAIT", 0.05)
+    monkeypatch.setattr("repcap.models.hub.transport.RESUME_WAIT", 0.05)
     yield server
     server.close()
 

@@ -58,7 +58,7 @@ def test_trickling_server_is_cut_off_by_the_range_deadline(hub, capsys, monkeypa
     endpoint, the repository, the file and the bytes received."""
     import huggingface_hub.constants as c
 
-    from repcap.models.hub.remote import range_deadline
+    from repcap.models.hub.transport import range_deadline
 
     emb = matrix(512, 256, 1, "BF16")  # 256 KiB
     hub.add("org/slow", single([("model.embed_tokens.weight", emb)], CFG, dtype="BF16"))

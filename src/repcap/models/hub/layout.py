@@ -74,6 +74,24 @@ def weight_map(index: dict, label: str) -> dict[str, str]:
     return wm
 
 
+def shards(index: dict, label: str) -> list[str]:
+    """The shard files an index names, each checked to stay inside its folder/repo."""
+    return sorted({safe_relative(v, label) for v in weight_map(index, label).values()})
+
+
+def pick_in_index(
+    wm: dict[str, str], head: bool, tensor: str | None, config: dict | None, label: str
+) -> tuple[str, bool | None]:
+    """``(tensor name, tied)`` from an index's weight map: ``tensor`` if given (it must be there),
+    else the embedding (or with ``head`` the output head) the names and ``config`` point to."""
+    if tensor is not None:
+        if tensor not in wm:
+            raise RepcapError(f"{label}: no tensor named {tensor!r} in the weight map; tensors: {short(list(wm))}")
+        return tensor, None
+    emb, hd, tied = pick_tensor(list(wm), head, config)
+    return (hd if (head and hd) else emb), tied
+
+
 def _from_layout(
     config: dict | None,
     index: dict | None,
@@ -87,13 +105,7 @@ def _from_layout(
     """Shared by folders and the hub.  ``fetch(filename) -> local path``."""
     if index is not None:
         wm = weight_map(index, label)
-        if tensor is not None:
-            if tensor not in wm:
-                raise RepcapError(f"{label}: no tensor named {tensor!r} in the weight map; tensors: {short(list(wm))}")
-            name, tied = tensor, None
-        else:
-            emb, hd, tied = pick_tensor(list(wm), head, config)
-            name = hd if (head and hd) else emb
+        name, tied = pick_in_index(wm, head, tensor, config, label)
         t, _, _, dtype = load_safetensors(fetch(safe_relative(wm[name], label)), tensor=name)
     elif single is not None:
         t, name, tied, dtype = load_safetensors(fetch(single), head=head, tensor=tensor, config=config)
@@ -196,6 +208,4 @@ def list_dir(path: str | os.PathLike) -> list[TensorInfo]:
     if idx is None:
         kind, name = _single_file(folder)
         return (gguf_format if kind == "gguf" else st_format).list_tensors(folder.file(name))
-    label = str(folder.path)
-    shards = sorted({safe_relative(v, label) for v in weight_map(idx, label).values()})
-    return [info for shard in shards for info in st_format.list_tensors(folder.file(shard))]
+    return [info for shard in shards(idx, str(folder.path)) for info in st_format.list_tensors(folder.file(shard))]

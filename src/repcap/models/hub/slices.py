@@ -276,7 +276,3 @@ class SliceCache:
         rng = {"tensor": tensor, "start": start, "end": start + len(data), "sha256": sha}
         rec["ranges"] = [r for r in rec["ranges"] if r.get("tensor") != tensor] + [rng]
         _atomic_write(self._record_path(commit, file), json.dumps(rec, indent=1).encode())
-
-    def cached_files(self, commit: str) -> list[str]:
-        """Files with a recorded header at ``commit`` (for ``--list-tensors`` offline)."""
-        return sorted(f for f in (self.files(commit) or []) if self.find(commit, f, HEADER))
