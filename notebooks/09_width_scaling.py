@@ -239,9 +239,11 @@ _ = figures.save(
     },
 )
 findings.record_all(
-    evidence.profile_exponents(fits, ofits, dict(zip(other, ("liu-exp17-exp", "liu-exp17-linear", "liu-exp17-power"))))
+    evidence.profile_exponents(
+        fits, ofits, dict(zip(other, ("liu-exp17-exp", "liu-exp17-linear", "liu-exp17-power"))), gamma=strong_gamma
+    )
 )
-findings.record_all(evidence.profile_overlap(strong))
+findings.record_all(evidence.profile_overlap(strong, gamma=strong_gamma))
 wk = df[df["regime"] == "weak"]
 paper_tc = toy.TrainConfig()  # the engine's defaults are the paper's main sweep
 findings.record_all(evidence.left_out(wk, undecided=evidence.below_paper_size(n, steps, paper_tc.n, paper_tc.steps)))
@@ -293,9 +295,9 @@ _ = figures.save(
 # standard error; the two agree within two combined standard errors ({ref}`Methods <methods-scorecard>`).
 # The table below the figure lists every point and that distance. First, every seed set is searched for
 # single-model outliers ({numref}`fig-scaling-seeds`): a final loss more than
-# {glue:text}`scaling_outlier_factor:g` times or less than a {glue:text}`scaling_outlier_factor:g`th of
-# its seeds' median, further than the loss moves between two neighbouring widths. Such a width is left
-# out of every seed's fit of that series, and the row says so. {glue:md}`scaling_outlier_summary`
+# {glue:text}`scaling_outlier_factor:g` times its seeds' median or less than that median divided by
+# {glue:text}`scaling_outlier_factor:g`, further than the loss moves between two neighbouring widths.
+# Such a width is left out of every seed's fit of that series, and the row says so. {glue:md}`scaling_outlier_summary`
 
 # %%
 w_names = rrdata.width_sweep_names(reference_set, reference_scale)

@@ -114,19 +114,30 @@ def test_the_c_curve_per_dimension_drops_the_ceiling_and_needs_a_bracket():
     d2, d16 = peaks[peaks.d == 2].iloc[0], peaks[peaks.d == 16].iloc[0]
     assert d2.n_dropped == 2 and d2.n_cells == 3 and d2.bracketed and d2.peak_ratio == 4
     assert d16.bracketed and d16.peak == pytest.approx(0.7)
-    got = evidence.yoder.c_peak(peaks, profile="reference")["yoder-C-peak"]
-    assert got["value"] == pytest.approx(0.7) and "d = 16" in got["note"] and not got.get("undecided")
+    # one run per cell: a bracketed peak still cannot be set against the seed scatter of C (issue 46.2)
+    one_run = evidence.yoder.c_peak(peaks, profile="reference")["yoder-C-peak"]
+    assert one_run["undecided"].startswith("one run per cell") and "his k is unknown" in one_run["note"]
+    assert "d = 16: 0.700 at N/k = 8, falling 28.6% after it" in one_run["note"]
+    # with seeds: d = 16 falls 28.6% after its peak, which decides against a 2% scatter (2 × 2% = 4%) ...
+    got = evidence.yoder.c_peak(peaks, seed_sd={16: 0.02, 2: 0.02}, profile="reference")["yoder-C-peak"]
+    assert got["value"] == pytest.approx(0.7) and "decided at d = 16" in got["note"] and not got.get("undecided")
+    # ... but not against a 20% scatter (2 × 20% = 40% > 28.6%), and d = 2 (15.5% < 2 × 10%) not either
+    wide = evidence.yoder.c_peak(peaks, seed_sd={16: 0.2, 2: 0.1})["yoder-C-peak"]
+    assert wide["undecided"] == "no dimension's fall after its peak exceeds the seed scatter of C"
+    assert evidence.yoder.c_peak(peaks, seed_sd={16: 0.2, 2: 0.05})["yoder-C-peak"]["n_of"] == "cells at d = 2"
     rising = rr.c_curve_peaks(curve[curve.ratio <= 8])  # d = 16 ends at its largest value: no bracket
-    lone = evidence.yoder.c_peak(rising[rising.d == 16])["yoder-C-peak"]
-    assert lone["undecided"] == "no dimension's curve brackets its peak"
+    lone = evidence.yoder.c_peak(rising[rising.d == 16], seed_sd={16: 0.0})["yoder-C-peak"]
+    assert lone["undecided"] == "no dimension's fall after its peak exceeds the seed scatter of C"
+    assert "(not bracketed)" in lone["note"]
     assert "d = 2: 0.821 at N/k = 4 (bracketed), 2 cells at the ceiling dropped" in rr.c_curve_summary(peaks)
 
 
 def test_yoders_ceiling_and_trap():
     assert evidence.yoder.c_ceiling()["yoder-C-falls"]["value"] == pytest.approx(2 / math.log(30000))
-    assert scorecard.evaluate(
-        reference.claim("yoder-C-falls"), [{"claim": "yoder-C-falls", "value": 0.194, "profile": "quick"}]
-    ).verdict.ok
+    falls = reference.claim("yoder-C-falls")  # our hypothesis on a commenter's reading: a context note
+    assert falls.context and falls.status() == "ours" and "item?id=45246665" in falls.where()
+    row = scorecard.evaluate(falls, [{"claim": "yoder-C-falls", "value": 0.194, "profile": "quick"}])
+    assert row.verdict.ok and scorecard.counts([row]) == dict.fromkeys(scorecard.VERDICTS, 0)
     k, d = 300, 12
     res = {
         "n_pairs": k * (k - 1) // 2,
@@ -226,3 +237,39 @@ def test_weak_models_phi_and_left_out_loss():
     assert lo["value"] == pytest.approx(0.8 / weak.left_out_loss.iloc[0]) and lo["undecided"] == "small"
     assert evidence.liu.below_paper_size(1000, 20000, 1000, 20000) == ""
     assert "n = 256" in evidence.liu.below_paper_size(256, 1500, 1000, 20000)
+
+
+def test_profile_fits_are_recorded_only_under_the_row_of_their_gamma():
+    """Issue 46.5: the `paper` profile outranks `reference`, so a profile's strong fits at γ = −1 must
+    not land under the rows labelled γ = −0.778 (nor its overlap under liu-toy-overlap's α = 1, γ = −0.778)."""
+    fits = pd.DataFrame(
+        {
+            "regime": ["strong", "strong"],
+            "alpha": [1.0, 1.5],
+            "alpha_m": [1.1, 1.3],
+            "ci_low": [1.0, 1.2],
+            "ci_high": [1.2, 1.4],
+            "stderr": [0.05, 0.05],
+            "n_points": [6, 6],
+        }
+    )
+    ofits = pd.DataFrame({"law": [], "alpha_m": [], "ci_low": [], "ci_high": [], "stderr": [], "n_points": []})
+    assert evidence.liu.profile_exponents(fits, ofits, {}, gamma=-1.0, profile="paper") == {}
+    assert evidence.liu.profile_exponents(fits, ofits, {}, profile="paper") == {}
+    got = evidence.liu.profile_exponents(fits, ofits, {}, gamma=-0.7778, profile="paper")
+    assert set(got) == {"liu-strong-a10", "liu-strong-a15"} and got["liu-strong-a10"]["value"] == 1.1
+    ms = [4, 8, 16, 32]
+    strong = pd.DataFrame(
+        {"alpha": [1.0] * 4 + [2.0] * 4, "m": ms * 2, "mean_sq_overlap": [1 / m for m in ms] + [9 / m**3 for m in ms]}
+    )
+    assert evidence.liu.profile_overlap(strong, gamma=-1.0) == {}
+    ov = evidence.liu.profile_overlap(strong, gamma=-0.7778)["liu-toy-overlap"]
+    assert ov["value"] == pytest.approx(-1.0) and ov["n"] == 4  # α = 1 only: the α = 2 series is left out
+
+
+def test_the_contrast_interval_is_a_welch_t():
+    """Issue 46.7: a difference of two parabola fits on 6 widths each (3 dof each) takes Welch's t."""
+    from scipy import stats
+
+    assert evidence.liu.welch_t(0.1, 3, 0.1, 3) == pytest.approx(stats.t.ppf(0.975, 6))
+    assert evidence.liu.welch_t(0.1, 3, 1e-9, 3) == pytest.approx(stats.t.ppf(0.975, 3), rel=1e-6)

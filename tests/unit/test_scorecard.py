@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from repcap import RepcapError
 from repcap.evidence import reference, scorecard
 from repcap.evidence.scorecard import verdict
 
@@ -136,10 +137,10 @@ def test_the_combined_rule_on_the_issues_numbers():
     than the bar is consistent but cannot decide."""
     weak = reference.claim("liu-weak-a15")
     v = verdict(0.7006, "combined", value=0.701, source_se=weak.source_se(), se=0.023, fmt=".3f")
-    assert v.kind == "reproduced within" and "combined standard errors" in v.text and v.ok
+    assert v.kind == "reproduced within" and "combined SEs" in v.text and v.ok
     strong = reference.claim("liu-strong-a15")
     v = verdict(1.454, "combined", value=1.249, source_se=strong.source_se(), se=0.012, reason="r")
-    assert v.kind == "differs" and v.text.startswith("differs: 3.6 combined standard errors apart")
+    assert v.kind == "differs" and v.text.startswith("differs: 3.6 combined SEs apart")
     v = verdict(0.942, "combined", value=0.896, source_se=0.0935, se=0.126, fmt=".3f")
     assert v.kind == "consistent, not decisive" and not v.ok and "0.126" in v.text
     # the boundary is two combined standard errors, and an explanation still names itself
@@ -157,6 +158,64 @@ def test_the_combined_rule_on_the_issues_numbers():
     )
     assert verdict(-0.003, "combined", value=0.0, source_se=0.0, se=0.04, tolerance=0.1).ok
     assert verdict(-0.3, "combined", value=0.0, source_se=0.0, se=0.04, tolerance=0.1).kind == "differs"
+
+
+def test_one_currency_and_the_widest_window_that_decides():
+    """Issue 46.3: a mean over seeds is set against the source's single replicate, whose variance is
+    its bar's plus our seed sd²; and a pass window wider than the row's stated width never decides."""
+    c = reference.claim("liu-strong-a15")
+    value = c.source_value()[0]
+    assert c.window == 0.25 and c.source_se() == pytest.approx(0.0555)
+    seeds = {"claim": c.id, "value": value + 0.16, "se": 0.02, "n": 6, "interval": "t", "profile": "reference"}
+    # seed-to-seed SE against the bar alone: 0.16 / hypot(0.02, 0.0555) = 2.7 SEs, "differs" ...
+    assert scorecard.evaluate(c, [seeds]).verdict.kind == "differs"
+    # ... but their one replicate scatters by our seed sd too: with sd 0.06 it is 1.9 SEs, window ±0.17
+    one = scorecard.evaluate(c, [dict(seeds, replicate_sd=0.06)]).verdict
+    assert one.kind == "reproduced within" and "1.9 combined SEs" in one.text
+    # a seed-0 regression SE that opens the window past ±0.25 cannot decide (issue 46: ±0.52, ±0.71)
+    wide = scorecard.evaluate(c, [dict(seeds, value=value + 0.1, se=0.1)]).verdict
+    assert wide.kind == "consistent, not decisive" and "exceeds the source's" in wide.text
+    # our SE below theirs, yet a seed sd of 0.12 opens the window to 2 × 0.141 = ±0.28: not decisive
+    wide = scorecard.evaluate(c, [dict(seeds, value=value + 0.1, se=0.05, replicate_sd=0.12)]).verdict
+    assert wide.kind == "consistent, not decisive" and "±0.28" in wide.text and "±0.25" in wide.text
+    assert scorecard.evaluate(c, [dict(seeds, value=value + 0.1, se=0.05, replicate_sd=0.08)]).verdict.ok
+    # liu-weak-a20's own bar (0.261) opens the window past ±0.52 whatever ours is
+    weak = reference.claim("liu-weak-a20")
+    assert (
+        scorecard.evaluate(weak, [dict(seeds, claim=weak.id, value=0.954)]).verdict.kind == "consistent, not decisive"
+    )
+    # the rule as a function: no window, no limit
+    assert verdict(1.0, "combined", value=1.1, source_se=0.2, se=0.05).kind == "reproduced within"
+
+
+def test_every_row_states_its_status_and_the_listed_rows_are_ours(tmp_path):
+    """Issue 46.4: a status on every row, and a row cannot be published on a quote of ours."""
+    import yaml
+
+    rows = yaml.safe_load((reference.reference_dir() / "claims.yaml").read_text())
+    assert all(r.get("status") in ("published", "ours") for r in rows)
+    for cid in (
+        "liu-phi1-width",
+        "guha-class1-mostly-tied",
+        "yoder-gradient-trap",
+        "yoder-rule-bound",
+        "liu-strong-robust",
+        "liu-power-in-out",
+        "guha-layers-latent",
+        "yoder-rule-C",
+        "yoder-C-falls",
+    ):
+        assert reference.claim(cid).status() == "ours", cid
+    assert reference.quote("yoder2025.rule_C").status == "ours" and reference.claim("yoder-rule-C").context
+    assert reference.claim("guha-jl8-llama").status() == "published"
+    row = next(r for r in rows if r["id"] == "liu-phi1-width")
+    bad = tmp_path / "claims.yaml"
+    bad.write_text(yaml.safe_dump([{**row, "status": "published", "threshold": None, "quote": "yoder2025.rule_C"}]))
+    with pytest.raises(RepcapError, match="status 'published' on quote 'yoder2025.rule_C', which is ours"):
+        reference.load_claims(bad)
+    bad.write_text(yaml.safe_dump([{k: v for k, v in row.items() if k != "status"}]))
+    with pytest.raises(RepcapError, match="status"):
+        reference.load_claims(bad)
 
 
 def test_a_result_beyond_a_claimed_improvement_is_no_difference():
@@ -287,7 +346,7 @@ def test_cells_that_start_like_markdown_blocks_are_escaped():
 def test_counts_by_kind_leave_context_notes_out():
     rows = scorecard.evaluate_all([])
     by = scorecard.counts_by_kind(rows)
-    n_claims = sum(not c.context for c in reference.claims().values())
+    n_claims = sum(not c.context and c.checked_by != () for c in reference.claims().values())
     assert sum(sum(v.values()) for v in by.values()) == n_claims
     assert sum(by["per-model"].values()) == 45 + 27
 

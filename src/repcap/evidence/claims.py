@@ -14,6 +14,7 @@ from typing import Any
 from repcap import RepcapError
 from repcap.base.quotes import (
     SOURCES,
+    STATUSES,
     Quote,
     _display,
     _Fields,
@@ -48,6 +49,7 @@ CLAIM_FIELDS = (
     "short",
     "source",
     "kind",
+    "status",
     "context",
     "claim",
     "quote",
@@ -65,6 +67,7 @@ CLAIM_FIELDS = (
     "explained",
     "decide",
     "min_n",
+    "window",
     "chapter",
     "figure",
     "fmt",
@@ -85,6 +88,7 @@ class Claim:
     checked_by: tuple[str, ...] | None  # None: every profile
     chapter: str
     kind: str = "measurement"
+    status_: str = "published"  # the row's status (published / ours), given explicitly on every row
     context: bool = False  # a context note: shown, not a claim of the source, not counted
     figure: str | None = None
     quote_ids: tuple[str, ...] = ()
@@ -96,6 +100,7 @@ class Claim:
     if_differs: str = ""
     explained: str = ""  # a systematic, explained gap: the verdict says "differs (explained: ...)"
     decide: str = ""  # what would decide the row when the evidence is inconclusive
+    window: float | None = None  # combined rows: the widest pass half-width that may decide
     min_n: int = 1  # the fewest points (widths, seeds, models) on which the row may be decided
     where_text: str = ""  # where the claim stands, for rows that quote no number
     short: str = ""  # a few words naming the claim
@@ -166,8 +171,10 @@ class Claim:
         return f"{name}, {'; '.join(wheres)}"
 
     def status(self) -> str:
-        """``published`` if every quote behind the row is, else ``ours`` (read off a figure, ...)."""
-        return "published" if all(q.published for q in self.quotes) else "ours"
+        """The row's explicit status: ``published`` (the source states the claim and its number) or
+        ``ours`` (our reading, digitisation, operationalisation or hypothesis); a row cannot be
+        ``published`` on a quote that is ours (checked when read)."""
+        return self.status_
 
 
 def check_fmt(fmt: str) -> str | None:
@@ -199,6 +206,7 @@ def _claim_row(path: Path, i: int, r: Any, seen: dict[str, Claim], chapters: set
     compare = f.choice("compare", COMPARES, required=True)
     derive = f.choice("derive", DERIVES)
     kind = f.choice("kind", KINDS, required=True)
+    status = f.choice("status", STATUSES, required=True)
     qids = f.names("quote")
     threshold = f.number("threshold")
     if not qids and threshold is None:
@@ -261,6 +269,7 @@ def _claim_row(path: Path, i: int, r: Any, seen: dict[str, Claim], chapters: set
         checked_by=checked_by,
         chapter=chapter,
         kind=kind,
+        status_=status,
         context=bool(f.flag("context")),
         figure=figure,
         quote_ids=qids,
@@ -273,6 +282,7 @@ def _claim_row(path: Path, i: int, r: Any, seen: dict[str, Claim], chapters: set
         explained=f.text("explained"),
         decide=f.text("decide"),
         min_n=int(min_n or 1),
+        window=f.number("window", low=0.0),
         where_text=f.text("where"),
         short=f.text("short", default=cid),
     )
@@ -280,6 +290,9 @@ def _claim_row(path: Path, i: int, r: Any, seen: dict[str, Claim], chapters: set
         raise f.fail(f"compare {compare!r} needs a quote with a value; {qids[0]!r} is a range")
     if c.compare == "combined" and qids and (c.derive is not None or c.quotes[0].low is None):
         raise f.fail("compare 'combined' needs one quote with a value and its error bar (low and high)")
+    if status == "published" and (source == OURS or any(not q.published for q in c.quotes)):
+        ours = next((q.id for q in c.quotes if not q.published), None)
+        raise f.fail("status 'published' on " + (f"quote {ours!r}, which is ours" if ours else "a finding of ours"))
     check_source_value(c, f.fail)
     return c
 

@@ -7,7 +7,7 @@ chapter's figures to ``book/generated/findings/<chapter>.json``; outside it, to 
 ``interactive.json``.
 
 A record: ``{"claim", "value", "profile", "chapter", "figure", "note", "provenance", "experiments",
-"low", "high", "interval", "se", "n", "n_of", "exact", "undecided"}``; ``value`` is None where the
+"low", "high", "interval", "se", "replicate_sd", "n", "n_of", "exact", "undecided"}``; ``value`` is None where the
 chapter could not compute it in this run (for example no model loaded).  ``interval`` says what
 ``low``/``high`` are, or what the value's uncertainty is where it has none (:data:`UNCERTAINTIES`:
 a 95% interval and from which statistic, a range over models or cells, one stochastic run, an exact
@@ -82,6 +82,7 @@ def record(
     undecided: str = "",
     interval: str | None = None,
     se: float | None = None,
+    replicate_sd: float | None = None,
     experiments: dict[str, str] | None = None,
 ) -> None:
     """Record this chapter's number for scorecard claim ``claim_id`` (returns nothing, so that a
@@ -97,7 +98,8 @@ def record(
     the claim is about), which makes the verdict inconclusive whatever the number.  ``interval``:
     what ``low``/``high`` are, or the kind of uncertainty (:data:`UNCERTAINTIES`; ``exact=True`` is
     ``"deterministic"``); ``se``: the value's standard error; ``experiments``: ``{bundle experiment:
-    its provenance sentence}``.
+    its provenance sentence}``; ``replicate_sd``: where the value is a mean over seeds, the seeds'
+    sd (one replicate's scatter, which a source's single run carries too).
     """
     from repcap.base.context import run_context
 
@@ -129,6 +131,9 @@ def record(
     s_e = _opt(se, "se")
     if s_e is not None and s_e < 0:
         raise RepcapError(f"finding {claim_id}: se {s_e:g} is negative")
+    r_sd = _opt(replicate_sd, "replicate_sd")
+    if r_sd is not None and r_sd < 0:
+        raise RepcapError(f"finding {claim_id}: replicate_sd {r_sd:g} is negative")
     exps = {str(k): str(v) for k, v in (experiments or {}).items()}
     if n is not None and (isinstance(n, bool) or int(n) != n or n < 0):
         raise RepcapError(f"finding {claim_id}: n {n!r} is not a count")
@@ -147,6 +152,7 @@ def record(
         "exact": kind in ("deterministic", "closed form"),
         "interval": kind if value is not None else None,
         "se": s_e if value is not None else None,
+        "replicate_sd": r_sd if value is not None else None,
         "experiments": exps,
         "undecided": undecided,
     }

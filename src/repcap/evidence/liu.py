@@ -47,7 +47,9 @@ def _signed(x: float, fmt: str = "+.3f") -> str:
 
 def judged(r: Any) -> Finding:
     """How one row of :func:`repcap.book.figdata.reference_runs.exponent_summary` is judged: the seeds'
-    mean and its standard error from :data:`SEEDS_TO_DECIDE` seeds on, else seed 0's fit."""
+    mean and its standard error from :data:`SEEDS_TO_DECIDE` seeds on, with the seeds' sd
+    (``replicate_sd``: the scatter of one replicate, which the source's single fit also carries), else
+    seed 0's fit with its regression standard error (the currency of the source's bar)."""
     n_s, n_w = int(r.n_seeds), int(r.n_widths)
     if n_s >= SEEDS_TO_DECIDE:
         return {
@@ -55,6 +57,7 @@ def judged(r: Any) -> Finding:
             "low": float(r.seed_low),
             "high": float(r.seed_high),
             "se": float(r.seed_se),
+            "replicate_sd": float(r.seed_se) * math.sqrt(n_s),
             "interval": "t",
             "n": n_w,
             "n_of": f"widths, mean of {n_s} seeds",
@@ -178,7 +181,8 @@ def overlap(ovd: pd.DataFrame, **where: Any) -> dict[str, Finding]:
             **s_all,
             "interval": "t",
             "n_of": "widths (one retrained model each)",
-            "note": "every row, normalised (the definition the text implies)"
+            "note": "the slope only: every row, normalised (the definition the text implies); Fig. 6d's plotted "
+            "levels (about 1/m) are not reproduced under it and the figure's own definition is unknown"
             + (
                 f"; over the strongly represented rows (norm > 1) the slope is {_signed(s_strong['value'])} "
                 f"[{_signed(s_strong['low'])}, {_signed(s_strong['high'])}]"
@@ -206,6 +210,17 @@ def _curvature(points: pd.DataFrame) -> Any:
     return fit_curvature(points.m, points.loss) if points.m.nunique() >= 4 else None
 
 
+def welch_t(se1: float, dof1: int, se2: float, dof2: int, level: float = 0.95) -> float:
+    """The Student t quantile for a difference of two fitted coefficients with standard errors
+    ``se1``, ``se2`` on ``dof1``, ``dof2`` degrees of freedom (Welch-Satterthwaite)."""
+    from scipy import stats
+
+    v1, v2 = se1**2, se2**2
+    den = (v1**2 / dof1 if dof1 > 0 else math.inf) + (v2**2 / dof2 if dof2 > 0 else math.inf)
+    dof = (v1 + v2) ** 2 / den if den > 0 and math.isfinite(den) else 1.0
+    return float(stats.t.ppf(0.5 + level / 2, max(dof, 1.0)))
+
+
 def contrast(
     exp_points: pd.DataFrame,
     controls: dict[str, pd.DataFrame],
@@ -219,7 +234,8 @@ def contrast(
     frequency models (``regime``, ``m``, ``loss``, seed 0), ``controls`` ``{"weak": ..., "strong":
     ...}`` the matched power-law series (``experiments_of``: their experiments by (alpha, gamma), added
     to ``where``'s).  The number is c₂(exponential) − c₂(control), the
-    curvature the frequency law adds beyond what the finite n gives a power law: ``liu-power-in-out``
+    curvature the frequency law adds beyond what the finite n gives a power law, with its 95% interval
+    (Welch t: each parabola has its widths less 3 degrees of freedom): ``liu-power-in-out``
     (weak: the claim needs it below 0) and ``liu-strong-robust`` (strong: the claim needs it 0)."""
     out: dict[str, Finding] = {}
     for regime, cid in (("weak", "liu-power-in-out"), ("strong", "liu-strong-robust")):
@@ -229,7 +245,7 @@ def contrast(
         if fe is None or fc is None:
             continue
         diff, se = fe.curvature - fc.curvature, math.hypot(fe.stderr, fc.stderr)
-        q = 1.959963984540054
+        q = welch_t(fe.stderr, int(e.m.nunique()) - 3, fc.stderr, int(c.m.nunique()) - 3)
         a_c = float(c.alpha.iloc[0]) if "alpha" in c else float("nan")
         g_c = round(float(c.gamma.iloc[0]), 4) if "gamma" in c else float("nan")
         exps = {**where.get("experiments", {}), **(experiments_of or {}).get((round(a_c, 4), g_c), {})}
@@ -349,15 +365,17 @@ def head_norms(shares: pd.DataFrame) -> dict[str, Finding]:
 
 
 def profile_exponents(
-    fits: pd.DataFrame, ofits: pd.DataFrame, laws: Mapping[str, str], **where: Any
+    fits: pd.DataFrame, ofits: pd.DataFrame, laws: Mapping[str, str], *, gamma: float | None = None, **where: Any
 ) -> dict[str, Finding]:
     """This profile's own width fits: the strong regime's (``fits`` of :func:`repcap.book.figdata.toy.exponent_fits`
-    by regime and alpha) for the Fig. 6e rows at gamma -0.778 (shown, judged only by the profiles a
-    row names), and the exp-17 slopes from the other frequency laws (``ofits`` by ``law``;
+    by regime and alpha, trained at the profile's strong ``gamma``) under the Fig. 6e row of that
+    gamma only (none where no row names it, as at the profiles' gamma = -1; shown, judged only by the
+    profiles a row names), and the exp-17 slopes from the other frequency laws (``ofits`` by ``law``;
     ``laws``: ``{law name in ofits: claim id}``)."""
     out: dict[str, Finding] = {}
-    for r in fits[fits.regime == "strong"].itertuples():
-        cid = fig6e_claim(r.alpha, -0.7778)
+    strong = fits[fits.regime == "strong"] if gamma is not None else fits.iloc[0:0]
+    for r in strong.itertuples():
+        cid = fig6e_claim(r.alpha, float(gamma or 0.0))  # None unless gamma is the series a row names
         if cid is None:
             continue
         out[cid] = {
@@ -387,10 +405,18 @@ def profile_exponents(
     return out
 
 
-def profile_overlap(strong: pd.DataFrame, **where: Any) -> dict[str, Finding]:
-    """This profile's Fig. 6d slope: the log-log slope of its strong models' overlap (every row,
-    the mean over alpha at each width) against m (shown; the reference set's retrained models decide)."""
-    ov = strong.groupby("m", as_index=False).mean_sq_overlap.mean().dropna()
+#: The models ``liu-toy-overlap`` names: alpha = 1 at Fig. 6e's strongest plotted gamma.
+TOY_OVERLAP_AT = (1.0, -0.7778)
+
+
+def profile_overlap(strong: pd.DataFrame, *, gamma: float | None = None, **where: Any) -> dict[str, Finding]:
+    """This profile's Fig. 6d slope: the log-log slope of its strong models' overlap (every row) at
+    the alpha and gamma the row names (:data:`TOY_OVERLAP_AT`) against m, recorded only when the
+    profile's strong ``gamma`` is the row's (shown; the reference set's retrained models decide)."""
+    a, g = TOY_OVERLAP_AT
+    if gamma is None or round(float(gamma), 4) != g:
+        return {}
+    ov = strong[np.isclose(strong.alpha.astype(float), a)].groupby("m", as_index=False).mean_sq_overlap.mean().dropna()
     if ov.m.nunique() < 3:
         return {}
     f = fit_exponent(ov.m, ov.mean_sq_overlap)
@@ -402,7 +428,7 @@ def profile_overlap(strong: pd.DataFrame, **where: Any) -> dict[str, Finding]:
             "se": f.stderr,
             "interval": "t",
             "n": int(ov.m.nunique()),
-            "n_of": "widths (mean over α)",
+            "n_of": "widths (one model each)",
             **where,
         }
     }
@@ -411,6 +437,7 @@ def profile_overlap(strong: pd.DataFrame, **where: Any) -> dict[str, Finding]:
 __all__ = [
     "FIG6E_GAMMAS",
     "SEEDS_TO_DECIDE",
+    "TOY_OVERLAP_AT",
     "alpha_key",
     "below_paper_size",
     "contrast",
@@ -428,4 +455,5 @@ __all__ = [
     "profile_exponents",
     "profile_overlap",
     "weak_exponent",
+    "welch_t",
 ]

@@ -62,7 +62,8 @@ KINDS = VERDICTS
 PROFILE_RANK = ("paper", "reference", "quick", "smoke", "interactive")
 #: ``combined`` rows: ours and the source's agree when they are at most Z combined standard errors
 #: apart, |ours - theirs| <= Z sqrt(se_ours^2 + se_theirs^2): a two-sided test at about the 5% level
-#: for normal errors, fixed before any number was compared (Methods, "Verdicts").
+#: for normal errors (the conventional choice; it was set after the first numbers had been printed,
+#: as Methods says).
 Z = 2.0
 
 
@@ -122,26 +123,48 @@ def _inside(x: float, region: tuple[float, float], strict_low: bool) -> bool:
 
 
 def _combined(
-    ours: float, value: float | None, se: float | None, source_se: float | None, tol: float, fmt: str, why: str
+    ours: float,
+    value: float | None,
+    se: float | None,
+    source_se: float | None,
+    tol: float,
+    fmt: str,
+    why: str,
+    replicate_sd: float | None = None,
+    window_max: float | None = None,
 ) -> tuple[str, str]:
-    """The ``combined`` rule: ``(kind, text)``."""
+    """The ``combined`` rule: ``(kind, text)``, on one currency of uncertainty.  ``replicate_sd``
+    (ours a mean over seeds): the source's single replicate carries the seed scatter too, so its
+    variance is its bar's plus ``replicate_sd``²; without it (ours one fit) both are regression
+    standard errors.  A pass window (Z combined standard errors plus the tolerance) wider than the
+    row's stated ``window_max`` is never decisive."""
     if value is None or source_se is None:
         raise RepcapError("compare='combined' needs value and source_se (the source's error bar)")
     if se is None or not math.isfinite(se):
         return "inconclusive", "inconclusive: our value has no standard error recorded"
+    if replicate_sd is not None and math.isfinite(replicate_sd):
+        source_se = math.hypot(source_se, replicate_sd)
     s = math.sqrt(se**2 + source_se**2)
     d = abs(ours - value)
     z = d / s if s > 0 else (0.0 if d == 0 else math.inf)
     zt = f"{z:.1f}" if math.isfinite(z) else "∞"
     if d > Z * s + tol + 1e-12 * max(1.0, abs(value)):  # the boundary is inclusive, up to rounding
-        return "differs", f"differs: {zt} combined standard errors apart; {why}"
+        return "differs", f"differs: {zt} combined SEs apart; {why}"
+    bare = fmt.replace("+", "")
     if se > max(source_se, tol / Z):
         return (
             "consistent, not decisive",
-            f"consistent, not decisive: {zt} combined standard errors apart, but our standard error "
-            f"({_fmt(se, fmt.replace('+', ''))}) is larger than the source's ({_fmt(source_se, fmt.replace('+', ''))})",
+            f"consistent, not decisive: {zt} combined SEs apart; our SE ({_fmt(se, bare)}) exceeds the "
+            f"source's ({_fmt(source_se, bare)})",
         )
-    return "reproduced within", f"reproduced within {_fmt(d, '.2g')} ({zt} combined standard errors)"
+    window = Z * s + tol
+    if window_max is not None and window > window_max:
+        return (
+            "consistent, not decisive",
+            f"consistent, not decisive: {zt} combined SEs apart, a pass window of ±{_fmt(window, '.2g')} "
+            f"(wider than the row's ±{window_max:g})",
+        )
+    return "reproduced within", f"reproduced within {_fmt(d, '.2g')} ({zt} combined SEs)"
 
 
 def verdict(
@@ -165,6 +188,8 @@ def verdict(
     undecided: str = "",
     se: float | None = None,
     source_se: float | None = None,
+    replicate_sd: float | None = None,
+    window_max: float | None = None,
 ) -> Verdict:
     """The verdict on our number ``ours`` (interval ``ours_low..ours_high``, standard error ``se``,
     from ``n`` points) against the source's ``value`` (or ``low``..``high``; ``source_se``: its
@@ -192,7 +217,7 @@ def verdict(
     if n is not None and n < min_n:
         return Verdict("inconclusive", f"inconclusive: rests on {n} {n_of}, and the row needs at least {min_n}{then}")
     if compare == "combined":
-        kind, text = _combined(ours, value, se, source_se, tol, fmt, why)
+        kind, text = _combined(ours, value, se, source_se, tol, fmt, why, replicate_sd, window_max)
         if kind == "differs" and explained:
             return Verdict("differs (explained)", f"differs (explained: {explained})")
         return Verdict(kind, text + (then if kind == "inconclusive" else ""))
@@ -323,6 +348,8 @@ def evaluate(claim: Claim, findings: Sequence[dict[str, Any]]) -> Row:
             undecided=_plain(f.get("undecided")),
             se=_num(f.get("se")),
             source_se=claim.source_se(),
+            replicate_sd=_num(f.get("replicate_sd")),
+            window_max=claim.window,
         )
         return Row(claim, f, v)
     shown = next((f for f in mine if f.get("value") is not None), mine[0] if mine else None)
@@ -341,9 +368,14 @@ def counts(rows: Sequence[Row]) -> dict[str, int]:
     """Verdicts of the rows that are claims (context notes left out)."""
     out = dict.fromkeys(VERDICTS, 0)
     for r in rows:
-        if not r.claim.context:
+        if not r.claim.context and not _uncheckable(r):
             out[r.verdict.kind] += 1
     return out
+
+
+def _uncheckable(r: Row) -> bool:
+    """A row no profile can check (``checked_by: []``): listed, but in no count's denominator."""
+    return r.claim.checked_by == ()
 
 
 def counts_by_kind(rows: Sequence[Row]) -> dict[str, dict[str, int]]:
@@ -610,7 +642,9 @@ def summary_markdown(rows: Sequence[Row]) -> str:
     """The intro's five plain lines: what is checked, what holds, what does not, what is undecided,
     what the book adds."""
     ours = [r for r in rows if not r.claim.context and r.claim.source == OURS]
-    main = [r for r in rows if not r.claim.context and not _per_model(r) and r.claim.source != OURS]
+    main = [
+        r for r in rows if not r.claim.context and not _per_model(r) and r.claim.source != OURS and not _uncheckable(r)
+    ]
     meas = [r for r in main if r.claim.kind == "measurement"]
     cons = [r for r in main if r.claim.kind != "measurement"]
     holds = [r for r in meas if r.verdict.ok]

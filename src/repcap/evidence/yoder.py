@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -55,54 +56,78 @@ def trap(result: dict[str, Any], k: int, d: int, **where: Any) -> dict[str, Find
     return out
 
 
-def c_peak(peaks: pd.DataFrame, **where: Any) -> dict[str, Finding]:
-    """``yoder-C-peak`` judged per dimension (:func:`repcap.book.figdata.reference_runs.c_curve_peaks`):
-    decided at the largest d whose curve, with its ceiling cells dropped, brackets its peak (the
-    nearest to his dimensions); inconclusive where none does.  One run per cell."""
+#: A peak of the C curve is decided only where the fall after it exceeds this many times the seed
+#: scatter of C at the peak (the scorecard's Z: about a two-sided 5% test for normal errors).
+PEAK_FALL_Z = 2.0
+
+
+def c_peak(peaks: pd.DataFrame, *, seed_sd: Mapping[int, float] | None = None, **where: Any) -> dict[str, Finding]:
+    """``yoder-C-peak`` judged per dimension (:func:`repcap.book.figdata.reference_runs.c_curve_peaks`).
+    A dimension decides only when its curve brackets its peak *and* the fall after the peak,
+    ``(peak - last) / peak``, exceeds :data:`PEAK_FALL_Z` times the seed scatter of C there
+    (``seed_sd``: ``{d: relative sd of C over seeds at the peak cell}``; C ∝ ε², so it carries twice ε*'s
+    relative scatter).  A dimension with no seeds (one run per cell) cannot decide; the largest d
+    that does decides (the nearest to his dimensions), else the row is inconclusive."""
     if peaks.empty:
         return {}
+    sds = dict(seed_sd or {})
+
+    def fall(r: Any) -> float:
+        return (float(r.peak) - float(r.last)) / float(r.peak) if float(r.peak) > 0 else 0.0
+
+    def decides(r: Any) -> bool:
+        sd = sds.get(int(r.d))
+        return bool(r.bracketed) and sd is not None and math.isfinite(sd) and fall(r) > PEAK_FALL_Z * sd
+
     per_d = "; ".join(
-        f"d = {int(r.d)}: {r.peak:.3f} at N/k = {r.peak_ratio:g}" + ("" if r.bracketed else " (not bracketed)")
+        f"d = {int(r.d)}: {r.peak:.3f} at N/k = {r.peak_ratio:g}, falling {fall(r):.1%} after it"
+        + ("" if r.bracketed else " (not bracketed)")
         for r in peaks.itertuples()
         if np.isfinite(r.peak)
     )
-    br = peaks[peaks.bracketed.astype(bool)]
-    if br.empty:
+    ok = [r for r in peaks.itertuples() if np.isfinite(r.peak) and decides(r)]
+    if not ok:
         top = peaks.iloc[-1]
+        why = (
+            "no dimension's fall after its peak exceeds the seed scatter of C"
+            if sds
+            else "one run per cell: no dimension's fall after its peak can be set against the seed scatter of C"
+        )
         return {
             "yoder-C-peak": {
                 "value": float(top.peak),
                 "interval": "one run",
                 "n": int(top.n_cells),
                 "n_of": f"cells at d = {int(top.d)}",
-                "note": per_d,
-                "undecided": "no dimension's curve brackets its peak",
+                "note": f"per d: {per_d}; his k is unknown",
+                "undecided": why,
                 **where,
             }
         }
-    r = br.iloc[-1]
+    r = ok[-1]
     return {
         "yoder-C-peak": {
             "value": float(r.peak),
             "interval": "one run",
             "n": int(r.n_cells),
             "n_of": f"cells at d = {int(r.d)}",
-            "note": f"decided at d = {int(r.d)}, the largest d whose curve brackets its peak; per d: {per_d}",
+            "note": f"decided at d = {int(r.d)}, the largest d whose fall after its peak ({fall(r):.1%}) exceeds "
+            f"{PEAK_FALL_Z:g} × the seed scatter of C ({sds[int(r.d)]:.1%}); per d: {per_d}; his k is unknown",
             **where,
         }
     }
 
 
 def c_ceiling() -> dict[str, Finding]:
-    """``yoder-C-falls``, an arithmetic check: his "0.2 or below" at high N/k is the ceiling
-    k / ln N that C = ε² k / ln N cannot exceed (ε ≤ 1), at the smallest k and largest N of his
-    experiment."""
+    """``yoder-C-falls``, a context note under ``yoder-C-peak``: our hypothesis that his "0.2 or
+    below" at high N/k is the ceiling k / ln N that C = ε² k / ln N cannot exceed (ε ≤ 1), at the k
+    and N a Hacker News commenter reads off his graph (another commenter disputes that reading)."""
     k, n = value("yoder2025.C_curve_k_min"), value("yoder2025.C_curve_N_max")
     return {
         "yoder-C-falls": {
             "value": k / math.log(n),
             "interval": "closed form",
-            "note": f"k / ln N at k = {k:g}, N = {n:,.0f}",
+            "note": f"k / ln N at k = {k:g}, N = {n:,.0f} (a commenter's reading of his graph)",
         }
     }
 
@@ -131,4 +156,4 @@ def projections(proj: pd.DataFrame, *, undecided: str = "", **where: Any) -> dic
     return out
 
 
-__all__ = ["TRAP_COS", "c_ceiling", "c_peak", "projections", "trap"]
+__all__ = ["PEAK_FALL_Z", "TRAP_COS", "c_ceiling", "c_peak", "projections", "trap"]
