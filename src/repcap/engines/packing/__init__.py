@@ -16,12 +16,14 @@ References (facts in ``../shared/reference/README.md``):
 Shapes: a batch of B independent problems is ``V: (B, d, k)`` (columns are the vectors).  Data
 flows one way through the modules:
 
-* :mod:`.config` -- :class:`PackConfig` (every setting's default, help and check), Guha's rules;
+* :mod:`repcap.engines.settings.packing` -- :class:`PackConfig` (every setting's default, help and check), Guha's rules;
 * :mod:`.losses` -- the tiled loss and gradient (:func:`loss_and_grad`) and the dense reference;
 * :mod:`.stats` -- :class:`PackingStats` (eps*, mean |cos|, the |cos| histogram), from the engine
   :mod:`repcap.engines.cosine`;
 * :mod:`.optimiser` -- Adam over a batch of seeds, at a fixed rate or one decaying along a cosine
   (``lr_floor``) -> :class:`PackResult`;
+* :mod:`.minimax` -- our method aimed at the worst pair: restarts, a continuation in the loss's
+  sharpness and a minimax refinement by linear programming -> :class:`MinimaxResult`;
 * :mod:`.baselines` -- random unit vectors and random projections;
 * :mod:`.cost` -- the estimated time of a run, before it starts;
 * :mod:`.points` -- the sweep functions of the chapters.
@@ -31,6 +33,7 @@ from repcap.engines.settings.packing import (
     LOSSES,
     ORTHOGONAL_THRESHOLD,
     PARALLEL_THRESHOLDS,
+    MinimaxConfig,
     PackConfig,
     guha_exponent,
     guha_lr,
@@ -40,8 +43,9 @@ from repcap.engines.settings.packing import (
 from .baselines import projection_distortion, projection_matrix, random_eps_star, random_unit
 from .cost import CostEstimate, estimate_cost
 from .losses import TiledPackingLoss, default_block, default_tile, dense_loss, loss_and_grad, normalise
+from .minimax import MinimaxResult, solve
 from .optimiser import PackResult, optimise
-from .points import packed_group, sweep_packed, sweep_projection, sweep_random
+from .points import packed_group, sweep_minimax, sweep_packed, sweep_projection, sweep_random
 from .stats import PackingStats, coherence, max_abs_cos, pair_stats
 
 __all__ = [
@@ -49,6 +53,8 @@ __all__ = [
     "ORTHOGONAL_THRESHOLD",
     "PARALLEL_THRESHOLDS",
     "CostEstimate",
+    "MinimaxConfig",
+    "MinimaxResult",
     "PackConfig",
     "PackResult",
     "PackingStats",
@@ -71,6 +77,8 @@ __all__ = [
     "projection_matrix",
     "random_eps_star",
     "random_unit",
+    "solve",
+    "sweep_minimax",
     "sweep_packed",
     "sweep_projection",
     "sweep_random",

@@ -14,11 +14,12 @@ import numpy as np
 
 from repcap import RepcapError
 from repcap.base import config
-from repcap.engines.settings.packing import PackConfig
+from repcap.engines.settings.packing import MinimaxConfig, PackConfig
 from repcap.sweep.registry import point_function
 
 from ..feasible import packing_result
 from .baselines import projection_distortion, random_eps_star
+from .minimax import solve
 from .numerics import NUMERICS
 from .optimiser import optimise
 
@@ -72,6 +73,27 @@ def sweep_packed(configs: list[dict]) -> list[dict]:
         s["seconds"] = res.seconds / len(configs)
         outs.append(s)
     return outs
+
+
+def minimax_config(values: dict) -> MinimaxConfig:
+    """A :class:`MinimaxConfig` from a sweep config dict (missing settings take their defaults)."""
+    return config.from_mapping(MinimaxConfig, _plain(values), "minimax sweep config")
+
+
+@point_function(
+    "packing.minimax",
+    numerics=NUMERICS,
+    normalise=minimax_config,
+    execution=EXECUTION_FIELDS,
+    defaults=config.defaults(MinimaxConfig),
+    metrics=("eps_star", "mean_abs"),
+    data=(),  # its numbers read no data file
+    check=packing_result,
+)
+def sweep_minimax(config_: dict) -> dict:
+    """Sweep point for the minimax method (:mod:`.minimax`): :class:`MinimaxConfig` fields (``k, d``
+    at least).  Returns :meth:`MinimaxResult.summary`."""
+    return solve(minimax_config(config_), progress=False).summary()
 
 
 def packed_group(config_: dict) -> tuple:

@@ -208,3 +208,79 @@ class PackConfig:
     def setting_to_lower(self) -> str:
         """The setting to lower when a run of this config goes non-finite."""
         return {"exp": "beta", "power": "p (or lr)"}.get(self.loss, "lr")
+
+
+# ----------------------------------------------------------------------------- the minimax method
+
+#: Largest problem (k d unknowns) the minimax refinement's linear programs take (a few seconds each).
+MAX_REFINE_UNKNOWNS = 20_000
+#: Largest k for which the sharpening stages use the dense batched Gram (above: the tiled loss).
+MAX_DENSE_K = 512
+
+
+def _check_schedule(name, v):
+    if not isinstance(v, (list, tuple)) or not v:
+        raise RepcapError(f"{name}={v!r} must be a non-empty list of exponents")
+    for x in v:
+        _check_p(name, x)
+        if x is None:
+            raise RepcapError(f"{name}={v!r} must be a non-empty list of exponents")
+    if list(v) != sorted(v):
+        raise RepcapError(f"{name}={v!r}: the exponents must rise (a continuation sharpens the loss)")
+
+
+@dataclass(frozen=True)
+class MinimaxConfig:
+    """One line-packing problem solved for its coherence (the largest |cos|) rather than a smooth
+    surrogate: random restarts optimised as one batch through a continuation in the loss's
+    sharpness (Adam on ``log sum |cos|^p`` with p rising stage by stage), then a minimax refinement
+    of the best starts by sequential linear programming on the pairs near the worst (as
+    Grassmannian-packing searches do: Conway, Hardin & Sloane 1996; Dhillon et al. 2008)."""
+
+    k: int = S(help="number of vectors (>= 2)", check=_check_k)
+    d: int = S(help="dimension (>= 1)", check=_check_d)
+    restarts: int = S(32, "random starts, optimised as one batch", check=config.between(1, 4096, integer_only=True))
+    refine: int = S(
+        4, "best starts given to the minimax refinement (0: none)", check=config.between(0, 4096, integer_only=True)
+    )
+    schedule: tuple = S(
+        (8.0, 32.0, 128.0, 512.0), "exponents p of the continuation's stages, rising", check=_check_schedule, cli=False
+    )
+    steps: int = S(300, "Adam steps per stage", check=config.at_least(1, integer_only=True))
+    lr: float = S(0.02, f"Adam rate of the first stage, halved each stage, in (0, {MAX_LR:g}]", check=_check_lr)
+    lr_floor: float = S(
+        0.05, "the rate at a stage's last step as a fraction of its first (a cosine)", check=config.between(0.0, 1.0)
+    )
+    refine_steps: int = S(200, "linear programs of the refinement at most", check=config.at_least(0, integer_only=True))
+    seed: int = S(0, "seed of the first start; start r has seed + r", check=check_seed)
+    tile: int | None = S(
+        None,
+        "columns per tile of the tiled loss; None: from the memory budget",
+        check=config.at_least(1, integer_only=True),
+    )
+    n_bins: int = S(200, "bins of the final |cos| histogram on [0, 1]", check=check_bins)
+    device: str = S("auto", "auto | cpu | cuda[:N]", check=_check_device)
+    threads: int | None = S(None, "CPU threads; None: torch's setting", check=_check_threads)
+
+    def __post_init__(self):
+        for f in dataclasses.fields(self):
+            v = getattr(self, f.name)
+            if type(v).__module__ == "numpy" and hasattr(v, "item"):
+                object.__setattr__(self, f.name, v.item())
+        if isinstance(self.schedule, list):
+            object.__setattr__(self, "schedule", tuple(self.schedule))
+        config.check(self)
+        if self.seed + self.restarts - 1 > MAX_SEED:
+            raise RepcapError(f"seed={self.seed} with {self.restarts} restarts runs past the largest seed 2**63-1")
+        if self.refine > self.restarts:
+            raise RepcapError(f"refine={self.refine} must be at most restarts={self.restarts}")
+
+    @property
+    def dense(self) -> bool:
+        """The sharpening stages use the dense float64 Gram (small k), else the tiled float32 loss."""
+        return self.k <= MAX_DENSE_K
+
+    @property
+    def refinable(self) -> bool:
+        """The refinement's linear programs are small enough (k d unknowns)."""
+        return self.refine > 0 and self.refine_steps > 0 and self.k * self.d <= MAX_REFINE_UNKNOWNS
