@@ -9,7 +9,7 @@ import pytest
 
 from repcap import RepcapError, sweep
 from repcap.engines.packing import PackConfig, estimate_cost, guha_exponent, sweep_packed
-from repcap.engines.packing.points import pack_config
+from repcap.engines.packing.points import minimax_config, pack_config, sweep_minimax
 from repcap.engines.toy import TrainConfig, sweep_config, train_points
 from repcap.evidence import reference
 from repcap.results import runs
@@ -108,6 +108,8 @@ def test_every_config_of_every_set_is_valid_at_both_scales():
                 for c in e.configs:
                     if e.fn is sweep_packed:
                         pack_config(c)  # PackConfig's settings (lr_floor among them), checked
+                    elif e.fn is sweep_minimax:
+                        minimax_config(c)  # MinimaxConfig's settings, checked
                     else:
                         assert sweep_config(**c) == c
                     sweep.point_key(e.fn, c, code)  # plain JSON

@@ -45,7 +45,7 @@ def point_seconds(fn: Callable, c: dict, device: str = "cpu") -> float:
     :mod:`repcap.engines.packing.cost`; toy (trained by
     ``train_points`` or ``overlap_points``):
     :data:`TOY_SECONDS_PER_MODEL_STEP` scaled by ``n x batch``; anything else: 0)."""
-    from repcap.engines.packing import estimate_cost, sweep_packed
+    from repcap.engines.packing import estimate_cost, sweep_minimax, sweep_packed
     from repcap.engines.toy import train_points
     from repcap.engines.toy.overlaps import overlap_points
 
@@ -53,6 +53,11 @@ def point_seconds(fn: Callable, c: dict, device: str = "cpu") -> float:
     if fn is sweep_packed:
         steps = c.get("steps", int(quotes.value("guha2026.packing_steps")))
         return estimate_cost(c["k"], c["d"], steps, device=kind).seconds
+    if fn is sweep_minimax:  # its stages cost what Adam's steps cost, once per start (the refinement is not counted)
+        from repcap.engines.settings.packing import MinimaxConfig
+
+        m = MinimaxConfig(**{k: v for k, v in c.items() if k != "device"})
+        return estimate_cost(m.k, m.d, m.steps * len(m.schedule) * m.restarts, device=kind).seconds
     if fn is train_points or fn is overlap_points:
         return toy_model_seconds(c["steps"], c["n"], c["batch"], toy_step_seconds(c["m"], kind))
     return 0.0

@@ -60,12 +60,15 @@ from .points import (
     LIU_GAMMAS,
     LIU_MS,
     LIU_WIDTH_ALPHAS,
+    MINIMAX_LARGE,
     YODER_LONG_LR,
     c_curve_points,
     c_curve_wide_points,
+    frontier_cells,
     guha_point,
     liu_point,
     liu_reference_points,
+    minimax_point,
     yoder_point,
 )
 
@@ -76,6 +79,56 @@ def _packing(name: str, configs: Sequence[dict], cache: str, what: str) -> Exper
     from repcap.engines.packing import packed_group, sweep_packed
 
     return Experiment(name, sweep_packed, tuple(configs), cache, what, batched=True, group_by=packed_group)
+
+
+def _minimax(name: str, configs: Sequence[dict], cache: str, what: str) -> Experiment:
+    from repcap.engines.packing import sweep_minimax
+
+    return Experiment(name, sweep_minimax, tuple(configs), cache, what)
+
+
+def _minimax_sets(smoke: bool) -> list[Experiment]:
+    """Issue 44: our minimax method on Sloane's cells (chapter 11), at Yoder's size (chapter 06) and
+    on Guha's cells with k <= 4000 (chapter 07's refit of his law), cheapest first."""
+    if smoke:
+        cells = [(3, 4), (3, 6), (4, 8)]
+        yoder = [minimax_point(_SMOKE_YODER["k"], _SMOKE_YODER["d"], **(MINIMAX_LARGE | {"steps": _SMOKE_STEPS}))]
+        guha = [
+            minimax_point(k, d, **(MINIMAX_LARGE | {"steps": _SMOKE_STEPS}))
+            for d in _SMOKE_GUHA_DIMS
+            for k in _SMOKE_GUHA_KS
+        ]
+    else:
+        cells = frontier_cells()
+        yoder = [
+            minimax_point(int(quotes.value("yoder2025.n_vectors")), int(quotes.value("yoder2025.dim")), **MINIMAX_LARGE)
+        ]
+        guha = sorted(
+            (minimax_point(k, d, **MINIMAX_LARGE) for d in GUHA_SMALL_DIMS for k in GUHA_M60_KS),
+            key=lambda c: c["k"] ** 2 * c["d"],
+        )
+    return [
+        _minimax(
+            "frontier-minimax",
+            [minimax_point(n, d) for d, n in cells],
+            "frontier-best-known",
+            "our minimax method (32 restarts, a continuation in p, linear-programming refinement) on the cells of "
+            "Sloane's table that chapter 11 samples",
+        ),
+        _minimax(
+            "yoder-minimax",
+            yoder,
+            "packing-losses",
+            "our minimax method at Yoder 2025's size, 10,000 vectors in R^100 (one start, five sharpening stages)",
+        ),
+        _minimax(
+            "guha-minimax",
+            guha,
+            "packing-grid",
+            "our minimax method on Guha 2026's cells with k <= 4000 (d in {32, 64, 128}): his law refitted with the "
+            "optimiser's slack taken out",
+        ),
+    ]
 
 
 def _toy(name: str, configs: Sequence[dict], what: str, keep_large: bool) -> Experiment:
@@ -327,6 +380,7 @@ def _reference(scale: str, toy_budget_s: float | None, toy_seconds_per_model_ste
             True,
         )
     )
+    exps += _minimax_sets(smoke)
     return PointSet("reference", scale, tuple(exps), "what 2 CPU cores afford, computed once and shipped")
 
 
