@@ -122,5 +122,5 @@ def test_every_bounded_point_function_has_its_check():
     from repcap.sweep import registry
 
     checked = {n for n in POINT_FUNCTIONS if registry.get(n).check is not None}
-    assert checked == {"packing.optimise", "packing.random"}
+    assert checked == {"packing.minimax", "packing.optimise", "packing.random"}
     assert all(registry.get(n).check is packing_result for n in checked)
