@@ -238,11 +238,8 @@ _ = figures.save(
         "seed": seeds,
     },
 )
-findings.record_all(
-    evidence.profile_exponents(
-        fits, ofits, dict(zip(other, ("liu-exp17-exp", "liu-exp17-linear", "liu-exp17-power"))), gamma=strong_gamma
-    )
-)
+exp17 = dict(zip(other, ("liu-exp17-exp", "liu-exp17-linear", "liu-exp17-power")))
+findings.record_all(evidence.profile_exponents(fits, ofits, exp17, gamma=strong_gamma))
 findings.record_all(evidence.profile_overlap(strong, gamma=strong_gamma))
 wk = df[df["regime"] == "weak"]
 paper_tc = toy.TrainConfig()  # the engine's defaults are the paper's main sweep
