@@ -152,6 +152,15 @@ def check_exp_overflow(k: int, beta: float) -> None:
 
 # --------------------------------------------------------------------------------------------- config
 
+
+def _python_numbers(cfg) -> None:
+    """Numpy scalars (from a grid) in a frozen settings object as Python numbers."""
+    for f in dataclasses.fields(cfg):
+        v = getattr(cfg, f.name)
+        if type(v).__module__ == "numpy" and hasattr(v, "item"):
+            object.__setattr__(cfg, f.name, v.item())
+
+
 S = config.setting
 
 
@@ -188,10 +197,7 @@ class PackConfig:
     )
 
     def __post_init__(self):
-        for f in dataclasses.fields(self):  # numpy scalars (from a grid) as Python numbers
-            v = getattr(self, f.name)
-            if type(v).__module__ == "numpy" and hasattr(v, "item"):
-                object.__setattr__(self, f.name, v.item())
+        _python_numbers(self)
         config.check(self)
         if self.loss == "exp":
             check_exp_overflow(self.k, self.beta)
@@ -263,10 +269,7 @@ class MinimaxConfig:
     threads: int | None = S(None, "CPU threads; None: torch's setting", check=_check_threads)
 
     def __post_init__(self):
-        for f in dataclasses.fields(self):
-            v = getattr(self, f.name)
-            if type(v).__module__ == "numpy" and hasattr(v, "item"):
-                object.__setattr__(self, f.name, v.item())
+        _python_numbers(self)
         if isinstance(self.schedule, list):
             object.__setattr__(self, "schedule", tuple(self.schedule))
         config.check(self)
