@@ -43,6 +43,15 @@ def test_refinement_lowers_the_worst_pair_of_a_smooth_optimum():
     assert np.allclose(np.linalg.norm(V, axis=0), 1.0)
 
 
+def test_refinement_stops_at_a_minimax_point_where_every_pair_is_worst():
+    # the 28 lines in R^7 meet the relative bound 1/3 with all 378 pairs at it (Conway, Hardin & Sloane
+    # 1996): no program can lower the worst pair, so the refinement must stop long before its cap of 200
+    # programs (an earlier prototype spent all of them, half an hour, on this cell)
+    r = minimax.solve(MinimaxConfig(k=28, d=7, restarts=32, refine=1, device="cpu"), progress=False)
+    assert r.eps_star == pytest.approx(1 / 3, rel=1e-9)
+    assert 0 < r.programs < 100
+
+
 def test_tiled_gradient_matches_the_dense_one():
     # above MAX_DENSE_K the stages use the engine's tiled loss: same direction as the dense gradient
     g = torch.Generator().manual_seed(0)
