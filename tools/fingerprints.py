@@ -12,7 +12,7 @@ checkout against them.
 ``--update`` refuses to write values that moved without a new numerics version, and a new numerics
 version whose values did not move (``book/architecture.md``).  ``--legacy-src`` runs the point
 cases through the functions' legacy ``module:qualname`` in that checkout (a subprocess with
-``PYTHONPATH`` set to it) and compares them with the table: what ``tools/rekey_bundle.py`` runs to
+``PYTHONPATH`` set to it) and compares them with the table: what the removed ``tools/rekey_bundle.py`` (git history) ran to
 show that a bundle computed there was computed by today's numerics.
 """
 

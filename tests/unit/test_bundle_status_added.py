@@ -12,7 +12,7 @@ import pytest
 from repcap import cli
 from repcap.base.devices import resolve_device
 from repcap.results import bundle, runs
-from repcap.results.bundle import store
+from repcap.results.bundle import counts
 
 
 @pytest.fixture
@@ -28,7 +28,7 @@ def grown(tmp_path, monkeypatch):
     before = bundle.status(tmp_path / "p")
     extra = dataclasses.replace(s.experiment("yoder"), name="yoder-again")
     bigger = dataclasses.replace(s, experiments=(*s.experiments, extra))
-    monkeypatch.setattr(store._runs, "point_set", lambda name, scale: bigger)
+    monkeypatch.setattr(counts._runs, "point_set", lambda name, scale: bigger)
     return tmp_path / "p", before, extra
 
 

@@ -271,11 +271,11 @@ def test_a_fifo_in_a_bundle_is_refused_in_one_line(tmp_path):
 
 
 def test_a_fifo_staging_marker_is_not_an_exports(tmp_path):
-    from repcap.results.bundle import writer
+    from repcap.results.bundle import folder as bundle_folder
 
     folder = tmp_path / ".b.new-x"
-    marker = fifo_at(folder / writer.STAGING_MARKER)
-    assert within(lambda: writer._left_by_dead_export(folder), marker) is False
+    marker = fifo_at(folder / bundle_folder.STAGING_MARKER)
+    assert within(lambda: bundle_folder._left_by_dead_export(folder), marker) is False
 
 
 # --------------------------------------------------------------------------------------------

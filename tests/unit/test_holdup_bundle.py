@@ -14,7 +14,7 @@ import pytest
 
 from repcap import RepcapError, cli
 from repcap.results import bundle, runs
-from repcap.results.bundle import writer
+from repcap.results.bundle import folder
 from repcap.sweep import canonical
 
 REF = Path(__file__).resolve().parents[2] / "data" / "runs" / "reference"
@@ -117,7 +117,7 @@ def test_a_folder_of_other_things_or_another_set_is_refused(env):
 @pytest.mark.parametrize("fail", ["enospc", "interrupt"])
 def test_an_export_stopped_half_way_leaves_the_old_bundle_intact(ref, monkeypatch, fail):
     d, before = ref
-    real, calls = writer._write_file, []
+    real, calls = folder._write_file, []
 
     def flaky(path, text):
         calls.append(path.name)
@@ -127,7 +127,7 @@ def test_an_export_stopped_half_way_leaves_the_old_bundle_intact(ref, monkeypatc
             raise KeyboardInterrupt
         real(path, text)
 
-    monkeypatch.setattr(writer, "_write_file", flaky)
+    monkeypatch.setattr(folder, "_write_file", flaky)
     if fail == "enospc":
         with pytest.raises(
             RepcapError, match=r"cannot write it \(no space left on the device\); the previous bundle is unchanged"
@@ -143,19 +143,19 @@ def test_an_export_stopped_half_way_leaves_the_old_bundle_intact(ref, monkeypatc
 
 def test_the_fallback_swap_and_a_killed_swap_are_recovered(ref, monkeypatch):
     d, _before = ref
-    monkeypatch.setattr(writer, "_exchange", lambda a, b: False)  # no renameat2: two renames
+    monkeypatch.setattr(folder, "_exchange", lambda a, b: False)  # no renameat2: two renames
     bundle.export("reference", d)
     assert _n_entries(d) == N_REF
     # killed between the two renames: the old bundle is beside, under a dead pid
     aside = d.parent / ".ref.old-999999999-abcd"
     d.rename(aside)
-    from repcap.sweep.cache import _host_token
+    from repcap.sweep.files import _host_token
 
     marker = json.dumps({"host": _host_token(), "pid": 999999999, "start": ""})
-    (aside / writer.STAGING_MARKER).write_text(marker)  # as the fallback swap marks it
+    (aside / folder.STAGING_MARKER).write_text(marker)  # as the fallback swap marks it
     plan = bundle.check_out(d, "reference")
     assert d.is_dir() and not aside.exists() and "restored the previous bundle" in plan.notes[0]
-    assert _n_entries(d) == N_REF and not (d / writer.STAGING_MARKER).exists()
+    assert _n_entries(d) == N_REF and not (d / folder.STAGING_MARKER).exists()
 
 
 def test_a_folder_named_like_a_leftover_without_the_marker_is_kept(ref):
@@ -167,9 +167,9 @@ def test_a_folder_named_like_a_leftover_without_the_marker_is_kept(ref):
     (backup / "NOTES.txt").write_text("mine")
     staging = d.parent / ".ref.new-999999999-x"
     staging.mkdir()
-    from repcap.sweep.cache import _host_token
+    from repcap.sweep.files import _host_token
 
-    (staging / writer.STAGING_MARKER).write_text(json.dumps({"host": _host_token(), "pid": 999999999, "start": ""}))
+    (staging / folder.STAGING_MARKER).write_text(json.dumps({"host": _host_token(), "pid": 999999999, "start": ""}))
     plan = bundle.check_out(d, "reference")
     assert (backup / "NOTES.txt").read_text() == "mine" and not staging.exists()
     assert any(f"removed {staging}" in n for n in plan.notes)

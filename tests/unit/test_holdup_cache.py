@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from repcap import RepcapError
-from repcap.sweep import Cache
+from repcap.sweep import Cache, claims
 from repcap.sweep import cache as cache_mod
 
 KEY = "ab" + "0" * 62
@@ -142,7 +142,7 @@ def test_a_claim_keeps_a_second_run_off_the_point(tmp_path, monkeypatch):
     c.release(KEY)
     assert not c.claim_path(KEY).exists()
     # another host's claim: stale after STALE_CLAIM_S, even if dated in the future
-    far = {"host": "elsewhere", "pid": 1, "time": time.time() + 2 * cache_mod.STALE_CLAIM_S}
+    far = {"host": "elsewhere", "pid": 1, "time": time.time() + 2 * claims.STALE_CLAIM_S}
     c.claim_path(KEY).write_text(json.dumps(far))
     assert c.claim(KEY)
     near = {"host": "elsewhere", "pid": 1, "time": time.time() - 60}

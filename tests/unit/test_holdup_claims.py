@@ -18,8 +18,7 @@ import pytest
 
 from repcap import cli, sweep
 from repcap.results import runs
-from repcap.sweep import cache as cache_mod
-from repcap.sweep import tasks
+from repcap.sweep import claims, tasks
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -33,8 +32,8 @@ def _triple(config):
 def fast_claims(monkeypatch):
     """Claims polled every 50 ms, and a fresh heartbeat (its own thread, at the patched period)."""
     monkeypatch.setattr(tasks, "CLAIM_POLL_S", 0.05)
-    monkeypatch.setattr(cache_mod, "_HEART", cache_mod._Heartbeat())
-    monkeypatch.setattr(cache_mod, "_WATCHED", {})
+    monkeypatch.setattr(claims, "_HEART", claims._Heartbeat())
+    monkeypatch.setattr(claims, "_WATCHED", {})
     monkeypatch.setenv("REPCAP_CLAIM_TIMEOUT", "600")
     _triple.calls = 0  # type: ignore[attr-defined]
 
@@ -117,8 +116,8 @@ def test_a_live_claim_from_another_host_is_kept_while_its_heartbeat_goes_on(tmp_
 
 
 def test_this_process_touches_its_claims(tmp_path, monkeypatch):
-    monkeypatch.setattr(cache_mod, "HEARTBEAT_S", 0.1)
-    monkeypatch.setattr(cache_mod, "_HEART", cache_mod._Heartbeat())
+    monkeypatch.setattr(claims, "HEARTBEAT_S", 0.1)
+    monkeypatch.setattr(claims, "_HEART", claims._Heartbeat())
     store = sweep.Cache(tmp_path / "c")
     key = "cd" * 32
     assert store.claim(key)
@@ -127,7 +126,7 @@ def test_this_process_touches_its_claims(tmp_path, monkeypatch):
     time.sleep(0.5)
     assert p.stat().st_mtime > time.time() - 5
     info = json.loads(p.read_text())
-    assert info["pid"] == os.getpid() and info.get("start") == cache_mod._proc_start(os.getpid())
+    assert info["pid"] == os.getpid() and info.get("start") == claims._proc_start(os.getpid())
     store.release(key)
     assert not p.exists()
 
@@ -142,19 +141,19 @@ def test_same_host_claims_of_reused_pids_are_stale(tmp_path):
     sleeper = subprocess.Popen(["sleep", "30"])
     runner = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
     try:
-        me = cache_mod._host_token()
+        me = claims._host_token()
         cases = {
             "not a repcap run": {"host": me, "pid": sleeper.pid, "time": time.time()},  # no start: by command
-            "now another process": {**cache_mod.claim_record(runner.pid), "start": "1"},
-            "restarted": {**cache_mod.claim_record(runner.pid), "boot": "another-boot"},
+            "now another process": {**claims.claim_record(runner.pid), "start": "1"},
+            "restarted": {**claims.claim_record(runner.pid), "boot": "another-boot"},
         }
-        if cache_mod._boot_id() is None or cache_mod._proc_start(runner.pid) is None:
+        if claims._boot_id() is None or claims._proc_start(runner.pid) is None:
             pytest.skip("no /proc here")
         for why, rec in cases.items():
             p.write_text(json.dumps(rec))
             info = store.claim_info(key)
             assert info is not None and info.stale is not None and why in info.stale, (why, info)
-        p.write_text(json.dumps(cache_mod.claim_record(runner.pid)))
+        p.write_text(json.dumps(claims.claim_record(runner.pid)))
         info = store.claim_info(key)
         assert info is not None and info.stale is None and info.local
         assert store.claimed(key) and not store.claim(key)
@@ -173,7 +172,7 @@ def test_bundle_unclaim_lists_and_removes(tmp_path, monkeypatch, capsys):
     proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
     try:
         live.parent.mkdir(parents=True, exist_ok=True)
-        live.write_text(json.dumps(cache_mod.claim_record(proc.pid)))
+        live.write_text(json.dumps(claims.claim_record(proc.pid)))
         assert cli.main(["bundle", "unclaim"]) == 0
         out = capsys.readouterr().out
         assert str(foreign) in out and "host gpu-node-7, pid 4242" in out and "2 claims" in out
@@ -199,7 +198,7 @@ def test_bundle_compute_breaks_a_dead_claim_after_its_timeout(tmp_path, monkeypa
     monkeypatch.setenv("REPCAP_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("REPCAP_CLAIM_TIMEOUT", "600")  # restored after the test; the flag sets it
     monkeypatch.setattr(tasks, "CLAIM_POLL_S", 0.05)
-    monkeypatch.setattr(cache_mod, "_WATCHED", {})
+    monkeypatch.setattr(claims, "_WATCHED", {})
     e = runs.point_set("paper-gpu", "smoke").experiment("guha-grid")
     store = sweep.Cache.named(e.cache)
     claim = _foreign(store, sweep.point_key(e.fn, e.configs[0]))

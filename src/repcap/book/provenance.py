@@ -30,7 +30,7 @@ def alt_text(caption: str, limit: int = 300) -> str:
 
 def bundle_provenance(lookup: Any, set_name: str = "reference") -> dict[str, Any] | None:
     """What :func:`save` records of a figure drawn from a results bundle: ``lookup`` is a
-    :class:`repcap.results.bundle.store.Lookup`, or a list of them for a figure that draws several
+    :class:`repcap.results.bundle.lookups.Lookup`, or a list of them for a figure that draws several
     experiments (None, or lookups without points, give None).  The runs' own configuration (one
     dict, or the list of the points' configurations), the machines, commits and dates of the points,
     their summed computing time, where they come from, and the command that recomputes them."""

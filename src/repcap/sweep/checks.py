@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .cache import Cache, warn
+from .cache import Cache
+from .files import warn
 from .registry import get, registered
 
 

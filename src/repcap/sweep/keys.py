@@ -35,7 +35,7 @@ from typing import Any
 from repcap import RepcapError
 from repcap.sweep import codehash
 
-from .cache import canonical
+from .files import canonical
 from .registry import PointFunction, registered
 
 

@@ -18,8 +18,8 @@ and the registry is then the one place that knows, for a name:
   new setting whose default keeps the old behaviour moves no identity (a default that changes moves
   the engine's fingerprints, and with them its numerics version);
 * ``metrics``: the result fields a comparison of two replicas looks at first;
-* ``legacy``: the ``module:qualname`` the function had in bundles before the registry (a bundle of
-  format 1 names it so);
+* ``legacy``: the ``module:qualname`` the function had before the registry (history only: bundles
+  of format 1, which named it so, are no longer read, and nothing resolves a function by it);
 * ``check``: ``check(config, result) -> reason or None``, what a rigorous bound says a result
   cannot be (:mod:`repcap.sweep.checks` runs it on every cache read and bundle import);
 * ``data``: the ``data/reference`` files whose bytes its numbers depend on (``()``: none); None, the
@@ -68,7 +68,6 @@ class PointFunction:
 
 
 _REGISTRY: dict[str, PointFunction] = {}
-_BY_LEGACY: dict[str, str] = {}
 
 
 def point_function(
@@ -114,8 +113,6 @@ def point_function(
         if old is not None and _qualname(old.fn) != _qualname(fn):
             raise RepcapError(f"point function {name} is registered twice: {_qualname(old.fn)} and {_qualname(fn)}")
         _REGISTRY[name] = pf
-        for alias in legacy:
-            _BY_LEGACY[alias] = name
         fn.__repcap_point__ = name  # type: ignore[attr-defined]
         return fn
 
@@ -134,13 +131,9 @@ def registered(fn: Callable) -> PointFunction | None:
 
 
 def get(name: str) -> PointFunction:
-    """The point function registered as ``name`` (or, for a bundle of format 1, under its legacy
-    ``module:qualname``); one clear line for anything else."""
-    if isinstance(name, str):
-        if name in _REGISTRY:
-            return _REGISTRY[name]
-        if name in _BY_LEGACY:
-            return _REGISTRY[_BY_LEGACY[name]]
+    """The point function registered as ``name``; one clear line for anything else."""
+    if isinstance(name, str) and name in _REGISTRY:
+        return _REGISTRY[name]
     raise RepcapError(
         f"point function {str(name)[:80]!r} is not one of repcap's registered point functions ({', '.join(names())})"
     )

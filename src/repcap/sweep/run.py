@@ -28,7 +28,8 @@ from tqdm.auto import tqdm
 
 from .. import RepcapError, show_progress
 from . import checks
-from .cache import Cache, canonical
+from .cache import Cache
+from .files import canonical
 from .keys import code_digest, fn_name, point_key
 from .tasks import LOCAL, Executor, PointTask, TaskOutcome
 
@@ -133,19 +134,19 @@ def run(
     n_dup = dict.fromkeys(first, 0)
     for i in todo:
         n_dup[keys[i]] += 1
-    bar = tqdm(
-        total=len(configs),
-        initial=n_cached,
-        desc=desc or fn_name(fn).split(":")[-1],
-        disable=not show_progress(progress),
-        unit="pt",
-        leave=False,
-    )
-    try:
-        done = _run_tasks(_resolve_executor(executor), tasks, lambda k: bar.update(n_dup[k]))
-    finally:
-        bar.close()
+    bar = {"total": len(configs), "initial": n_cached, "desc": desc or fn_name(fn).split(":")[-1]}
+    done = _run_with_bar(_resolve_executor(executor), tasks, n_dup, bar, progress)
     return _report(fn, configs, keys, todo, results, store, done, n_cached, time.perf_counter() - t0)
+
+
+def _run_with_bar(executor: Any, tasks: list[PointTask], n_dup: dict[str, int], bar: dict, progress: bool) -> Any:
+    """Run ``tasks`` on ``executor`` under a progress bar (``bar``: its total, start and label) that
+    counts every config a finished key answers (``n_dup``)."""
+    shown = tqdm(**bar, disable=not show_progress(progress), unit="pt", leave=False)
+    try:
+        return _run_tasks(executor, tasks, lambda k: shown.update(n_dup[k]))
+    finally:
+        shown.close()
 
 
 def _batches(

@@ -24,7 +24,9 @@ from typing import Any, Protocol
 
 from .. import RepcapError
 from . import checks
-from .cache import MARKER, Cache, ClaimInfo, canonical, warn
+from .cache import MARKER, Cache
+from .claims import ClaimInfo
+from .files import canonical, warn
 from .keys import fn_name
 from .provenance import record
 

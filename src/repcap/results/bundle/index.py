@@ -10,7 +10,7 @@ from pathlib import Path
 from repcap.base import io as rio
 from repcap.sweep import Cache, atomic_write_text, canonical
 
-from .schema import _sha
+from .jsonio import _sha
 
 
 def point_id(name: str, config: dict) -> str:

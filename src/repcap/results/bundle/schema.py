@@ -11,8 +11,6 @@ versions, another device) is reported, not held against it."""
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import re
 from collections.abc import Callable
@@ -21,20 +19,18 @@ from pathlib import Path
 from typing import Any
 
 from repcap import RepcapError
-from repcap.base import io as rio
 from repcap.sweep import Cache, canonical
 from repcap.sweep.checks import impossible
 from repcap.sweep.keys import computation_digest, config_part, data_part
-from repcap.sweep.provenance import PLAIN, UNPLAIN, other_versions, source_digest
+from repcap.sweep.provenance import other_versions, source_digest
 from repcap.sweep.registry import registered
 
 from .. import runs as _runs
+from .jsonio import _alphabet, _keys, _parse, _plain, _read_bytes, _sha, _want
 
 FORMAT, VERSION, MANIFEST = "repcap-bundle", 2, "bundle.json"
 #: Result fields a bundle leaves out unless the experiment keeps them (:attr:`Experiment.keep_large`).
 LARGE_FIELDS = ("norms",)
-MAX_FILE_BYTES = 128 << 20
-MAX_DEPTH = 64
 _NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
 _HEX = re.compile(r"^[0-9a-f]{64}$")
 _NUMERICS = re.compile(r"^[a-z][a-z0-9_-]*/[1-9][0-9]*$")
@@ -68,7 +64,6 @@ _ENTRY_KEYS = {
     "primary",
     "provenance",
 }
-_UNPLAIN = UNPLAIN
 #: Result fields with a physical range, checked on import and export: a forged bundle cannot carry
 #: an impossible number (a packing's eps* is a cosine, its largest angle at most 180 degrees).
 RANGES: dict[str, tuple[float, float]] = {
@@ -82,32 +77,6 @@ RANGES: dict[str, tuple[float, float]] = {
     "n_orthogonal": (0.0, float("inf")),
     "n_represented": (0.0, float("inf")),
 }
-
-
-def _shown(s: str, limit: int = 60) -> str:
-    """A string from a bundle as an error message may show it: its repr, cut."""
-    r = repr(s)
-    return r if len(r) <= limit else f"{r[: limit - 5]}...'"
-
-
-def _alphabet(obj: Any, where: str) -> None:
-    """Refuse a string (value or key) outside :data:`PLAIN` anywhere in ``obj``."""
-    todo = [(obj, where)]
-    while todo:
-        o, w = todo.pop()
-        if isinstance(o, str):
-            if not PLAIN.match(o):
-                bad = _UNPLAIN.search(o)
-                ch = bad.group() if bad else "?"
-                raise RepcapError(
-                    f"{w}: {_shown(o)} holds {ch!r}, outside the plain alphabet of a bundle (letters, digits, "
-                    "space and . _ : + - / ( ) @ , =)"
-                )
-        elif isinstance(o, list):
-            todo += [(v, f"{w}[{i}]") for i, v in enumerate(o)]
-        elif isinstance(o, dict):
-            for k, v in o.items():
-                todo += [(k, f"{w} (a key)"), (v, f"{w}.{k if PLAIN.match(str(k)) else '?'}")]
 
 
 #: Slack on the ranges of :data:`RANGES` for float32 rounding: a cosine of two nearly parallel unit
@@ -125,92 +94,6 @@ def _ranges(result: dict, where: str) -> None:
                 raise RepcapError(f"{where}.{k} must be a number, not {type(v).__name__}")
             if not lo - RANGE_SLACK * max(1.0, abs(lo)) <= v <= hi + RANGE_SLACK * max(1.0, abs(hi)):
                 raise RepcapError(f"{where}.{k} = {v!r} is outside its possible range [{lo:g}, {hi:g}]")
-
-
-def _sha(text: str | bytes) -> str:
-    return hashlib.sha256(text.encode() if isinstance(text, str) else text).hexdigest()
-
-
-def _plain(obj: Any, where: str, depth: int = 0) -> None:
-    """Refuse anything that is not plain finite JSON (str keys; no NaN; bounded depth)."""
-    if depth > MAX_DEPTH:
-        raise RepcapError(f"{where}: nested deeper than {MAX_DEPTH} levels")
-    if obj is None or isinstance(obj, (bool, int, str)):
-        return
-    if isinstance(obj, float):
-        if obj != obj or obj in (float("inf"), float("-inf")):
-            raise RepcapError(f"{where}: {obj!r} is not a finite number")
-        return
-    if isinstance(obj, list):
-        for i, v in enumerate(obj):
-            _plain(v, f"{where}[{i}]", depth + 1)
-        return
-    if isinstance(obj, dict):
-        for k, v in obj.items():
-            if not isinstance(k, str):
-                raise RepcapError(f"{where}: key {k!r} is not a string")
-            _plain(v, f"{where}.{k}", depth + 1)
-        return
-    raise RepcapError(f"{where}: a {type(obj).__name__} is not plain JSON")
-
-
-def _want(obj: Any, kind: type | tuple, where: str) -> Any:
-    if isinstance(obj, bool) and bool not in (kind if isinstance(kind, tuple) else (kind,)):
-        raise RepcapError(f"{where} must be {getattr(kind, '__name__', kind)}, not a boolean")
-    if not isinstance(obj, kind):
-        raise RepcapError(f"{where} must be {getattr(kind, '__name__', kind)}, not {type(obj).__name__}")
-    return obj
-
-
-def _keys(obj: dict, want: set, where: str) -> None:
-    if set(obj) != want:
-        extra, lack = sorted(set(obj) - want), sorted(want - set(obj))
-        raise RepcapError(f"{where}: unexpected fields {extra} / missing fields {lack}")
-
-
-def _no_dupes(pairs: list) -> dict:
-    keys = [k for k, _ in pairs]
-    if len(set(keys)) != len(keys):
-        raise ValueError(f"duplicate field {next(k for k in keys if keys.count(k) > 1)!r}")
-    return dict(pairs)
-
-
-def _refuse_constant(name: str) -> None:
-    raise ValueError(f"{name} is not JSON")
-
-
-def _finite_float(text: str) -> float:
-    v = float(text)
-    if v != v or v in (float("inf"), float("-inf")):
-        raise ValueError(f"the number {text[:40]} is not a finite number")
-    return v
-
-
-def _read_bytes(path: Path) -> bytes:
-    """The bytes of one bundle file: a regular file (no link, never a FIFO opened for a blocking
-    read) of bounded size; any OS failure is one line naming the file and the cause."""
-    try:
-        return rio.read_regular_bytes(path, MAX_FILE_BYTES, follow_links=False)
-    except FileNotFoundError:
-        raise RepcapError(f"{path}: missing from the bundle") from None
-    except rio.NotRegularFile as exc:
-        if exc.kind == "too large":
-            raise RepcapError(f"{path}: {exc.why} (the most a bundle file may hold)") from None
-        raise RepcapError(f"{path}: {exc.kind}, not a regular file of the bundle") from None
-    except OSError as exc:
-        raise RepcapError(f"{path}: cannot read it ({exc.strerror or type(exc).__name__})") from None
-
-
-def _parse(path: Path, data: bytes) -> Any:
-    try:
-        return json.loads(
-            data.decode("utf-8"),
-            object_pairs_hook=_no_dupes,
-            parse_constant=_refuse_constant,
-            parse_float=_finite_float,
-        )
-    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
-        raise RepcapError(f"{path}: not a valid bundle file ({type(exc).__name__}: {str(exc)[:120]})") from None
 
 
 def _load(path: Path, sha256: str | None = None) -> Any:
@@ -362,8 +245,8 @@ def _check_manifest(m: Any, where: str) -> dict:
     _keys(m, {"format", "version", "set", "scale", "provenance", "experiments", "sha256"}, where)
     if m["format"] == FORMAT and m["version"] == 1:
         raise RepcapError(
-            f"{where}: a {FORMAT} of version 1 (points keyed by their code's source text); rekey it to version "
-            f"{VERSION} with tools/rekey_bundle.py"
+            f"{where}: a {FORMAT} of version 1 (points keyed by their code's source text), which this checkout "
+            f"no longer reads: compute the set again (repcap bundle compute) for a version {VERSION} bundle"
         )
     if m["format"] != FORMAT or m["version"] != VERSION:
         raise RepcapError(f"{where}: not a {FORMAT} version {VERSION} manifest")

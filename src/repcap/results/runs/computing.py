@@ -53,45 +53,15 @@ def compute(
     by the next call).  Logs one line before and after each experiment."""
     import time
 
-    from repcap import sweep
     from repcap.base.devices import resolve_device
-    from repcap.sweep.checks import read
-
-    from .cost import point_seconds
 
     kind = resolve_device("auto").type
     t0, out = time.perf_counter(), []
     for e in pset.only(only):
-        run = ExperimentRun(e.name, len(e.configs))
         log(
             f"== {e.name} ({len(e.configs)} points, estimated {_duration(e.estimate_seconds(kind))} on {kind}): {e.what}"
         )
-        mb = e.max_batch()
-        if budget_s is not None:  # which points the cache lacks (the cost of a batch is theirs alone)
-            store, code = sweep.Cache.named(e.cache), sweep.code_digest(e.fn)
-        for chunk in _chunks(e, mb) if budget_s is not None else [list(e.configs)]:
-            if budget_s is not None:
-                # a damaged, unreadable or impossible entry is not a cached point: it is computed again
-                todo = [c for c in chunk if read(store, e.fn, sweep.point_key(e.fn, c, code), c) is None]
-                expected = sum(point_seconds(e.fn, c, kind) for c in todo)
-                if todo and time.perf_counter() - t0 + expected > budget_s:
-                    run.n_left += len(todo)
-                    run.n_cached += len(chunk) - len(todo)
-                    continue
-            t1 = time.perf_counter()
-            rep = sweep.run(
-                e.fn,
-                chunk,
-                cache=e.cache,
-                batched=e.batched,
-                group_by=e.group_by,
-                max_batch=mb,
-                desc=e.name,
-                progress=progress,
-                executor=executor,
-            )
-            run.n_cached, run.n_computed = run.n_cached + rep.n_cached, run.n_computed + rep.n_computed
-            run.seconds += time.perf_counter() - t1
+        run = _run_experiment(e, kind, t0, budget_s, progress, executor)
         log(
             f"   {e.name}: {run.n_computed} computed, {run.n_cached} cached"
             + (f", {run.n_left} left (not expected to end within the time budget)" if run.n_left else "")
@@ -99,3 +69,44 @@ def compute(
         )
         out.append(run)
     return out
+
+
+def _run_experiment(
+    e: Experiment, kind: str, t0: float, budget_s: float | None, progress: bool, executor: Any
+) -> ExperimentRun:
+    """Run one experiment of :func:`compute` (``t0``: when the run began, for ``budget_s``)."""
+    import time
+
+    from repcap import sweep
+    from repcap.sweep.checks import read
+
+    from .cost import point_seconds
+
+    run = ExperimentRun(e.name, len(e.configs))
+    mb = e.max_batch()
+    if budget_s is not None:  # which points the cache lacks (the cost of a batch is theirs alone)
+        store, code = sweep.Cache.named(e.cache), sweep.code_digest(e.fn)
+    for chunk in _chunks(e, mb) if budget_s is not None else [list(e.configs)]:
+        if budget_s is not None:
+            # a damaged, unreadable or impossible entry is not a cached point: it is computed again
+            todo = [c for c in chunk if read(store, e.fn, sweep.point_key(e.fn, c, code), c) is None]
+            expected = sum(point_seconds(e.fn, c, kind) for c in todo)
+            if todo and time.perf_counter() - t0 + expected > budget_s:
+                run.n_left += len(todo)
+                run.n_cached += len(chunk) - len(todo)
+                continue
+        t1 = time.perf_counter()
+        rep = sweep.run(
+            e.fn,
+            chunk,
+            cache=e.cache,
+            batched=e.batched,
+            group_by=e.group_by,
+            max_batch=mb,
+            desc=e.name,
+            progress=progress,
+            executor=executor,
+        )
+        run.n_cached, run.n_computed = run.n_cached + rep.n_cached, run.n_computed + rep.n_computed
+        run.seconds += time.perf_counter() - t1
+    return run

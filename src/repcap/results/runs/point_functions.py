@@ -26,6 +26,5 @@ POINT_FUNCTIONS: dict[str, Callable] = {pf.name: pf.fn for pf in registry.all_re
 
 
 def point_function(name: str) -> Callable:
-    """The point function registered as ``name`` (or under the ``module:qualname`` a bundle of
-    format 1 names it by); one clear line for anything else."""
+    """The point function registered as ``name``; one clear line for anything else."""
     return registry.get(name).fn
