@@ -45,6 +45,9 @@ from .stats import PackingStats, max_abs_cos, pair_stats
 MIN_RADIUS = 1e-9
 #: A program that promises less than this relative fall of the worst pair ends the refinement.
 STATIONARY = 1e-13
+#: Simplex iterations one program may take, per row and column of the program (a degenerate program can
+#: cycle; the ones that end take a small multiple of their size). A program stopped there counts as failed.
+LP_ITERATIONS_PER_ROW = 10
 #: Bytes per Gram entry the dense stage holds at once (the Gram, its powers and their gradients).
 DENSE_BYTES_PER_ENTRY = 64
 
@@ -185,6 +188,9 @@ def _linear_program(V: np.ndarray, c: np.ndarray, pairs: tuple[np.ndarray, np.nd
         b_eq=np.zeros(k),
         bounds=[(-r, r)] * (k * d) + [(None, None)],
         method="highs",
+        # a cap on simplex iterations, not a clock, so the result does not depend on the machine: near a
+        # minimax point the program is degenerate and HiGHS was seen to cycle for a quarter of an hour
+        options={"maxiter": LP_ITERATIONS_PER_ROW * (q + n)},
     )
     if res.status != 0:
         return None, None
