@@ -61,3 +61,21 @@ def test_against_best_known_draws_the_best_of_all_rows():
     assert np.allclose(sc.get_array(), [3, 5]) and ax.get_xscale() == "log"
     assert ax.lines[0].get_ydata()[0] == 1.0
     plt.close(fig)
+
+
+def test_against_best_known_draws_each_named_series_with_its_marker():
+    df = pd.DataFrame(
+        [
+            dict(optimiser="adam", N=10, d=3, ratio_best=1.2),
+            dict(optimiser="adam", N=40, d=5, ratio_best=1.3),
+            dict(optimiser="mm", N=40, d=5, ratio_best=1.001),
+            dict(optimiser="exp (Yoder)", N=40, d=5, ratio_best=2.0),
+        ]
+    )
+    fig = draw.against_best_known(df, ("adam", "mm"))
+    ax = fig.axes[0]
+    adam, mm = ax.collections
+    assert np.allclose(adam.get_offsets(), [[10, 1.2], [40, 1.3]]) and np.allclose(mm.get_offsets(), [[40, 1.001]])
+    assert mm.norm.vmin == adam.norm.vmin == 3 and mm.norm.vmax == 5  # one colour scale for both
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["adam", "mm"]
+    plt.close(fig)

@@ -116,6 +116,25 @@ def test_optimiser_against_best():
     assert np.isfinite(t.ratio_bound).all()
 
 
+def test_optimiser_against_best_pools_only_the_named_settings():
+    # the pooled best leaves the minimax runs out, so it is Adam's best, however good minimax is
+    runs = [
+        {"d": 3, "N": 6, "optimiser": "a", "eps": 0.5},
+        {"d": 3, "N": 6, "optimiser": "b", "eps": 0.48},
+        {"d": 3, "N": 6, "optimiser": "mm", "eps": 1 / math.sqrt(5)},
+    ]
+    t = F.optimiser_against_best(runs, pooled=["a", "b"], label="adam")
+    assert set(t.optimiser) == {"a", "b", "mm", "adam"}
+    assert t[t.optimiser == "adam"].eps.item() == 0.48
+    assert F.furthest_cells(t, 1, "mm").ratio_best.item() == pytest.approx(1.0)
+    from repcap.book.figdata import frontier as fd
+
+    far, digits = fd.furthest_table(F.furthest_cells(t, 1, "adam"), t, beside="mm")
+    assert far["over the best known"].item() == pytest.approx(0.48 * math.sqrt(5))
+    assert far["mm"].item() == pytest.approx(1.0) and digits["mm"] == ".4f"
+    assert list(fd.furthest_table(F.furthest_cells(t, 1, "adam"), t)[0].columns)[-1] == "over the bound"
+
+
 # --------------------------------------------------------------------------------------------- the chapter's tables
 
 

@@ -184,12 +184,16 @@ def sample_cells(best, per_d: int | None):
     return pd.DataFrame(out, columns=["d", "N"])
 
 
-def optimiser_against_best(runs: Sequence[dict], best=None):
+#: The label of the best of the pooled settings per cell (:func:`optimiser_against_best`).
+BEST_OF = "best of all"
+
+
+def optimiser_against_best(runs: Sequence[dict], best=None, *, pooled: Sequence[str] | None = None, label=BEST_OF):
     """Our optimiser's runs on the best-known table's cells.  ``runs``: dicts with ``d``, ``N``,
     ``optimiser`` (a label), ``eps`` (the run's coherence).  Returns per (d, N, optimiser) the best
     coherence over its runs (seeds), ``ratio_best`` (over the best-known coherence) and
-    ``ratio_bound`` (over the rigorous lower bound), and per cell the best of all optimisers as
-    optimiser ``best of all``."""
+    ``ratio_bound`` (over the rigorous lower bound), and per cell the best of the optimisers named in
+    ``pooled`` (None: all) as optimiser ``label``."""
     import pandas as pd
 
     if not runs:
@@ -197,7 +201,8 @@ def optimiser_against_best(runs: Sequence[dict], best=None):
     b = best_known_against_bound(best)[["d", "N", "mu", "bound", "source"]]
     df = pd.DataFrame(runs)[["d", "N", "optimiser", "eps"]]
     per = df.groupby(["d", "N", "optimiser"], as_index=False).eps.min()
-    allbest = per.groupby(["d", "N"], as_index=False).eps.min().assign(optimiser="best of all")
+    pool = per if pooled is None else per[per.optimiser.isin(list(pooled))]
+    allbest = pool.groupby(["d", "N"], as_index=False).eps.min().assign(optimiser=label)
     out = pd.concat([per, allbest], ignore_index=True).merge(b, on=["d", "N"], how="left")
     missing = out[out.mu.isna()]
     if len(missing):
@@ -210,7 +215,8 @@ def optimiser_against_best(runs: Sequence[dict], best=None):
     return out.sort_values(["d", "N", "optimiser"]).reset_index(drop=True)
 
 
-def furthest_cells(table, n: int = 5):
-    """The ``n`` cells where the best of our optimisers is furthest from the best known."""
-    best = table[table.optimiser == "best of all"]
+def furthest_cells(table, n: int = 5, optimiser: str = BEST_OF):
+    """The ``n`` cells where ``optimiser`` (by default the best of our optimisers) is furthest from
+    the best known."""
+    best = table[table.optimiser == optimiser]
     return best.sort_values("ratio_best", ascending=False).head(n).reset_index(drop=True)

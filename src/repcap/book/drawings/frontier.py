@@ -56,16 +56,32 @@ def eps_vs_k(panels: pd.DataFrame) -> Figure:
     return fig
 
 
-def against_best_known(ratios: pd.DataFrame) -> Figure:
-    """Our best ε over settings and starts (``optimiser == "best of all"``) as a multiple of the
-    best-known coherence of each cell of Sloane's table, against N (log), coloured by d; the line at 1
-    is as good as the best known."""
+def against_best_known(ratios: pd.DataFrame, series: tuple[str, ...] = ("best of all",)) -> Figure:
+    """Our ε as a multiple of the best-known coherence of each cell of Sloane's table, against N (log),
+    coloured by d, one marker per ``series`` (values of ``optimiser``: by default the best over settings
+    and starts; circles, then crosses); the line at 1 is as good as the best known. With more than one
+    series, a legend names them."""
     fig, ax = plt.subplots(figsize=figures.size(3.4))
-    best = ratios[ratios.optimiser == "best of all"]
-    sc = ax.scatter(best.N, best.ratio_best, c=best.d, cmap="viridis", s=22)
+    d_range = (ratios.d.min(), ratios.d.max())
+    sc = None
+    for name, marker in zip(series, ("o", "x", "^", "s")):
+        rows = ratios[ratios.optimiser == name]
+        sc = ax.scatter(
+            rows.N,
+            rows.ratio_best,
+            c=rows.d,
+            cmap="viridis",
+            vmin=d_range[0],
+            vmax=d_range[1],
+            s=22,
+            marker=marker,
+            label=name,
+        )
     ax.axhline(1.0, color="0.2", lw=0.8)
     ax.set_xscale("log")
     ax.set_xlabel("N (lines)")
     ax.set_ylabel("our ε / best-known coherence")
     fig.colorbar(sc, ax=ax, label="d")
+    if len(series) > 1:
+        ax.legend(loc="upper left", fontsize="small")
     return fig

@@ -147,3 +147,26 @@ def signed_runs(results: Iterable[Mapping[str, Any]], best_points: pd.DataFrame)
     g = g.merge(best_points[["N", "d", "angle_deg", "cite"]], on=["N", "d"], how="left")
     g["gap (deg)"] = g.angle_deg - g.best
     return g.rename(columns={"angle_deg": "best known (deg)", "best": "best run (deg)", "worst": "worst run (deg)"})
+
+
+#: Column names and digits of :func:`furthest_table`.
+FURTHEST_COLUMNS = {
+    "eps": ("our best ε", ".4f"),
+    "mu": ("best known", ".4f"),
+    "bound": ("rigorous bound", ".4f"),
+    "ratio_best": ("over the best known", ".3f"),
+    "ratio_bound": ("over the bound", ".3f"),
+}
+
+
+def furthest_table(far: pd.DataFrame, table: pd.DataFrame, beside: str | None = None) -> tuple[pd.DataFrame, dict]:
+    """The cells furthest from the best known (:func:`repcap.engines.frontier.furthest_cells`) for
+    the page, with optimiser ``beside``'s ratio on the same cells as a last column (None: none), and
+    the digits of each column."""
+    out = far[["d", "N", *FURTHEST_COLUMNS]].rename(columns={k: v[0] for k, v in FURTHEST_COLUMNS.items()})
+    digits = {v[0]: v[1] for v in FURTHEST_COLUMNS.values()}
+    if beside is not None:
+        other = table[table.optimiser == beside][["d", "N", "ratio_best"]].rename(columns={"ratio_best": beside})
+        out = out.merge(other, on=["d", "N"], how="left")
+        digits[beside] = ".4f"
+    return out, digits
