@@ -63,25 +63,27 @@ def against_best_known(ratios: pd.DataFrame, series: tuple[str, ...] = ("best of
     series, a legend names them."""
     fig, ax = plt.subplots(figsize=figures.size(3.4))
     d_range = (ratios.d.min(), ratios.d.max())
-    sc = None
+    drawn = []
     for name, marker in zip(series, ("o", "x", "^", "s")):
         rows = ratios[ratios.optimiser == name]
-        sc = ax.scatter(
-            rows.N,
-            rows.ratio_best,
-            c=rows.d,
-            cmap="viridis",
-            vmin=d_range[0],
-            vmax=d_range[1],
-            s=22,
-            marker=marker,
-            label=name,
+        drawn.append(
+            ax.scatter(
+                rows.N,
+                rows.ratio_best,
+                c=rows.d,
+                cmap="viridis",
+                vmin=d_range[0],
+                vmax=d_range[1],
+                s=22,
+                marker=marker,
+                label=name,
+            )
         )
     ax.axhline(1.0, color="0.2", lw=0.8)
     ax.set_xscale("log")
     ax.set_xlabel("N (lines)")
     ax.set_ylabel("our ε / best-known coherence")
-    fig.colorbar(sc, ax=ax, label="d")
+    fig.colorbar(drawn[0], ax=ax, label="d")
     if len(series) > 1:
         ax.legend(loc="upper left", fontsize="small")
     return fig
