@@ -141,26 +141,6 @@ CASES = [
     ),
     Case(
         "packing",
-        "minimax",
-        point={
-            "fn": "packing.minimax",
-            "configs": [{"k": 6, "d": 3, "restarts": 3, "refine": 2, "steps": 40, "n_bins": 20}],
-            "legacy_fn": None,  # new since the format-1 bundles
-        },
-    ),
-    Case(
-        "packing",
-        "minimax-tiled",  # above MAX_DENSE_K: the stages run through the tiled float32 loss
-        point={
-            "fn": "packing.minimax",
-            "configs": [
-                {"k": 520, "d": 6, "restarts": 1, "refine": 0, "schedule": [8.0, 16.0], "steps": 3, "n_bins": 20}
-            ],
-            "legacy_fn": None,  # new since the format-1 bundles
-        },
-    ),
-    Case(
-        "packing",
         "random",
         point={
             "fn": "packing.random",

@@ -44,6 +44,7 @@ ENGINES: dict[str, tuple[str, str]] = {
     "cosine": ("repcap.engines.cosine.numerics", "NUMERICS"),
     "geometry": ("repcap.engines.random_geometry", "NUMERICS"),
     "packing": ("repcap.engines.packing.numerics", "NUMERICS"),
+    "minimax": ("repcap.engines.packing.numerics", "MINIMAX"),
     "survey": ("repcap.engines.survey", "NUMERICS"),
     "toy": ("repcap.engines.toy.numerics", "NUMERICS"),
 }

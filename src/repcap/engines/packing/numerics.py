@@ -16,3 +16,11 @@ History:
 """
 
 NUMERICS = "packing/1"
+
+#: The minimax method's own numerics version (:mod:`repcap.engines.packing.minimax`, point function
+#: ``packing.minimax``; fingerprints in ``tests/fingerprints/minimax.json``). It is separate from
+#: :data:`NUMERICS` so that the method can change without staling the shipped Adam points.
+#:
+#: * ``minimax/1``: batch restarts, the continuation in p, the refinement by interior-point programs
+#:   with a box, a stall stop and an iteration cap (first computed: the reference set's minimax runs).
+MINIMAX = "minimax/1"

@@ -20,7 +20,7 @@ from repcap.sweep.registry import point_function
 from ..feasible import packing_result
 from .baselines import projection_distortion, random_eps_star
 from .minimax import solve
-from .numerics import NUMERICS
+from .numerics import MINIMAX, NUMERICS
 from .optimiser import optimise
 
 #: The settings a batch of :func:`sweep_packed` shares: every field but the seed.
@@ -82,7 +82,7 @@ def minimax_config(values: dict) -> MinimaxConfig:
 
 @point_function(
     "packing.minimax",
-    numerics=NUMERICS,
+    numerics=MINIMAX,
     normalise=minimax_config,
     execution=EXECUTION_FIELDS,
     defaults=config.defaults(MinimaxConfig),

@@ -247,7 +247,7 @@ class MinimaxConfig:
     d: int = S(help="dimension (>= 1)", check=_check_d)
     restarts: int = S(32, "random starts, optimised as one batch", check=config.between(1, 4096, integer_only=True))
     refine: int = S(
-        4, "best starts given to the minimax refinement (0: none)", check=config.between(0, 4096, integer_only=True)
+        2, "best starts given to the minimax refinement (0: none)", check=config.between(0, 4096, integer_only=True)
     )
     schedule: tuple = S(
         (8.0, 32.0, 128.0, 512.0), "exponents p of the continuation's stages, rising", check=_check_schedule, cli=False
