@@ -62,6 +62,7 @@ full_size = k == yoder_k and d == yoder_d
 ref_lookup = refdata.lookup(reference_set, "yoder", reference_scale)
 losses_lookup = refdata.lookup(reference_set, "yoder-losses", reference_scale)
 annealed_lookup = refdata.lookup(reference_set, "yoder-annealed", reference_scale)
+minimax_lookup = refdata.lookup(reference_set, "yoder-minimax", reference_scale)
 run_record = start(
     f"The sources pack {yoder_k:,} vectors in {yoder_d} dimensions for thousands of steps; "
     + (
@@ -300,6 +301,7 @@ tables.show(ref_table, digits={"ours": ".2f"}, missing="this profile did not run
 # The same problem under the `exp` loss with the rate decaying along a cosine to 0 (Adam's noise at a
 # fixed rate taken away), and under the power and abs-relu losses at full size (Yoder's "99% solution"
 # and its trap at his size): {glue:md}`packing_ref_losses` At his size, {glue:md}`packing_ref_trap`.
+# Aimed at the worst pair itself (chapter 11), {glue:md}`packing_ref_minimax`.
 
 # %%
 ref_section = refdata.section(ref_lookup, reference_set)
@@ -334,6 +336,10 @@ others = [figdata.reference_curve(pt) for pt in [*annealed_section.found, *losse
 rc = figdata.reference_curve(ref_found) if ref_found is not None else None
 flat = figdata.flattening_step(rc.step, rc.angle_deg) if rc is not None else None
 ref_angle = float(ref_found.result["max_angle_deg"]) if ref_found is not None else None
+adam_best = max([*best.best_angle_deg, *([ref_angle] if ref_angle is not None else [])], default=None)
+minimax_section = refdata.section(minimax_lookup, reference_set)
+mm_words = views.minimax_words(minimax_section.found, yoder_angle.value, bound_angle_yoder, adam_best)
+glue("packing_ref_minimax", Markdown(mm_words + (". " + minimax_section.provenance if minimax_section.found else "")))
 glue("packing_ref_summary", Markdown(views.reference_summary(rc, ref_angle, flat, **lines)))
 if ref_found is not None:
     ref_df = figdata.reference_curves([ref_found, *annealed_section.found, *losses_section.found])

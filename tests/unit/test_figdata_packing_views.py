@@ -167,3 +167,13 @@ def test_views_read_the_tables_of_figdata_packing():
     assert words.startswith("under the power loss (p = 8), Adam at a fixed rate 0.005 for 20 steps")
     assert f"(best {_deg(0.25):.2f}°, at step 10)" in words
     assert "the power run ends at 72.54°" in views.zoom_words(75.0, best, zoom=(72.0, 78.0), **LINES)
+
+
+def test_minimax_words_set_the_run_against_yoder_adam_and_the_bound():
+    eps = math.cos(math.radians(77.0))
+    pt = P(result={"eps_star": eps, "schedule": [16.0, 32.0, 64.0, 128.0, 256.0], "steps": 200, "restarts": 1})
+    words = views.minimax_words([pt], 76.5, 82.0, 75.25)
+    assert "reaches 77.00°, 0.50° above Yoder's 76.5°, 1.75° above the best Adam run's" in words
+    assert "1,000 steps" in words and "5.00° below the rigorous bound" in words
+    assert "not in this bundle yet" in views.minimax_words([], 76.5, 82.0, None)
+    assert "Adam" not in views.minimax_words([pt], 76.5, 82.0, None)

@@ -252,3 +252,23 @@ __all__ = [
     "yoder_exp_point",
     "zoom_words",
 ]
+
+
+def minimax_words(found: Sequence[Any], yoder_angle: float, bound_angle: float, adam_angle: float | None) -> str:
+    """Our minimax method's run at Yoder's size (the reference set's ``yoder-minimax``) in one clause:
+    its worst-pair angle against Yoder's, the best Adam run's (``adam_angle``, None where the bundle
+    holds none) and the rigorous bound; or that the bundle does not hold it yet."""
+    if not found:
+        return (
+            "our minimax method's run at his size is not in this bundle yet "
+            "(`repcap bundle compute reference --only yoder-minimax`)"
+        )
+    r = found[0].result
+    angle = _deg(float(r["eps_star"]))
+    adam = f", {abs(angle - adam_angle):.2f}° {_side(angle, adam_angle)} the best Adam run's" if adam_angle else ""
+    steps = len(r["schedule"]) * int(r["steps"])
+    return (
+        f"our minimax method (ours: {r['restarts']} start, {steps:,} steps of the continuation in p) reaches "
+        f"{angle:.2f}°, {abs(angle - yoder_angle):.2f}° {_side(angle, yoder_angle)} Yoder's {yoder_angle:g}°{adam} "
+        f"and {bound_angle - angle:.2f}° below the rigorous bound"
+    )

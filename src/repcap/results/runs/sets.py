@@ -61,6 +61,7 @@ from .points import (
     LIU_MS,
     LIU_WIDTH_ALPHAS,
     MINIMAX_LARGE,
+    MINIMAX_YODER,
     YODER_LONG_LR,
     c_curve_points,
     c_curve_wide_points,
@@ -101,7 +102,7 @@ def _minimax_sets(smoke: bool) -> list[Experiment]:
     else:
         cells = frontier_cells()
         yoder = [
-            minimax_point(int(quotes.value("yoder2025.n_vectors")), int(quotes.value("yoder2025.dim")), **MINIMAX_LARGE)
+            minimax_point(int(quotes.value("yoder2025.n_vectors")), int(quotes.value("yoder2025.dim")), **MINIMAX_YODER)
         ]
         guha = sorted(
             (minimax_point(k, d, **MINIMAX_LARGE) for d in GUHA_SMALL_DIMS for k in GUHA_M60_KS),
@@ -119,7 +120,7 @@ def _minimax_sets(smoke: bool) -> list[Experiment]:
             "yoder-minimax",
             yoder,
             "packing-losses",
-            "our minimax method at Yoder 2025's size, 10,000 vectors in R^100 (one start, five sharpening stages)",
+            "our minimax method at Yoder 2025's size, 10,000 vectors in R^100 (one start, five sharpening stages of 200 steps)",
         ),
         _minimax(
             "guha-minimax",
