@@ -72,7 +72,7 @@ def finding(table: pd.DataFrame, base: str, new: str) -> dict[str, Any]:
     }
 
 
-def packings(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+def packings(rows: Sequence[Any]) -> pd.DataFrame:
     """``k, d, eps`` from bundle points (``{config, result}`` objects with ``eps_star`` results)."""
     return pd.DataFrame(
         [{"k": int(p.config["k"]), "d": int(p.config["d"]), "eps": float(p.result["eps_star"])} for p in rows],
