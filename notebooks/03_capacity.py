@@ -37,6 +37,8 @@ fixed_d = None  # width of the capacity-against-ε figure; None: Guha's six-orde
 eps_grid_points = 200  # points on the ε axis
 seed = None  # row-sample seed; None: the engine's
 device = "auto"  # "auto", "cpu" or "cuda"
+reference_set = "reference"  # the shipped point set whose minimax runs give the calculator our refitted law ("": none)
+reference_scale = "full"  # that set's scale: full, or smoke (its seconds-long version, for the tests)
 executor = "local"  # where sweep points run: local (this process) or dask
 scheduler = ""  # with the dask executor: a tcp address, local or local:N, or a jobqueue YAML file
 
@@ -49,11 +51,12 @@ from repcap import evidence
 from repcap.base.config import given
 from repcap.book import calculator, figures, tables
 from repcap.book.chapter import glue, start
+from repcap.book.figdata import reference as refdata
 from repcap.book.figdata import survey as figdata
 from repcap.engines import laws
 from repcap.engines.cosine import Histogram
 from repcap.engines.survey import scan
-from repcap.evidence import findings, reference
+from repcap.evidence import findings, reference, slack
 from repcap.models import catalog
 from repcap.models.synthetic import source as stand_in_source
 
@@ -191,10 +194,13 @@ glue("capacity_class1_tied_note", table1_rows["guha-class1-mostly-tied"]["note"]
 # small dimensions; {doc}`11_frontier`), and how many times as many vectors it holds as each law allows.
 # It runs in the browser, offline, with the formulas and published constants of `repcap.engines.laws` and
 # `repcap.engines.bounds` and the codes of `repcap.engines.constructions` (a test compares the two on a grid); it starts
-# at the paper's worked example.
+# at the paper's worked example. Its last law is ours: the adjusted law with $C$ refitted to our minimax
+# packings of his cells with $k \le 4000$ ({doc}`07_capacity_laws`), where the reference bundle holds them.
 
 # %% tags=["remove-input"]
-calculator.widget()
+minimax_found = refdata.section(refdata.lookup(reference_set, "guha-minimax", reference_scale), reference_set).found
+ours_law = slack.refit_law(slack.packings(minimax_found))
+calculator.widget(extra_laws=[ours_law] if ours_law is not None else [])
 
 # %% [markdown]
 # ## Our models under every law

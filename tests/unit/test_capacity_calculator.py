@@ -200,3 +200,19 @@ def test_the_explicit_code_column_is_the_python_choice():
     # the table's rounding puts a hair below the closed form) and 20 lines at 1/2 in R^5
     assert got[points.index([3, 0.5])][0] == "best known: 6 lines (Sloane's table)"
     assert got[points.index([5, 0.5])][0] == "best known: 20 lines (Sloane's table)"
+
+
+@pytest.mark.skipif(NODE is None, reason="needs node")
+def test_an_extra_law_is_a_last_column_the_script_computes_as_python_does():
+    ours = laws.Law("adjusted-minimax", "adjusted", {"C": 0.61}, "adjusted, C refitted (ours)")
+    cfg = calculator.config(extra_laws=[ours])
+    assert cfg["laws"][-1] == {
+        "name": "adjusted-minimax",
+        "label": "adjusted, C refitted (ours)",
+        "form": "adjusted",
+        "constants": {"C": 0.61},
+    }
+    assert [x["name"] for x in cfg["laws"][:-1]] == list(calculator.LAWS)
+    out = _run({"config": cfg, "points": [[768, 0.2]], "counts": [], "inputs": []})["out"][0]
+    got = dict(out)["adjusted-minimax"]
+    assert got == pytest.approx(float(ours.log10_capacity(0.2, 768)), rel=1e-9)

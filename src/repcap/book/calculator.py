@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import html
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from repcap.base.quotes import guha_packings, reference_dir, value
@@ -30,19 +31,15 @@ LAWS = ("jl8", "jl", "adjusted", "four")
 MAX_D = 10_000_000
 
 
-def config(default_d: int | None = None, default_eps: float | None = None) -> dict[str, Any]:
-    """Everything the script computes with: each law's form and constants, Yoder's divisor, Guha's
+def config(
+    default_d: int | None = None, default_eps: float | None = None, extra_laws: Sequence[laws.Law] = ()
+) -> dict[str, Any]:
+    """Everything the script computes with: each law's form and constants (the published ones, then
+    ``extra_laws``, such as a refit of ours, labelled by their ``label``), Yoder's divisor, Guha's
     class boundaries, and the starting values (default: the paper's worked example, Llama 2 7B)."""
+    shown = [laws.PUBLISHED[k] for k in LAWS] + list(extra_laws)
     return {
-        "laws": [
-            {
-                "name": k,
-                "label": laws.PUBLISHED[k].label,
-                "form": laws.PUBLISHED[k].form,
-                "constants": dict(laws.PUBLISHED[k].constants),
-            }
-            for k in LAWS
-        ],
+        "laws": [{"name": x.name, "label": x.label, "form": x.form, "constants": dict(x.constants)} for x in shown],
         "yoder": {"label": f"Yoder's rule 10^(d F²/{laws.YODER_DIVISOR:g})", "divisor": laws.YODER_DIVISOR},
         "classes": {
             "class1_above": value("guha2026.class1_eps_above"),
@@ -123,6 +120,8 @@ class Widget:
         return f"capacity calculator (d = {self.config['default_d']}, ε = {self.config['default_eps']})"
 
 
-def widget(default_d: int | None = None, default_eps: float | None = None) -> Widget:
+def widget(
+    default_d: int | None = None, default_eps: float | None = None, extra_laws: Sequence[laws.Law] = ()
+) -> Widget:
     """The calculator for a chapter's page (``display(widget())`` or as a cell's last value)."""
-    return Widget(config(default_d, default_eps))
+    return Widget(config(default_d, default_eps, extra_laws))

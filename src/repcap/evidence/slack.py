@@ -13,6 +13,7 @@ import pandas as pd
 
 from repcap import RepcapError
 from repcap.engines import fits
+from repcap.engines.laws import Law
 
 #: The law whose one constant is refitted (one free constant: 6 cells leave 5 degrees of freedom).
 FORM = "adjusted"
@@ -95,3 +96,18 @@ def words(table: pd.DataFrame, found: Mapping[str, Any], base: str, new: str, ce
         f"minimax packings allows {math.exp(d * eps**2 * (1 / n.C - 1 / b.C)):.3g} times the vectors his "
         "refit allows (our finding)"
     )
+
+
+#: The name and label of the adjusted law refitted to our minimax packings (the calculator's column).
+REFIT_NAME = "adjusted-minimax"
+REFIT_LABEL = "adjusted, C refitted to our minimax packings (ours)"
+
+
+def refit_law(minimax: pd.DataFrame) -> Law | None:
+    """The adjusted law with C refitted to our minimax packings (``k, d, eps``: :func:`packings`),
+    as a :class:`repcap.engines.laws.Law` labelled ours; None where there are fewer cells than the
+    fit needs."""
+    if len(minimax) < 2:
+        return None
+    f = fits.fit_law(FORM, minimax.k, minimax.d, minimax.eps, name=REFIT_NAME)
+    return Law(REFIT_NAME, FORM, dict(f.constants), REFIT_LABEL)
