@@ -221,6 +221,7 @@ tables.show(
 # %%
 mm_section = refdata.section(refdata.lookup(reference_set, "guha-minimax", reference_scale), reference_set)
 HIS, MM = "his stored packings", "our minimax method"
+found: dict = {}
 slack_text = (
     "the reference bundle does not hold these runs yet (`repcap bundle compute reference --only guha-minimax`)."
 )
@@ -236,8 +237,8 @@ if not mm_section.empty:
     slack_text += mm_section.provenance
     where = {"profile": finding_profile(reference_set, reference_scale), "experiments": mm_section.experiments}
     findings.record_all(found, **where)
-    tables.show(slack_table, digits={"mean ε*": ".4f", "C": ".4f", "C se": ".4f", "R²": ".4f"})
 glue("laws_slack", Markdown(slack_text))
+tables.show(slack_table, digits={"mean ε*": ".4f", "C": ".4f", "C se": ".4f", "R²": ".4f"}) if found else None
 
 # %% [markdown]
 # ## Refitting the laws to our grid
