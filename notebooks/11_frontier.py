@@ -370,7 +370,7 @@ if minimax_settings is not None:
     below_words = "; ".join(f"d = {int(r.d)}, N = {int(r.N)} at {r.ratio_best:.7f}×" for r in below.itertuples())
     mm_text = (
         f"its median cell lands {mrow.ratio_best.median():.4f} times above the best known, "
-        f"{(mrow.ratio_best <= 1.001).sum()} of the {len(mrow)} cells within 0.1% and "
+        f"{(mrow.ratio_best <= 1 + 1e-3).sum()} of the {len(mrow)} cells within 0.1% and "
         f"{(mrow.ratio_best <= 1.01).sum()} within 1%; its furthest cells are {misses}. On {len(below)} cells its "
         "coherence, recomputed from its vectors in float64, is below the entry of the table as we hold it"
         + (f" ({below_words}; our finding: later searches may have improved those entries too)" if len(below) else "")

@@ -228,8 +228,13 @@ def test_stale_entries_are_refused_and_reported(made, env, monkeypatch):
     n = sum(len(json.loads(p.read_text())["entries"]) for p in d.glob("*.json") if p.name != "bundle.json")
     assert st.total("stale") == n and st.total("fresh") == 0
     m = json.loads((d / "bundle.json").read_text())
-    n_pack = sum(x["n_entries"] for x in m["experiments"] if x["fn"].startswith("packing."))
-    assert st.stale_reasons == {"numerics packing/1 -> packing/2": n_pack, "numerics toy/1 -> toy/2": n - n_pack}
+    n_mm = sum(x["n_entries"] for x in m["experiments"] if x["fn"] == "packing.minimax")  # its own version
+    n_pack = sum(x["n_entries"] for x in m["experiments"] if x["fn"].startswith("packing.")) - n_mm
+    assert n_mm > 0 and st.stale_reasons == {
+        "numerics packing/1 -> packing/2": n_pack,
+        "numerics minimax/1 -> minimax/2": n_mm,
+        "numerics toy/1 -> toy/2": n - n_pack - n_mm,
+    }
     assert f"stale: {n_pack} points (numerics packing/1 -> packing/2)" in st.describe()
     rep = bundle.import_(d)
     assert rep.imported == 0 and len(rep.stale) == n and f"{n} stale" in rep.describe()
@@ -299,8 +304,10 @@ def test_an_edit_keeps_a_point_fresh_and_a_bump_makes_exactly_its_engines_points
         for e in json.loads((d / x["file"]).read_text())["entries"]
     }
     packings = sum(x["n_entries"] for x in m["experiments"] if not x["cache"].startswith("toy"))
-    assert len(toy) > 6 and packings > 5
-    assert json.loads(out.stdout.strip().splitlines()[-1]) == [len(toy), packings]  # toy fresh; every packing stale
+    minimax = sum(x["n_entries"] for x in m["experiments"] if x["fn"] == "packing.minimax")
+    assert len(toy) > 6 and packings > 5 and minimax > 0
+    # toy fresh, and the minimax method's points (its own numerics version); every other packing stale
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == [len(toy) + minimax, packings - minimax]
 
 
 @pytest.mark.parametrize(

@@ -304,7 +304,7 @@ def test_settings_at_their_defaults_are_left_out_so_a_new_setting_moves_no_key(m
 def test_every_point_function_is_registered_with_a_numerics_version_and_metrics():
     assert set(POINT_FUNCTIONS) == set(registry.names())
     for pf in registry.all_registered():
-        assert pf.engine in ("toy", "packing", "survey"), pf.name
+        assert pf.engine in ("toy", "packing", "minimax", "survey"), pf.name
         assert registry.registered(pf.fn) is pf and keys.fn_name(pf.fn) == pf.name
     for name in ("toy.train", "toy.overlaps", "packing.optimise", "survey.describe"):
         assert registry.get(name).metrics, name

@@ -21,6 +21,12 @@ FORM = "adjusted"
 Z95 = 1.959963984540054
 
 
+def shared(sets: Mapping[str, pd.DataFrame]) -> int:
+    """How many (k, d) cells every set holds (0 for no sets)."""
+    cells = [set(zip(df.k.astype(int), df.d.astype(int))) for df in sets.values()]
+    return len(set.intersection(*cells)) if cells else 0
+
+
 def same_cells(sets: Mapping[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
     """Each set's ``k, d, eps`` on the cells that every set holds (the best eps per cell where a set
     holds several seeds), sorted by cell; refused in one line where no cell is shared."""
