@@ -21,10 +21,15 @@ FORM = "adjusted"
 Z95 = 1.959963984540054
 
 
+def _common(sets: Mapping[str, pd.DataFrame]) -> set:
+    """The (k, d) cells every set holds (empty for no sets)."""
+    cells = [set(zip(df.k.astype(int), df.d.astype(int))) for df in sets.values()]
+    return set.intersection(*cells) if cells else set()
+
+
 def shared(sets: Mapping[str, pd.DataFrame]) -> int:
     """How many (k, d) cells every set holds (0 for no sets)."""
-    cells = [set(zip(df.k.astype(int), df.d.astype(int))) for df in sets.values()]
-    return len(set.intersection(*cells)) if cells else 0
+    return len(_common(sets))
 
 
 def same_cells(sets: Mapping[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
@@ -32,10 +37,7 @@ def same_cells(sets: Mapping[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
     holds several seeds), sorted by cell; refused in one line where no cell is shared."""
     if not sets:
         raise RepcapError("no sets of packings to refit")
-    cells = None
-    for df in sets.values():
-        here = set(zip(df.k.astype(int), df.d.astype(int)))
-        cells = here if cells is None else cells & here
+    cells = _common(sets)
     if not cells:
         raise RepcapError(f"the sets {', '.join(sets)} share no (k, d) cell")
     out = {}
