@@ -187,6 +187,10 @@ def sample_cells(best, per_d: int | None):
 #: The label of the best of the pooled settings per cell (:func:`optimiser_against_best`).
 BEST_OF = "best of all"
 
+#: Within 1% of the best-known coherence: issue 44's target for our minimax method, and the line above which
+#: a cell gets the method's second, wider setting (chapter 11's ``minimax_wide``).
+NEAR_BEST = 1.01
+
 
 def optimiser_against_best(runs: Sequence[dict], best=None, *, pooled: Sequence[str] | None = None, label=BEST_OF):
     """Our optimiser's runs on the best-known table's cells.  ``runs``: dicts with ``d``, ``N``,
@@ -213,6 +217,13 @@ def optimiser_against_best(runs: Sequence[dict], best=None, *, pooled: Sequence[
     out["ratio_best"] = out.eps / out.mu
     out["ratio_bound"] = out.eps / out.bound
     return out.sort_values(["d", "N", "optimiser"]).reset_index(drop=True)
+
+
+def short_cells(table, optimiser: str, above: float = NEAR_BEST) -> list[tuple[int, int]]:
+    """The cells ``(d, N)`` where ``optimiser`` lands more than ``above`` times the best-known coherence
+    (a table of :func:`optimiser_against_best`), in the table's order."""
+    rows = table[(table.optimiser == optimiser) & (table.ratio_best > above)]
+    return [(int(r.d), int(r.N)) for r in rows.itertuples()]
 
 
 def furthest_cells(table, n: int = 5, optimiser: str = BEST_OF):
