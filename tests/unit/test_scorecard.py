@@ -337,7 +337,7 @@ def test_pages_from_findings_on_disk(tmp_path):
 
 def test_cells_that_start_like_markdown_blocks_are_escaped():
     """'> 0.2' (an 'above' claim's source) and '-1.36' (a negative value) stay text in a cell."""
-    from repcap.evidence.scorecard import _cell
+    from repcap.evidence.cells import _cell
 
     assert _cell("> 0.2") == "\\> 0.2" and _cell("-1.363") == "\\-1.363"
     assert _cell("0.2 | 0.3\nx") == "0.2 \\| 0.3 x"

@@ -1,5 +1,6 @@
 """The evidence: the scorecard's rows (:mod:`.claims`), what a chapter found (:mod:`.findings`), the
-verdicts (:mod:`.scorecard`), the chapters' namespace of the sources' numbers and claims
+verdicts and the scorecard's pages (:mod:`.scorecard`, over :mod:`.verdicts`, :mod:`.rows` and
+:mod:`.pages`), the chapters' namespace of the sources' numbers and claims
 (:mod:`.reference`), figures read back from vector PDFs (:mod:`.digitise`), and our number for each
 scorecard claim, computed from a chapter's figure tables: one module per
 source (:mod:`.guha`, :mod:`.liu`, :mod:`.yoder`).  Each function takes the tables a chapter already

@@ -51,6 +51,15 @@ UNCERTAINTIES: dict[str, str] = {
 #: The kinds that give ``low``/``high``.
 INTERVAL_KINDS = ("t", "fisher", "fit", "range")
 
+#: One finding as the per-source modules of :mod:`repcap.evidence` return it: :func:`record`'s
+#: keyword arguments (``value`` among them).
+Finding = dict[str, Any]
+
+
+def signed(x: float, fmt: str = "+.3f") -> str:
+    """``x`` as a finding's note prints it: ``fmt``, with a true minus sign (−)."""
+    return format(x, fmt).replace("-", "−")
+
 
 def findings_dir() -> Path:
     env = os.environ.get("REPCAP_FINDINGS_DIR")
@@ -106,59 +115,92 @@ def record(
     from .claims import claim
 
     c = claim(claim_id)  # an unknown id is a clear error
-    if value is not None:
-        try:
-            v = float(value)
-        except (TypeError, ValueError) as exc:
-            raise RepcapError(f"finding {claim_id}: value {value!r} is not a number") from exc
-        value = v if math.isfinite(v) else None
+    value = _finite(claim_id, "value", value)
+    spread = _uncertainty_fields(
+        claim_id, value, low, high, n, n_of, exact=exact, interval=interval, se=se, replicate_sd=replicate_sd
+    )
+    _store(
+        {
+            "claim": claim_id,
+            "value": value,
+            "profile": profile or run_context()["profile"],
+            "chapter": _chapter(),
+            "figure": figure or c.figure,
+            "note": note,
+            "provenance": provenance,
+            **spread,
+            "experiments": {str(k): str(v) for k, v in (experiments or {}).items()},
+            "undecided": undecided,
+        }
+    )
 
-    def _opt(x: float | None, name: str) -> float | None:
-        if x is None:
-            return None
-        try:
-            y = float(x)
-        except (TypeError, ValueError) as exc:
-            raise RepcapError(f"finding {claim_id}: {name} {x!r} is not a number") from exc
-        return y if math.isfinite(y) else None
 
-    lo, hi = _opt(low, "low"), _opt(high, "high")
+def _finite(claim_id: str, name: str, x: float | None) -> float | None:
+    """``x`` as a float (None where it is None or not finite); a value that is not a number is an error."""
+    if x is None:
+        return None
+    try:
+        y = float(x)
+    except (TypeError, ValueError) as exc:
+        raise RepcapError(f"finding {claim_id}: {name} {x!r} is not a number") from exc
+    return y if math.isfinite(y) else None
+
+
+def _not_negative(claim_id: str, name: str, x: float | None) -> float | None:
+    """:func:`_finite`, refusing a negative number (a standard error or a standard deviation)."""
+    y = _finite(claim_id, name, x)
+    if y is not None and y < 0:
+        raise RepcapError(f"finding {claim_id}: {name} {y:g} is negative")
+    return y
+
+
+def _uncertainty_fields(
+    claim_id: str,
+    value: float | None,
+    low: float | None,
+    high: float | None,
+    n: int | None,
+    n_of: str,
+    *,
+    exact: bool,
+    interval: str | None,
+    se: float | None,
+    replicate_sd: float | None,
+) -> dict[str, Any]:
+    """A record's uncertainty fields (``low`` to ``replicate_sd``), each checked in turn: the
+    interval's ends, the kind of uncertainty (``exact=True`` is ``deterministic``), which must be
+    one that has an interval where ends are given, the standard error and replicate sd, and the
+    count.  Where ``value`` is None, the record states no interval, kind or errors."""
+    lo, hi = _finite(claim_id, "low", low), _finite(claim_id, "high", high)
     kind = interval if interval is not None else ("deterministic" if exact else None)
     if kind is not None and kind not in UNCERTAINTIES:
         raise RepcapError(f"finding {claim_id}: interval {kind!r} is not one of {', '.join(UNCERTAINTIES)}")
     if (lo is not None or hi is not None) and kind is not None and kind not in INTERVAL_KINDS:
         raise RepcapError(f"finding {claim_id}: a {kind!r} value has no interval, yet low/high are given")
-    s_e = _opt(se, "se")
-    if s_e is not None and s_e < 0:
-        raise RepcapError(f"finding {claim_id}: se {s_e:g} is negative")
-    r_sd = _opt(replicate_sd, "replicate_sd")
-    if r_sd is not None and r_sd < 0:
-        raise RepcapError(f"finding {claim_id}: replicate_sd {r_sd:g} is negative")
-    exps = {str(k): str(v) for k, v in (experiments or {}).items()}
+    s_e, r_sd = _not_negative(claim_id, "se", se), _not_negative(claim_id, "replicate_sd", replicate_sd)
     if n is not None and (isinstance(n, bool) or int(n) != n or n < 0):
         raise RepcapError(f"finding {claim_id}: n {n!r} is not a count")
-    rec = {
-        "claim": claim_id,
-        "value": value,
-        "profile": profile or run_context()["profile"],
-        "chapter": _chapter(),
-        "figure": figure or c.figure,
-        "note": note,
-        "provenance": provenance,
-        "low": lo if value is not None else None,
-        "high": hi if value is not None else None,
+    known = value is not None
+    return {
+        "low": lo if known else None,
+        "high": hi if known else None,
         "n": int(n) if n is not None else None,
         "n_of": n_of,
         "exact": kind in ("deterministic", "closed form"),
-        "interval": kind if value is not None else None,
-        "se": s_e if value is not None else None,
-        "replicate_sd": r_sd if value is not None else None,
-        "experiments": exps,
-        "undecided": undecided,
+        "interval": kind if known else None,
+        "se": s_e if known else None,
+        "replicate_sd": r_sd if known else None,
     }
+
+
+def _store(rec: dict[str, Any]) -> None:
+    """Keep ``rec`` in this chapter's records (replacing the one of the same claim and profile) and
+    write them to the chapter's findings file."""
     chapter = _chapter()
     recs = [
-        r for r in _RECORDS.setdefault(chapter, []) if not (r["claim"] == claim_id and r["profile"] == rec["profile"])
+        r
+        for r in _RECORDS.setdefault(chapter, [])
+        if not (r["claim"] == rec["claim"] and r["profile"] == rec["profile"])
     ]
     recs.append(rec)
     _RECORDS[chapter] = recs

@@ -4,6 +4,10 @@ Fig. 6e's rows compare one width exponent per (alpha, gamma) with the digitised 
 series; from :data:`SEEDS_TO_DECIDE` seeds on, ours is the seeds' mean with its standard error (how
 far the slope over these widths moves between training runs), otherwise seed 0's fit with its
 regression standard error.  The verdict is the scorecard's ``combined`` rule.
+
+This module is the one name of all the Liu et al. findings: the overlap of rows (Fig. 6d and the LM
+heads, :mod:`repcap.evidence.liu_overlap`) and the two regimes (Fig. 1b's contrast and the weak
+regime, :mod:`repcap.evidence.liu_regimes`) are re-exported here.
 """
 
 from __future__ import annotations
@@ -15,14 +19,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from repcap.engines.fits import fit_curvature, fit_exponent
+from .findings import Finding, signed
+from .liu_overlap import TOY_OVERLAP_AT, head_norms, head_scaling, overlap, overlap_slope, profile_overlap
+from .liu_regimes import below_paper_size, contrast, describe_contrast, left_out, phi_weak, welch_t
 
 #: From this many seeds on, an exponent row is judged by the seeds' mean and its standard error.
 SEEDS_TO_DECIDE = 3
 #: Fig. 6e's series, by the gamma of their colour: three strong and one weak (``liu-weak-<alpha>``).
 FIG6E_GAMMAS = {-0.7778: "", -0.5556: "-g0556", -0.3333: "-g0333", 0.3333: "weak"}
-
-Finding = dict[str, Any]
 
 
 def alpha_key(alpha: float) -> str:
@@ -39,10 +43,6 @@ def fig6e_claim(alpha: float, gamma: float) -> str | None:
         return None
     cid = f"liu-weak-{alpha_key(alpha)}" if suffix == "weak" else f"liu-strong-{alpha_key(alpha)}{suffix}"
     return cid if cid in claims() else None
-
-
-def _signed(x: float, fmt: str = "+.3f") -> str:
-    return format(x, fmt).replace("-", "−")
 
 
 def judged(r: Any) -> Finding:
@@ -92,7 +92,7 @@ def fig6e(
         if cid is None or not np.isfinite(float(r.alpha_m)):
             continue
         rec = judged(r)
-        note = f"γ = {_signed(float(r.gamma), '+.4f')}"
+        note = f"γ = {signed(float(r.gamma), '+.4f')}"
         flagged = (
             outliers[
                 outliers.outlier.astype(bool)
@@ -135,7 +135,7 @@ def weak_exponent(summary: pd.DataFrame, **where: Any) -> dict[str, Finding]:
             "interval": "t",
             "n": int(min(j["n"] for j in js)),
             "n_of": "widths (the mean over α of each α's interval ends)",
-            "note": "; ".join(f"α = {a:g}: {_signed(g)}" for a, g in zip(weak.alpha, gaps, strict=True)),
+            "note": "; ".join(f"α = {a:g}: {signed(g)}" for a, g in zip(weak.alpha, gaps, strict=True)),
             **where,
         }
     }
@@ -152,214 +152,9 @@ def phi_one(gap: float, n_widths: int, values: dict[int, float], gamma: float, *
             "interval": "one run",
             "n": int(n_widths),
             "n_of": "widths, seed 0",
-            "note": f"φ₁ at α = 1, γ = {_signed(gamma, '.4f')} over m = "
+            "note": f"φ₁ at α = 1, γ = {signed(gamma, '.4f')} over m = "
             + ", ".join(f"{m}: {v:.3f}" for m, v in values.items()),
             **where,
-        }
-    }
-
-
-def overlap_slope(ovd: pd.DataFrame, definition: str) -> dict[str, Any] | None:
-    """The log-log slope of the retrained models' overlap against m under one definition
-    (:func:`~repcap.book.figdata.reference_runs.overlap_definitions`), with its 95% interval, standard
-    error and widths, or None below 3 widths."""
-    d = ovd[ovd.definition == definition].dropna(subset=["overlap"])
-    if d.m.nunique() < 3:
-        return None
-    f = fit_exponent(d.m, d.overlap)
-    return {"value": -f.alpha_m, "low": -f.ci_high, "high": -f.ci_low, "se": f.stderr, "n": int(d.m.nunique())}
-
-
-def overlap(ovd: pd.DataFrame, **where: Any) -> dict[str, Finding]:
-    """Fig. 6d, one row decided by the definition its text implies: the mean square overlap of the
-    normalised rows, every row (as their LLM code, ``LLMs/overlap-0.py``, takes every row of a
-    head); the level at m = 10 over every row and over the strongly represented rows are context."""
-    out: dict[str, Finding] = {}
-    s_all, s_strong = overlap_slope(ovd, "all"), overlap_slope(ovd, "strong")
-    if s_all is not None:
-        out["liu-toy-overlap"] = {
-            **s_all,
-            "interval": "t",
-            "n_of": "widths (one retrained model each)",
-            "note": "the slope only: every row, normalised (the definition the text implies); Fig. 6d's plotted "
-            "levels (about 1/m) are not reproduced under it and the figure's own definition is unknown"
-            + (
-                f"; over the strongly represented rows (norm > 1) the slope is {_signed(s_strong['value'])} "
-                f"[{_signed(s_strong['low'])}, {_signed(s_strong['high'])}]"
-                if s_strong is not None
-                else ""
-            ),
-            **where,
-        }
-    for cid, definition in (("liu-toy-overlap-level", "all"), ("liu-toy-overlap-strong", "strong")):
-        at10 = ovd[(ovd.definition == definition) & (ovd.m == 10)].dropna(subset=["overlap"])
-        if len(at10):
-            r = at10.iloc[0]
-            out[cid] = {
-                "value": float(r.overlap),
-                "interval": "one run",
-                "n": 1,
-                "n_of": "model at m = 10",
-                "note": f"{float(r.times_m):.2f} × 1/m; {float(r.phi_one):.1%} of the rows have norm > 1",
-                **where,
-            }
-    return out
-
-
-def _curvature(points: pd.DataFrame) -> Any:
-    return fit_curvature(points.m, points.loss) if points.m.nunique() >= 4 else None
-
-
-def welch_t(se1: float, dof1: int, se2: float, dof2: int, level: float = 0.95) -> float:
-    """The Student t quantile for a difference of two fitted coefficients with standard errors
-    ``se1``, ``se2`` on ``dof1``, ``dof2`` degrees of freedom (Welch-Satterthwaite)."""
-    from scipy import stats
-
-    v1, v2 = se1**2, se2**2
-    den = (v1**2 / dof1 if dof1 > 0 else math.inf) + (v2**2 / dof2 if dof2 > 0 else math.inf)
-    dof = (v1 + v2) ** 2 / den if den > 0 and math.isfinite(den) else 1.0
-    return float(stats.t.ppf(0.5 + level / 2, max(dof, 1.0)))
-
-
-def contrast(
-    exp_points: pd.DataFrame,
-    controls: dict[str, pd.DataFrame],
-    *,
-    setting: str = "",
-    experiments_of: Mapping[tuple[float, float], dict[str, str]] | None = None,
-    **where: Any,
-) -> dict[str, Finding]:
-    """Fig. 1b's contrast, each regime against a power-law control at matched loss range
-    (:func:`~repcap.book.figdata.reference_runs.matched_control`): ``exp_points`` are the exponential-
-    frequency models (``regime``, ``m``, ``loss``, seed 0), ``controls`` ``{"weak": ..., "strong":
-    ...}`` the matched power-law series (``experiments_of``: their experiments by (alpha, gamma), added
-    to ``where``'s).  The number is c₂(exponential) − c₂(control), the
-    curvature the frequency law adds beyond what the finite n gives a power law, with its 95% interval
-    (Welch t: each parabola has its widths less 3 degrees of freedom): ``liu-power-in-out``
-    (weak: the claim needs it below 0) and ``liu-strong-robust`` (strong: the claim needs it 0)."""
-    out: dict[str, Finding] = {}
-    for regime, cid in (("weak", "liu-power-in-out"), ("strong", "liu-strong-robust")):
-        e = exp_points[exp_points.regime == regime]
-        c = controls.get(regime, pd.DataFrame())
-        fe, fc = _curvature(e), (_curvature(c) if len(c) else None)
-        if fe is None or fc is None:
-            continue
-        diff, se = fe.curvature - fc.curvature, math.hypot(fe.stderr, fc.stderr)
-        q = welch_t(fe.stderr, int(e.m.nunique()) - 3, fc.stderr, int(c.m.nunique()) - 3)
-        a_c = float(c.alpha.iloc[0]) if "alpha" in c else float("nan")
-        g_c = round(float(c.gamma.iloc[0]), 4) if "gamma" in c else float("nan")
-        exps = {**where.get("experiments", {}), **(experiments_of or {}).get((round(a_c, 4), g_c), {})}
-        out[cid] = {
-            "value": diff,
-            "low": diff - q * se,
-            "high": diff + q * se,
-            "se": se,
-            "interval": "fit",
-            "n": int(e.m.nunique()),
-            "n_of": "widths per series",
-            "note": f"{setting}; exponential c₂ = {_signed(fe.curvature)} ± {fe.stderr:.3f}, power-law control "
-            f"(α = {a_c:g}, the loss range nearest) c₂ = {_signed(fc.curvature)} ± {fc.stderr:.3f}",
-            **where,
-            "experiments": exps,
-        }
-    return out
-
-
-def describe_contrast(found: dict[str, Finding]) -> str:
-    """One sentence per regime of :func:`contrast`'s findings (their difference of bends, its
-    standard error and the two fits)."""
-    names = {"liu-power-in-out": "Weak", "liu-strong-robust": "Strong"}
-    text = " ".join(
-        f"{names[cid]}: the bends differ by {_signed(f['value'])} ± {f['se']:.3f} ({f['note'].lstrip('; ')})."
-        for cid, f in found.items()
-        if cid in names
-    )
-    return text or "This build has no exponential-frequency models to compare."
-
-
-def left_out(weak: pd.DataFrame, *, undecided: str = "", **where: Any) -> dict[str, Finding]:
-    """``liu-weak-leftout``: the median over weak-regime models of loss / the left-out features'
-    loss, with the range over the models (a spread)."""
-    if weak.empty:
-        return {}
-    ratio = weak.loss / weak.left_out_loss
-    return {
-        "liu-weak-leftout": {
-            "value": float(ratio.median()),
-            "low": float(ratio.min()),
-            "high": float(ratio.max()),
-            "interval": "range",
-            "n": int(len(weak)),
-            "n_of": "models",
-            "undecided": undecided,
-            **where,
-        }
-    }
-
-
-def phi_weak(weak: pd.DataFrame, *, undecided: str = "", **where: Any) -> dict[str, Finding]:
-    """``liu-phi-weak``: φ½ in units of m/n of the weak models (γ = 1 at n = 1000 in the reference
-    set): the median over widths, with the range over them."""
-    if weak.empty:
-        return {}
-    r = weak.phi_half_over_m_n
-    return {
-        "liu-phi-weak": {
-            "value": float(r.median()),
-            "low": float(r.min()),
-            "high": float(r.max()),
-            "interval": "range",
-            "n": int(len(weak)),
-            "n_of": "models (widths)",
-            "note": "φ½ × n/m over m = " + ", ".join(f"{int(m)}: {v:.2f}" for m, v in zip(weak.m, r, strict=True)),
-            "undecided": undecided,
-            **where,
-        }
-    }
-
-
-def below_paper_size(n: int, steps: int, paper_n: int, paper_steps: int) -> str:
-    """Why a profile's toy models cannot decide a claim about the paper's main sweep ("" at its size)."""
-    if n >= paper_n and steps >= paper_steps:
-        return ""
-    return f"this profile trains n = {n} features for {steps} steps; the claim is about the paper's n = {paper_n}"
-
-
-def head_scaling(m: Any, overlap: Any) -> dict[str, Finding]:
-    """``liu-lmhead-scaling``: the log-log slope of the heads' E[cos²] against their width m, with
-    its 95% t interval (none below 3 heads)."""
-    ms, ov = [float(x) for x in m], [float(x) for x in overlap]
-    if len(set(ms)) < 2 or len(ms) < 3:
-        return {}
-    f = fit_exponent(ms, ov)
-    return {
-        "liu-lmhead-scaling": {
-            "value": -f.alpha_m,
-            "low": -f.ci_high,
-            "high": -f.ci_low,
-            "se": f.stderr,
-            "interval": "t",
-            "n": int(len(ms)),
-            "n_of": "heads",
-        }
-    }
-
-
-def head_norms(shares: pd.DataFrame) -> dict[str, Finding]:
-    """``liu-head-norms``: the smallest share, over the LM heads, of rows whose norm exceeds half
-    the head's median (``shares``: :func:`repcap.book.figdata.survey.row_norm_shares`); exact over every row."""
-    if shares.empty:
-        return {}
-    worst = shares.loc[shares.share_represented.idxmin()]
-    return {
-        "liu-head-norms": {
-            "value": float(worst.share_represented),
-            "interval": "deterministic",
-            "n": int(len(shares)),
-            "n_of": "heads",
-            "note": "; ".join(
-                f"{r.head}: the smallest row norm is {r.min_over_median:.2f} × the median" for r in shares.itertuples()
-            ),
         }
     }
 
@@ -403,35 +198,6 @@ def profile_exponents(
                 **where,
             }
     return out
-
-
-#: The models ``liu-toy-overlap`` names: alpha = 1 at Fig. 6e's strongest plotted gamma.
-TOY_OVERLAP_AT = (1.0, -0.7778)
-
-
-def profile_overlap(strong: pd.DataFrame, *, gamma: float | None = None, **where: Any) -> dict[str, Finding]:
-    """This profile's Fig. 6d slope: the log-log slope of its strong models' overlap (every row) at
-    the alpha and gamma the row names (:data:`TOY_OVERLAP_AT`) against m, recorded only when the
-    profile's strong ``gamma`` is the row's (shown; the reference set's retrained models decide)."""
-    a, g = TOY_OVERLAP_AT
-    if gamma is None or round(float(gamma), 4) != g:
-        return {}
-    ov = strong[np.isclose(strong.alpha.astype(float), a)].groupby("m", as_index=False).mean_sq_overlap.mean().dropna()
-    if ov.m.nunique() < 3:
-        return {}
-    f = fit_exponent(ov.m, ov.mean_sq_overlap)
-    return {
-        "liu-toy-overlap": {
-            "value": -f.alpha_m,
-            "low": -f.ci_high,
-            "high": -f.ci_low,
-            "se": f.stderr,
-            "interval": "t",
-            "n": int(ov.m.nunique()),
-            "n_of": "widths (one model each)",
-            **where,
-        }
-    }
 
 
 __all__ = [

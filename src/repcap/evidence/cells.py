@@ -1,0 +1,103 @@
+"""The text of the scorecard's pages, piece by piece: a finding's strings made safe for MyST
+Markdown (no roles, code or raw HTML from a chapter's note), one table cell, the labels rows link
+to, and the provenance list (:class:`Provenance`) that states each source of a number once.
+:mod:`repcap.evidence.pages` assembles the pages from them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def _sentence(text: str) -> str:
+    """``text`` ending in one full stop (a provenance or a note may end in its own)."""
+    return text.rstrip().rstrip(".") + "."
+
+
+def _plain(text: Any) -> str:
+    """A string from a finding (a chapter's note, a bundle's provenance) with no roles or code:
+    backticks become quotes (HTML is escaped where it is written, :func:`_esc`)."""
+    return str(text or "").replace("`", "'")
+
+
+def _esc(text: str) -> str:
+    """No raw HTML: ``&`` and ``<`` as entities."""
+    return str(text).replace("&", "&amp;").replace("<", "&lt;")
+
+
+def _name(x: Any) -> str:
+    """A profile, chapter or experiment name from a finding, inside a role or a label: letters,
+    digits, ``_`` and ``-`` only."""
+    return "".join(ch for ch in str(x) if ch.isalnum() or ch in "_-")[:80] or "?"
+
+
+def _cell(text: str) -> str:
+    """Text for one Markdown cell: no line breaks, pipes escaped, no raw HTML, and a leading ">",
+    "#", "-" or "+" escaped so that a value such as "> 0.2" is not read as a block quote, heading or
+    list."""
+    out = _esc(text).replace("|", "\\|").replace("\n", " ")
+    return "\\" + out if out[:1] in (">", "#", "-", "+", "*") else out
+
+
+def _figure_link(fig: str | None, figures: set[str]) -> str:
+    return f"{{numref}}`{fig}`" if fig and fig in figures else ""
+
+
+def _anchor(cid: str) -> str:
+    return "sc-" + "".join(ch if ch.isalnum() or ch == "-" else "-" for ch in cid.lower())
+
+
+def _profile_cell(f: dict[str, Any] | None) -> str:
+    if not f:
+        return "no number in this build"
+    return f"`{_name(f.get('profile'))}` · {{doc}}`{_name(f.get('chapter'))}`"
+
+
+def _item(lines: list[str], first: str, *rest: str) -> None:
+    """One list-table cell: its first line opens the cell, further lines are paragraphs of it."""
+    lines.append(f"  - {first}")
+    for r in rest:
+        if r:
+            lines += ["", f"    {r}"]
+
+
+class Provenance:
+    """Where the numbers of the rows were computed, each source stated once: a bundle experiment's
+    sentence under its name, any other provenance text under a number; rows link to them."""
+
+    def __init__(self) -> None:
+        self.entries: dict[str, tuple[str, str]] = {}  # anchor -> (title, text)
+
+    def add(self, f: dict[str, Any] | None) -> list[str]:
+        """The links of one finding's provenance (its experiments, or its provenance text)."""
+        if not f:
+            return []
+        links = []
+        exps = f.get("experiments") or {}
+        for name, text in exps.items() if isinstance(exps, dict) else []:
+            anchor = "prov-" + _name(name).lower()
+            self.entries.setdefault(anchor, (_name(name), _plain(text)))
+            links.append(f"{{ref}}`{_name(name)} <{anchor}>`")
+        prov = _plain(f.get("provenance"))
+        if prov and not exps:
+            known = {t: a for a, (_, t) in self.entries.items()}
+            anchor = known.get(prov) or f"prov-{len(self.entries) + 1}"
+            self.entries.setdefault(anchor, (f"P{len(self.entries) + 1}", prov))
+            links.append(f"{{ref}}`{self.entries[anchor][0]} <{anchor}>`")
+        return links
+
+    def markdown(self) -> list[str]:
+        if not self.entries:
+            return []
+        lines = [
+            "## Where the shipped numbers were computed",
+            "",
+            "Each results-bundle experiment (or other source of a number not computed in this build) once; the rows "
+            "link here.",
+            "",
+        ]
+        for anchor, (title, text) in self.entries.items():
+            lines += [f"({anchor})=", f"**{_cell(title)}**: {_esc(_sentence(text))}", ""]
+        return lines
+
+
+__all__ = ["Provenance"]
