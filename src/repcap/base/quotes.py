@@ -9,6 +9,8 @@
   repository, MIT licence), so his fits can be redone here.
 * :func:`guarded_literals` -- the numbers no notebook may retype.
 
+The files are read through :mod:`repcap.base.datafiles` (every field checked, every error one line).
+
 The scorecard's rows are :mod:`repcap.evidence.claims`; :mod:`repcap.evidence.reference` re-exports both.  The engines
 that read a number of a source (the laws, the catalog) import this module, not the claims: a sweep
 point is keyed on the bytes of the data files its code declares (``DATA_FILES``), and editing a
@@ -19,15 +21,16 @@ scorecard row must not touch a survey point's identity.
 
 from __future__ import annotations
 
-import csv
 import functools
-import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from repcap import RepcapError
 from repcap.base import paths
+
+from .datafiles import _Fields, _num, _read_csv, _short, _UniqueKeyLoader
 
 #: How each source is cited in prose and tables.
 SOURCES: dict[str, str] = {"guha2026": "Guha 2026", "liu2025": "Liu, Liu & Gore 2025", "yoder2025": "Yoder 2025"}
@@ -117,47 +120,6 @@ def pretty(x: float, fmt: str = "g") -> str:
     return s
 
 
-def _num(x: Any) -> float | None:
-    if x is None or (isinstance(x, str) and not x.strip()):
-        return None
-    try:
-        v = float(x)
-    except (TypeError, ValueError) as exc:
-        raise RepcapError(f"data/reference: {x!r} is not a number") from exc
-    return None if math.isnan(v) else v
-
-
-def _short(x: Any, n: int = 80) -> str:
-    """A value as a message shows it: its repr, cut to about ``n`` characters."""
-    r = repr(x)
-    return r if len(r) <= n else r[: n - 1] + "…"
-
-
-class _UniqueKeyLoader:
-    """A YAML safe loader that refuses a key written twice in one mapping (naming its line)."""
-
-    @staticmethod
-    def make() -> Any:
-        import yaml
-
-        class Loader(yaml.SafeLoader):
-            pass
-
-        def construct_mapping(loader: Any, node: Any, deep: bool = False) -> Any:
-            seen: set[Any] = set()
-            for key_node, _ in node.value:
-                key = loader.construct_object(key_node, deep=deep)
-                if isinstance(key, (str, int, float, bool)) and key in seen:
-                    raise yaml.constructor.ConstructorError(
-                        None, None, f"key {_short(key)} is written twice", key_node.start_mark
-                    )
-                seen.add(key)
-            return yaml.SafeLoader.construct_mapping(loader, node, deep=deep)
-
-        Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, construct_mapping)
-        return Loader
-
-
 def _display(path: Path) -> str:
     """``data/reference/<name>`` for the project's own files, else the path as given."""
     try:
@@ -182,81 +144,6 @@ def load_yaml(path: Path) -> Any:
         line = f" line {mark.line + 1}" if mark is not None else ""
         what = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise RepcapError(f"{_display(path)}:{line}: YAML syntax error: {what}") from exc
-
-
-class _Fields:
-    """Typed access to one row of a data file: every read names the file, the row and the field."""
-
-    def __init__(self, where: str, row: Any, known: tuple[str, ...]) -> None:
-        self.where = where
-        if not isinstance(row, dict):
-            raise RepcapError(f"{where}: is {_short(row)}, not a mapping of fields")
-        self.row = row
-        for k in row:
-            if k not in known:
-                import difflib
-
-                near = difflib.get_close_matches(str(k), known, n=1)
-                hint = f" (did you mean {near[0]!r}?)" if near else f"; known fields: {', '.join(known)}"
-                raise RepcapError(f"{where}: unknown field {_short(k)}{hint}")
-
-    def fail(self, msg: str) -> RepcapError:
-        return RepcapError(f"{self.where}: {msg}")
-
-    def text(self, key: str, *, required: bool = False, default: str = "") -> str:
-        v = self.row.get(key)
-        if v is None or (isinstance(v, str) and not v.strip()):
-            if required:
-                raise self.fail(f"needs {key} (a text)")
-            return default
-        if not isinstance(v, str):
-            raise self.fail(f"{key} {_short(v)} is not a text")
-        return v
-
-    def number(self, key: str, *, required: bool = False, low: float | None = None) -> float | None:
-        v = self.row.get(key)
-        if v is None:
-            if required:
-                raise self.fail(f"needs {key} (a number)")
-            return None
-        if isinstance(v, bool) or not isinstance(v, (int, float, str)):
-            raise self.fail(f"{key} {_short(v)} is not a number")
-        try:
-            x = float(v)
-        except ValueError:
-            raise self.fail(f"{key} {_short(v)} is not a number") from None
-        if not math.isfinite(x):
-            raise self.fail(f"{key} {_short(v)} is not a finite number")
-        if low is not None and x < low:
-            raise self.fail(f"{key} {x:g} must be at least {low:g}")
-        return x
-
-    def choice(self, key: str, allowed: tuple[Any, ...], *, required: bool = False) -> Any:
-        v = self.row.get(key)
-        if v is None and not required:
-            return None
-        if v not in allowed:
-            names = ", ".join(str(a) for a in allowed if a is not None)
-            raise self.fail(f"{key} {_short(v)} is not one of {names}")
-        return v
-
-    def flag(self, key: str) -> bool | None:
-        v = self.row.get(key)
-        if v is None:
-            return None
-        if not isinstance(v, bool):
-            raise self.fail(f"{key} {_short(v)} is not true or false")
-        return v
-
-    def names(self, key: str) -> tuple[str, ...]:
-        """A list of names; a single name written without brackets is a list of one."""
-        v = self.row.get(key)
-        if v is None:
-            return ()
-        items = [v] if isinstance(v, str) else v
-        if not isinstance(items, list) or not all(isinstance(x, str) and x.strip() for x in items):
-            raise self.fail(f"{key} {_short(v)} is not a name or a list of names")
-        return tuple(items)
 
 
 QUOTE_FIELDS = ("value", "low", "high", "where", "status", "quantity", "note", "guard")
@@ -306,37 +193,37 @@ def load_quotes(path: Path) -> dict[str, Quote]:
     return out
 
 
-@functools.lru_cache(maxsize=1)
-def quotes() -> dict[str, Quote]:
-    """Every quote by id (see the module docstring); a malformed entry is one line naming it."""
-    root = reference_dir()
-    out = load_quotes(root / "quotes.yaml")
+def _guha_quote(qid: str, quantity: str, where: str, status: str, number: float, guard: bool | None = None) -> Quote:
+    """One number of a row of Guha's tables (``guha2026_laws.csv``, ``guha2026_table1.csv``)."""
+    return Quote(id=qid, source="guha2026", quantity=quantity, where=where, status=status, value=number, guard=guard)
+
+
+def _law_quotes(root: Path) -> Iterator[Quote]:
+    """``guha2026.laws.<law>.<column>``: each law's published constants and fit metrics."""
     for row in _read_csv(root / "guha2026_laws.csv"):
         for col in ("C", "a", "b", "c", "R2", "MAPE_pct", "NRMSE_pct"):
             v = _num(row.get(col))
             if v is not None:
                 qid = f"guha2026.laws.{row['law']}.{col}"
-                out[qid] = Quote(
-                    id=qid,
-                    source="guha2026",
-                    quantity=f"{row['label']}: {col}",
-                    where=row["where"],
-                    status=row["status"],
-                    value=v,
-                )
+                yield _guha_quote(qid, f"{row['label']}: {col}", row["where"], row["status"], v)
+
+
+def _table1_quotes(root: Path) -> Iterator[Quote]:
+    """``guha2026.table1.<catalog key>.eps``: the eps Guha's Table 1 reports for each model."""
     for row in _read_csv(root / "guha2026_table1.csv"):
         v = _num(row.get("eps_reported"))
         if v is not None:
             qid = f"guha2026.table1.{key_of(row['hf_repo'])}.eps"
-            out[qid] = Quote(
-                id=qid,
-                source="guha2026",
-                quantity=f"{row['model']}: eps",
-                where="Table 1",
-                status="published",
-                value=v,
-                guard=True,
-            )
+            yield _guha_quote(qid, f"{row['model']}: eps", "Table 1", "published", v, guard=True)
+
+
+@functools.lru_cache(maxsize=1)
+def quotes() -> dict[str, Quote]:
+    """Every quote by id (see the module docstring); a malformed entry is one line naming it."""
+    root = reference_dir()
+    out = load_quotes(root / "quotes.yaml")
+    for q in (*_law_quotes(root), *_table1_quotes(root)):
+        out[q.id] = q
     return out
 
 
@@ -358,11 +245,6 @@ def value(qid: str) -> float:
     if q.value is None:
         raise RepcapError(f"quote {qid} is a range ({q.text()}); read .low and .high")
     return q.value
-
-
-def _read_csv(path: Path) -> list[dict[str, str]]:
-    with open(path, newline="", encoding="utf-8") as fh:
-        return list(csv.DictReader(row for row in fh if not row.startswith("#")))
 
 
 def laws_table() -> list[dict[str, str]]:

@@ -3,24 +3,8 @@ one namespace for the chapters: ``reference.quote(id)``, ``reference.value(id)``
 ``reference.claims()``.  Library code that reads a number imports :mod:`repcap.base.quotes` itself."""
 
 from repcap import RepcapError
-from repcap.base.quotes import (
-    BIBKEYS,
-    SOURCES,
-    STATUSES,
-    Quote,
-    guarded_literals,
-    guha_packings,
-    key_of,
-    laws_table,
-    load_quotes,
-    load_yaml,
-    pretty,
-    quote,
-    quotes,
-    reference_dir,
-    significant_digits,
-    value,
-)
+from repcap.base import quotes as _quotes
+from repcap.base.quotes import *  # noqa: F403  (the quotes' public names: their __all__)
 
 from .claims import (
     CHECK_PROFILES,
@@ -36,31 +20,16 @@ from .claims import (
 )
 
 __all__ = [
-    "BIBKEYS",
+    *_quotes.__all__,
     "CHECK_PROFILES",
     "CLAIM_SOURCES",
     "COMPARES",
     "KINDS",
     "OURS",
-    "SOURCES",
-    "STATUSES",
     "Claim",
-    "Quote",
     "RepcapError",
     "check_fmt",
     "claim",
     "claims",
-    "guarded_literals",
-    "guha_packings",
-    "key_of",
-    "laws_table",
     "load_claims",
-    "load_quotes",
-    "load_yaml",
-    "pretty",
-    "quote",
-    "quotes",
-    "reference_dir",
-    "significant_digits",
-    "value",
 ]

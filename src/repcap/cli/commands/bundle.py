@@ -27,17 +27,30 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Named point sets (repcap.results.runs) and results bundles (repcap.results.bundle).",
     )
     from repcap.results.runs import SCALES, SETS  # after add_parser: `repcap --help` stops there
-    from repcap.sweep.dask import add_arguments
 
     sub = p.add_subparsers(dest="action", metavar="ACTION", required=True)
-    sets = ", ".join(f"{k} ({v})" for k, v in SETS.items())
+    _register_compute(sub, SETS, SCALES)
+    _register_export(sub, SETS, SCALES)
+    _register_import_status(sub)
+    _register_unclaim(sub)
+    _register_compare(sub)
 
+
+def _add_set(p: argparse.ArgumentParser, sets: dict[str, str]) -> None:
+    """The positional SET: one of the named point sets."""
+    p.add_argument("set", choices=list(sets), metavar="SET", help=f"one of {', '.join(sets)}")
+
+
+def _register_compute(sub: argparse._SubParsersAction, sets: dict[str, str], scales: tuple[str, ...]) -> None:
+    from repcap.sweep.dask import add_arguments
+
+    described = ", ".join(f"{k} ({v})" for k, v in sets.items())
     c = sub.add_parser(
         "compute",
         help="run a set's points (resumable), then optionally export them",
-        description=f"Run the points of a set through the sweep cache. Sets: {sets}.",
+        description=f"Run the points of a set through the sweep cache. Sets: {described}.",
     )
-    c.add_argument("set", choices=list(SETS), metavar="SET", help=f"one of {', '.join(SETS)}")
+    _add_set(c, sets)
     c.add_argument(
         "--out",
         metavar="DIR",
@@ -47,7 +60,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     c.add_argument(
         "--replace", action="store_true", help="with --out: allow the new bundle to hold fewer points than the old"
     )
-    c.add_argument("--scale", choices=list(SCALES), default="full", help="smoke: every size shrunk (seconds on a CPU)")
+    c.add_argument("--scale", choices=list(scales), default="full", help="smoke: every size shrunk (seconds on a CPU)")
     c.add_argument("--only", nargs="+", metavar="EXPERIMENT", help="run only these experiments of the set")
     c.add_argument(
         "--budget",
@@ -67,10 +80,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_arguments(c)
     c.set_defaults(func=run_compute)
 
+
+def _register_export(sub: argparse._SubParsersAction, sets: dict[str, str], scales: tuple[str, ...]) -> None:
     e = sub.add_parser("export", help="write a set's finished points and their provenance to a folder")
-    e.add_argument("set", choices=list(SETS), metavar="SET", help=f"one of {', '.join(SETS)}")
+    _add_set(e, sets)
     e.add_argument("dir", metavar="DIR", help="the bundle folder (created)")
-    e.add_argument("--scale", choices=list(SCALES), default="full")
+    e.add_argument("--scale", choices=list(scales), default="full")
     e.add_argument("--keep-large", action="store_true", help="keep the toy models' norms in every entry")
     e.add_argument(
         "--replace",
@@ -80,6 +95,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     e.set_defaults(func=run_export)
 
+
+def _register_import_status(sub: argparse._SubParsersAction) -> None:
     i = sub.add_parser("import", help="seed the sweep caches with a bundle's entries that match the current code")
     i.add_argument("dir", metavar="DIR", help="the bundle folder")
     i.set_defaults(func=run_import)
@@ -91,10 +108,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     s.add_argument("dir", metavar="DIR", help="the bundle folder")
     s.set_defaults(func=run_status)
-    _register_unclaim(sub)
 
 
-def _register_unclaim(sub) -> None:
+def _register_unclaim(sub: argparse._SubParsersAction) -> None:
     u = sub.add_parser(
         "unclaim",
         help="list the claims on points being computed, or remove one a run left behind",
@@ -107,6 +123,8 @@ def _register_unclaim(sub) -> None:
     u.add_argument("--force", action="store_true", help="also remove a claim whose process still runs on this host")
     u.set_defaults(func=run_unclaim)
 
+
+def _register_compare(sub: argparse._SubParsersAction) -> None:
     k = sub.add_parser(
         "compare",
         help="compare two bundles over the points both hold (or one bundle's points with their replicas)",
