@@ -483,3 +483,21 @@ def test_the_commit_follows_repcap_git_rev_set_after_a_first_read(monkeypatch):
     assert provenance.revision() == "abc123" == provenance.record(runs.point_set, {}, 1.0)["commit"]
     monkeypatch.delenv("REPCAP_GIT_REV")
     assert provenance.revision() == real
+
+
+def test_the_wide_cells_are_those_the_shipped_minimax_points_leave_over_one_percent_short():
+    """The reference set's ``frontier-minimax-wide`` runs on a fixed list of cells; it must be exactly the
+    cells where the shipped ``frontier-minimax`` points land above 1% of Sloane's best-known coherence."""
+    from repcap.engines import constructions, frontier
+    from repcap.results.runs.points import FRONTIER_WIDE_CELLS
+
+    best = constructions.best_known().set_index(["d", "N"]).mu
+    path = Path(__file__).resolve().parents[2] / "data" / "runs" / "reference" / "frontier-minimax.json"
+    entries = json.loads(path.read_text())["entries"]
+    short = {
+        (e["result"]["d"], e["result"]["k"])
+        for e in entries
+        if e["result"]["eps_star"] / best[(e["result"]["d"], e["result"]["k"])] > frontier.NEAR_BEST
+    }
+    assert len(entries) == 70
+    assert short == set(FRONTIER_WIDE_CELLS)
