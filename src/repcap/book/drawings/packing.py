@@ -152,6 +152,34 @@ def reference(
         fixed_rate = c.schedule.iloc[0] == "fixed"
         color = colors.get(c.loss.iloc[0], "0.5")
         ax.plot(c.step, c.angle_deg, color=color, lw=1.0, ls="-" if fixed_rate else "--", label=_run_label(c))
+    _draw_exp_run(ax, exp_curve, others, colors, flat=flat, bound_angle=bound_angle)
+    ax.set_xlabel("Adam step")
+    ax.set_ylabel("worst-pair angle (degrees)")
+    ax.set_title("(a) the whole run")
+    ax.axhspan(*zoom, color="0.93", zorder=0, lw=0)  # the band panel (b) enlarges
+    for ln in ax.get_lines():
+        xd = np.asarray(ln.get_xdata(), dtype=float)
+        if len(xd) > 2:  # the runs' curves (not the reference lines, not the flattening marker)
+            az.plot(xd, ln.get_ydata(), color=ln.get_color(), ls=ln.get_linestyle(), lw=ln.get_linewidth())
+    _zoom_panel(az, zoom, yoder_angle, law_angle, bound_angle)
+    # one legend under both panels; the panels are laid out above its measured height
+    leg = fig.legend(*ax.get_legend_handles_labels(), loc="lower center", ncol=2, bbox_to_anchor=(0.5, 0.0))
+    fig.canvas.draw()
+    fig.tight_layout(rect=(0, leg.get_window_extent().height / fig.bbox.height + 0.02, 1, 1))
+    return fig
+
+
+def _draw_exp_run(
+    ax,
+    exp_curve: pd.DataFrame | None,
+    others: Sequence[pd.DataFrame],
+    colors: Mapping[str, Any],
+    *,
+    flat: float | None,
+    bound_angle: float,
+) -> None:
+    """Panel (a) of :func:`reference`: the exp run's curve, its flattening step and the angle range
+    the runs that aim at the worst pair span, or the placeholder without an exp run."""
     if exp_curve is not None:
         label = f"exp(β cos²), lr {exp_curve.lr.iloc[0]:g}"
         ax.plot(exp_curve.step, exp_curve.angle_deg, color=colors["exp"], label=label)
@@ -176,20 +204,6 @@ def reference(
     else:
         ax.text(0.5, 0.5, PLACEHOLDER, transform=ax.transAxes, ha="center", color="0.4")
         ax.set_ylim(60, 80)
-    ax.set_xlabel("Adam step")
-    ax.set_ylabel("worst-pair angle (degrees)")
-    ax.set_title("(a) the whole run")
-    ax.axhspan(*zoom, color="0.93", zorder=0, lw=0)  # the band panel (b) enlarges
-    for ln in ax.get_lines():
-        xd = np.asarray(ln.get_xdata(), dtype=float)
-        if len(xd) > 2:  # the runs' curves (not the reference lines, not the flattening marker)
-            az.plot(xd, ln.get_ydata(), color=ln.get_color(), ls=ln.get_linestyle(), lw=ln.get_linewidth())
-    _zoom_panel(az, zoom, yoder_angle, law_angle, bound_angle)
-    # one legend under both panels; the panels are laid out above its measured height
-    leg = fig.legend(*ax.get_legend_handles_labels(), loc="lower center", ncol=2, bbox_to_anchor=(0.5, 0.0))
-    fig.canvas.draw()
-    fig.tight_layout(rect=(0, leg.get_window_extent().height / fig.bbox.height + 0.02, 1, 1))
-    return fig
 
 
 def _zoom_panel(az, zoom: tuple[float, float], yoder_angle: float, law_angle: float, bound_angle: float) -> None:

@@ -24,6 +24,16 @@ def _grid(d: int, top_log10: float, n: int) -> np.ndarray:
     return np.linspace(math.log10(1.5 * d), max(top_log10, math.log10(d) + 1), n)
 
 
+_PANEL_COLUMNS = ["panel", "d", "series", "log10_k", "eps", "status", "name"]
+
+
+def _panel_row(
+    panel: str, d: int, series: str, log10_k: float, eps: float, status: str = "", name: str = ""
+) -> dict[str, Any]:
+    """One row of :func:`frontier_panels`."""
+    return {"panel": panel, "d": d, "series": series, "log10_k": log10_k, "eps": eps, "status": status, "name": name}
+
+
 def frontier_panels(
     codes: Iterable[Code],
     guha: pd.DataFrame,
@@ -50,47 +60,13 @@ def frontier_panels(
             ("bound", coherence_lower_bound(k, np.full_like(k, float(d)))),
             ("law", get_law(law).eps(k, float(d))),
         ):
-            rows += [
-                {"panel": panel, "d": d, "series": series, "log10_k": x, "eps": float(e), "status": "", "name": ""}
-                for x, e in zip(g, np.asarray(eps))
-            ]
-        rows += [
-            {
-                "panel": panel,
-                "d": c.d,
-                "series": "explicit",
-                "log10_k": c.log10_count,
-                "eps": c.mu,
-                "status": c.mu_status,
-                "name": c.name,
-            }
-            for c in mine
-        ]
-        rows += [
-            {
-                "panel": panel,
-                "d": d,
-                "series": "guha",
-                "log10_k": math.log10(r.k),
-                "eps": r.eps_star,
-                "status": "",
-                "name": "",
-            }
-            for r in guha[(guha.d == d) & (guha.k > d)].itertuples()
-        ]
-        rows += [
-            {
-                "panel": panel,
-                "d": d,
-                "series": "ours",
-                "log10_k": math.log10(r.k),
-                "eps": r.eps,
-                "status": "",
-                "name": r.label,
-            }
-            for r in ours[ours.d == d].itertuples()
-        ]
-    return pd.DataFrame(rows, columns=["panel", "d", "series", "log10_k", "eps", "status", "name"])
+            rows += [_panel_row(panel, d, series, x, float(e)) for x, e in zip(g, np.asarray(eps))]
+        rows += [_panel_row(panel, c.d, "explicit", c.log10_count, c.mu, c.mu_status, c.name) for c in mine]
+        guha_d = guha[(guha.d == d) & (guha.k > d)]
+        rows += [_panel_row(panel, d, "guha", math.log10(r.k), r.eps_star) for r in guha_d.itertuples()]
+        ours_d = ours[ours.d == d]
+        rows += [_panel_row(panel, d, "ours", math.log10(r.k), r.eps, name=r.label) for r in ours_d.itertuples()]
+    return pd.DataFrame(rows, columns=_PANEL_COLUMNS)
 
 
 def our_packings(results: Iterable[Mapping[str, Any]], label: str) -> pd.DataFrame:

@@ -4,6 +4,7 @@ the chapter shows when the build has none."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -49,6 +50,12 @@ class ReferenceSection:
     def frame(self, row, columns: list[str]) -> pd.DataFrame:
         """``row(point) -> dict`` over the points found, with ``columns`` (also when there are none)."""
         return pd.DataFrame([row(f) for f in self.found], columns=columns)
+
+
+def records(found: Iterable[Any]) -> list[tuple[dict, dict]]:
+    """``(config, result)`` of each finished point (objects with ``config`` and ``result``, as a
+    bundle lookup's ``found``), as plain dicts."""
+    return [(dict(f.config), dict(f.result)) for f in found]
 
 
 def lookup(set_name: str, experiment: str, scale: str) -> Any:
