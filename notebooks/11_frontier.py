@@ -374,27 +374,8 @@ tables.show(
 mm_text = "this profile did not run it (`minimax_settings = None`)"
 if minimax_settings is not None:
     mrow = vs_best[vs_best.optimiser == MINIMAX]
-    misses = "; ".join(
-        f"d = {int(r.d)}, N = {int(r.N)} at {r.ratio_best:.4f}×"
-        for r in frontier.furthest_cells(vs_best, 3, MINIMAX).itertuples()
-    )
-    below = mrow[mrow.ratio_best < 1 - 1e-9].sort_values("ratio_best")
-    below_words = "; ".join(f"d = {int(r.d)}, N = {int(r.N)} at {r.ratio_best:.7f}×" for r in below.itertuples())
-    wide_words = (
-        f". These counts take, on each cell, the better of two settings: the one above and, on the {len(wide_cfg)} "
-        f"cells it left more than 1% short, a second with {packing.MinimaxConfig(**wide_cfg[0]).restarts} starts "
-        "(the same method, a larger search)"
-        if wide_cfg
-        else ""
-    )
-    mm_text = (
-        f"its median cell lands {mrow.ratio_best.median():.4f} times above the best known, "
-        f"{(mrow.ratio_best <= 1 + 1e-3).sum()} of the {len(mrow)} cells within 0.1% and "
-        f"{(mrow.ratio_best <= frontier.NEAR_BEST).sum()} within 1%; its furthest cells are {misses}. On {len(below)} cells its "
-        "coherence, recomputed from its vectors in float64, is below the entry of the table as we hold it"
-        + (f" ({below_words}; our finding: later searches may have improved those entries too)" if len(below) else "")
-        + wide_words
-    )
+    wide_restarts = packing.MinimaxConfig(**wide_cfg[0]).restarts if wide_cfg else 0
+    mm_text, misses = figdata.minimax_words(vs_best, MINIMAX, len(wide_cfg), wide_restarts)
     findings.record(
         "frontier-minimax-best-known",
         float(mrow.ratio_best.median()),

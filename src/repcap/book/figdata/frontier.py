@@ -146,3 +146,34 @@ def furthest_table(far: pd.DataFrame, table: pd.DataFrame, beside: str | None = 
         out = out.merge(other, on=["d", "N"], how="left")
         digits[beside] = ".4f"
     return out, digits
+
+
+def minimax_words(table, label: str, n_wide: int, wide_restarts: int) -> tuple[str, str]:
+    """Chapter 11's sentence on our minimax method (series ``label`` of a table of
+    :func:`repcap.engines.frontier.optimiser_against_best`): its median, the cells within 0.1% and 1%,
+    its furthest cells, the cells below the table's entry and, where a wider setting ran on ``n_wide``
+    cells, that the counts take the better of the two; and the furthest cells alone (the finding's note)."""
+    from repcap.engines import frontier
+
+    mrow = table[table.optimiser == label]
+    misses = "; ".join(
+        f"d = {int(r.d)}, N = {int(r.N)} at {r.ratio_best:.4f}×"
+        for r in frontier.furthest_cells(table, 3, label).itertuples()
+    )
+    below = mrow[mrow.ratio_best < 1 - 1e-9].sort_values("ratio_best")
+    below_words = "; ".join(f"d = {int(r.d)}, N = {int(r.N)} at {r.ratio_best:.7f}×" for r in below.itertuples())
+    wide_words = (
+        f". These counts take, on each cell, the better of two settings: the one above and, on the {n_wide} "
+        f"cells it left more than 1% short, a second with {wide_restarts} starts (the same method, a larger search)"
+        if n_wide
+        else ""
+    )
+    text = (
+        f"its median cell lands {mrow.ratio_best.median():.4f} times above the best known, "
+        f"{(mrow.ratio_best <= 1 + 1e-3).sum()} of the {len(mrow)} cells within 0.1% and "
+        f"{(mrow.ratio_best <= frontier.NEAR_BEST).sum()} within 1%; its furthest cells are {misses}. On {len(below)} "
+        "cells its coherence, recomputed from its vectors in float64, is below the entry of the table as we hold it"
+        + (f" ({below_words}; our finding: later searches may have improved those entries too)" if len(below) else "")
+        + wide_words
+    )
+    return text, misses
