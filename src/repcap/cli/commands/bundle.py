@@ -31,110 +31,117 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     sub = p.add_subparsers(dest="action", metavar="ACTION", required=True)
     _register_compute(sub, SETS, SCALES)
     _register_export(sub, SETS, SCALES)
-    _register_import_status(sub)
-    _register_unclaim(sub)
-    _register_compare(sub)
+    _register_rest(sub)
 
 
-def _add_set(p: argparse.ArgumentParser, sets: dict[str, str]) -> None:
-    """The positional SET: one of the named point sets."""
+def _action(sub: argparse._SubParsersAction, name: str, func, text: str, **kw) -> argparse.ArgumentParser:
+    """One action's sub-parser: its ``help`` (and ``description``, if given) and its handler."""
+    parser = sub.add_parser(name, help=text, **kw)
+    parser.set_defaults(func=func)
+    return parser
+
+
+def _add_set(p: argparse.ArgumentParser, sets: dict[str, str], scales: tuple[str, ...], scale_help: str) -> None:
+    """The positional SET (one of the named point sets) and ``--scale``."""
     p.add_argument("set", choices=list(sets), metavar="SET", help=f"one of {', '.join(sets)}")
+    p.add_argument("--scale", choices=list(scales), default="full", help=scale_help or None)
+
+
+def _add_flag(p: argparse.ArgumentParser, flag: str, text: str) -> None:
+    """An on/off switch."""
+    p.add_argument(flag, action="store_true", help=text)
+
+
+def _add_seconds(p: argparse.ArgumentParser, flag: str, text: str) -> None:
+    """An optional number of seconds."""
+    p.add_argument(flag, type=float, metavar="SECONDS", help=text)
 
 
 def _register_compute(sub: argparse._SubParsersAction, sets: dict[str, str], scales: tuple[str, ...]) -> None:
     from repcap.sweep.dask import add_arguments
 
     described = ", ".join(f"{k} ({v})" for k, v in sets.items())
-    c = sub.add_parser(
+    c = _action(
+        sub,
         "compute",
-        help="run a set's points (resumable), then optionally export them",
+        run_compute,
+        "run a set's points (resumable), then optionally export them",
         description=f"Run the points of a set through the sweep cache. Sets: {described}.",
     )
-    _add_set(c, sets)
+    _add_set(c, sets, scales, "smoke: every size shrunk (seconds on a CPU)")
     c.add_argument(
         "--out",
         metavar="DIR",
         help="export the set's finished points to this bundle folder at the end, merged with the bundle already "
         "there (checked before anything is computed)",
     )
-    c.add_argument(
-        "--replace", action="store_true", help="with --out: allow the new bundle to hold fewer points than the old"
-    )
-    c.add_argument("--scale", choices=list(scales), default="full", help="smoke: every size shrunk (seconds on a CPU)")
+    _add_flag(c, "--replace", "with --out: allow the new bundle to hold fewer points than the old")
     c.add_argument("--only", nargs="+", metavar="EXPERIMENT", help="run only these experiments of the set")
-    c.add_argument(
+    _add_seconds(
+        c,
         "--budget",
-        type=float,
-        metavar="SECONDS",
-        help="start only the batches that the cost model expects to end within this many seconds of the start (the "
+        "start only the batches that the cost model expects to end within this many seconds of the start (the "
         "rest is left for the next run)",
     )
-    c.add_argument("--no-progress", action="store_true", help="hide the progress bars")
-    c.add_argument(
+    _add_flag(c, "--no-progress", "hide the progress bars")
+    _add_seconds(
+        c,
         "--claim-timeout",
-        type=float,
-        metavar="SECONDS",
-        help="trust another host's claim on a point this long past its last sign of life before computing the point "
+        "trust another host's claim on a point this long past its last sign of life before computing the point "
         "here (default 600, or REPCAP_CLAIM_TIMEOUT)",
     )
     add_arguments(c)
-    c.set_defaults(func=run_compute)
 
 
 def _register_export(sub: argparse._SubParsersAction, sets: dict[str, str], scales: tuple[str, ...]) -> None:
-    e = sub.add_parser("export", help="write a set's finished points and their provenance to a folder")
-    _add_set(e, sets)
+    e = _action(sub, "export", run_export, "write a set's finished points and their provenance to a folder")
+    _add_set(e, sets, scales, "")
     e.add_argument("dir", metavar="DIR", help="the bundle folder (created)")
-    e.add_argument("--scale", choices=list(scales), default="full")
-    e.add_argument("--keep-large", action="store_true", help="keep the toy models' norms in every entry")
-    e.add_argument(
+    _add_flag(e, "--keep-large", "keep the toy models' norms in every entry")
+    _add_flag(
+        e,
         "--replace",
-        action="store_true",
-        help="write the bundle even if it holds fewer points than the one in DIR (by default they are merged, "
-        "and a loss is refused)",
+        "write the bundle even if it holds fewer points than the one in DIR (by default they are merged, and a "
+        "loss is refused)",
     )
-    e.set_defaults(func=run_export)
 
 
-def _register_import_status(sub: argparse._SubParsersAction) -> None:
-    i = sub.add_parser("import", help="seed the sweep caches with a bundle's entries that match the current code")
-    i.add_argument("dir", metavar="DIR", help="the bundle folder")
-    i.set_defaults(func=run_import)
-
-    s = sub.add_parser(
+def _register_rest(sub: argparse._SubParsersAction) -> None:
+    """``import``, ``status``, ``unclaim`` and ``compare``."""
+    folder = "the bundle folder"
+    _action(sub, "import", run_import, "seed the sweep caches with a bundle's entries that match the current code")
+    sub.choices["import"].add_argument("dir", metavar="DIR", help=folder)
+    s = _action(
+        sub,
         "status",
-        help="count a bundle's fresh, stale, missing and replicated points, and the set's experiments not in it yet "
+        run_status,
+        "count a bundle's fresh, stale, missing and replicated points, and the set's experiments not in it yet "
         "(added since the export), with their cost to compute",
     )
-    s.add_argument("dir", metavar="DIR", help="the bundle folder")
-    s.set_defaults(func=run_status)
-
-
-def _register_unclaim(sub: argparse._SubParsersAction) -> None:
-    u = sub.add_parser(
+    s.add_argument("dir", metavar="DIR", help=folder)
+    u = _action(
+        sub,
         "unclaim",
-        help="list the claims on points being computed, or remove one a run left behind",
+        run_unclaim,
+        "list the claims on points being computed, or remove one a run left behind",
         description="A run claims each point before it computes it, so that another run waits instead of computing it "
         "too. A run that died on another host leaves its claim until it shows no sign of life for the claim timeout; "
         "this removes it now. Without CLAIM: list every claim of the sweep caches.",
     )
     u.add_argument("claim", nargs="*", metavar="CLAIM", help="a claim file (as a waiting run prints it) or a point key")
-    u.add_argument("--stale", action="store_true", help="remove every stale claim")
-    u.add_argument("--force", action="store_true", help="also remove a claim whose process still runs on this host")
-    u.set_defaults(func=run_unclaim)
-
-
-def _register_compare(sub: argparse._SubParsersAction) -> None:
-    k = sub.add_parser(
+    _add_flag(u, "--stale", "remove every stale claim")
+    _add_flag(u, "--force", "also remove a claim whose process still runs on this host")
+    k = _action(
+        sub,
         "compare",
-        help="compare two bundles over the points both hold (or one bundle's points with their replicas)",
+        run_compare,
+        "compare two bundles over the points both hold (or one bundle's points with their replicas)",
         description="Paired differences ln(a/b) of each function's metrics over the shared points, against the "
         "seed scatter of the bundles, with a 95%% interval and a verdict (repcap.results.bundle.compare).",
     )
     k.add_argument("a", metavar="A", help="a bundle folder")
     k.add_argument("b", metavar="B", nargs="?", help="another bundle folder (none: A's primaries against its replicas)")
-    k.add_argument("--pairs", action="store_true", help="also list every pair")
-    k.set_defaults(func=run_compare)
+    _add_flag(k, "--pairs", "also list every pair")
 
 
 def _check_budget(budget: float | None) -> None:
