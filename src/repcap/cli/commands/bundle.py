@@ -26,7 +26,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="compute a named point set; export, import and check results bundles",
         description="Named point sets (repcap.results.runs) and results bundles (repcap.results.bundle).",
     )
-    from repcap.results.runs import SCALES, SETS  # after add_parser: `repcap --help` stops there
+    from repcap.results.runs.names import SCALES, SETS  # after add_parser: `repcap --help` stops there
 
     sub = p.add_subparsers(dest="action", metavar="ACTION", required=True)
     _register_compute(sub, SETS, SCALES)

@@ -3,7 +3,7 @@ A point set is a list of :class:`Experiment` s, each one call of :func:`repcap.s
 ``repcap bundle compute SET`` runs a set and :mod:`repcap.results.bundle` ships its points.
 
 Modules: :mod:`.experiment` (what a set is made of), :mod:`.points` (the sources' grids), :mod:`.cost`
-(how long points take), :mod:`.sets` (the named sets), :mod:`.computing` (running a set) and
+(how long points take), :mod:`.names` (the sets' names and scales), :mod:`.sets` (the named sets), :mod:`.computing` (running a set) and
 :mod:`.point_functions` (what a bundle may name).  The face loads them on first use (:mod:`._lazy`).
 """
 
@@ -20,5 +20,6 @@ __all__ += ["compute", "finding_profile", "point_function", "point_set"]
 if TYPE_CHECKING:
     from .computing import ExperimentRun, compute
     from .experiment import Experiment, PointSet
+    from .names import PROFILE_OF_SET, SCALES, SETS, finding_profile
     from .point_functions import POINT_FUNCTIONS, point_function
-    from .sets import PROFILE_OF_SET, SCALES, SETS, finding_profile, point_set
+    from .sets import point_set

@@ -15,10 +15,10 @@ WHERE = {
     "PointSet": "experiment",
     "POINT_FUNCTIONS": "point_functions",
     "point_function": "point_functions",
-    "PROFILE_OF_SET": "sets",
-    "SCALES": "sets",
-    "SETS": "sets",
-    "finding_profile": "sets",
+    "PROFILE_OF_SET": "names",
+    "SCALES": "names",
+    "SETS": "names",
+    "finding_profile": "names",
     "point_set": "sets",
 }
 
@@ -37,6 +37,10 @@ def __getattr__(name: str) -> Any:
         from . import point_functions
 
         value = getattr(point_functions, name)
+    elif where == "names":
+        from . import names
+
+        value = getattr(names, name)
     elif where == "sets":
         from . import sets
 

@@ -40,8 +40,7 @@ from repcap import RepcapError
 
 from . import packing_experiments, toy_experiments
 from .experiment import PointSet
-
-SCALES = ("full", "smoke")
+from .names import SCALES, SETS
 
 
 def _reference(scale: str, toy_budget_s: float | None, toy_seconds_per_model_step: float | None) -> PointSet:
@@ -67,25 +66,6 @@ def _paper_gpu(scale: str) -> PointSet:
         packing_experiments.paper_gpu_guha(smoke),
     )
     return PointSet("paper-gpu", scale, exps, "the GPU-feasible parts of the paper profile, on one H200")
-
-
-#: The profile whose claims a set's full-scale points check (the scorecard's ``checked_by``).
-PROFILE_OF_SET = {"reference": "reference", "paper-gpu": "paper"}
-
-
-def finding_profile(set_name: str, scale: str = "full") -> str:
-    """The profile a chapter records a finding under when it comes from set ``set_name`` at
-    ``scale``: the set's profile at full scale; otherwise a name no claim is checked by (a smoke
-    set's numbers are shown, never judged)."""
-    if scale == "full" and set_name in PROFILE_OF_SET:
-        return PROFILE_OF_SET[set_name]
-    return f"{set_name}-{scale}"
-
-
-SETS: dict[str, str] = {
-    "reference": "what 2 CPU cores afford (Yoder full size, Guha's small cells, Liu toy points in a budget)",
-    "paper-gpu": "the GPU-feasible parts of the paper profile, hours on one H200, under a time budget",
-}
 
 
 def point_set(
