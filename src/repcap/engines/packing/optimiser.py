@@ -5,6 +5,19 @@ Each step: ``V = W / |W|`` (columns), the tiled loss and gradient (:mod:`.losses
 on ``W``, then ``W`` is renormalised.  A batch of B problems ``W: (B, d, k)`` shares everything but
 the seed; problem b starts from ``N(0, I)`` drawn with its own seed, so its result does not depend
 on what else is in the batch.  The final statistics come from :mod:`.stats` (the cosine engine).
+
+References (facts in ``../shared/reference/README.md``):
+
+* Guha 2026 (arXiv:2606.02765), Sec. 3.2-3.3, packing simulation: unit columns ``V in R^{d x k}``,
+  loss ``sum_{i != j} |G_ij|^p`` on the column-normalised Gram ``G = V^T V``, Adam, 5000 steps,
+  lr 0.005 (d <= 1024) else 0.0025, exponent ``p = min(floor(M / ln d), 20)`` with M = 40 if
+  k <= 4000, else 50 if d >= 3072, else 60.  Random baseline: min over T trials of max |cos|.
+* Yoder 2025 ("Beyond Orthogonality"): 3Blue1Brown's 10,000 vectors in R^100; the loss
+  ``sum relu(|cos|)`` (gradient trap, "99% solution") against ``sum exp(beta cos^2)``, beta = 20,
+  which reaches a worst-pair angle of about 76.5 degrees.
+* Random projections of the N standard basis vectors of R^N into R^k (Johnson & Lindenstrauss 1984;
+  Achlioptas 2003 for +-1 entries; Ailon & Chazelle 2009 for the subsampled randomised Hadamard
+  transform), with the empirical constant ``C = eps^2 k / ln N``.
 """
 
 from __future__ import annotations

