@@ -22,9 +22,9 @@ from repcap.engines.packing import signed
 def test_signed_tiled_pass_matches_the_dense_reference(loss, tile):
     g = torch.Generator().manual_seed(1)
     V = packing.normalise(torch.randn(2, 5, 40, generator=g, dtype=torch.float64))
-    total, grad, mx = signed.signed_loss_and_grad(V, loss, beta=3.0, p=6.0, tile=tile, want_max=True)
+    total, grad, mx = packing.loss_and_grad(V, loss, beta=3.0, p=6.0, tile=tile, want_max=True, signed=True)
     W = V.clone().requires_grad_(True)
-    ref = signed.dense_signed_loss(W, loss, beta=3.0, p=6.0)
+    ref = packing.dense_loss(W, loss, beta=3.0, p=6.0, signed=True)
     ref.sum().backward()
     torch.testing.assert_close(total, ref.detach(), rtol=1e-10, atol=1e-10)
     torch.testing.assert_close(grad, W.grad, rtol=1e-9, atol=1e-10)
@@ -40,10 +40,13 @@ def test_signed_tiled_pass_matches_the_dense_reference(loss, tile):
 
 
 def test_bad_input_is_one_line():
-    with pytest.raises(RepcapError, match="unknown loss 'cube'"):
-        signed.signed_loss_and_grad(torch.zeros(1, 2, 3), "cube")
+    for sign in (True, False):  # an unknown name once fell through to abs-relu on the lines' side
+        with pytest.raises(RepcapError, match="unknown loss 'cube'"):
+            packing.loss_and_grad(torch.zeros(1, 2, 3), "cube", signed=sign)
     with pytest.raises(RepcapError, match=r"shape \(B, d, k\)"):
-        signed.signed_loss_and_grad(torch.zeros(2, 3))
+        packing.loss_and_grad(torch.zeros(2, 3), signed=True)
+    with pytest.raises(RepcapError, match="column tiles only"):
+        packing.loss_and_grad(torch.zeros(1, 2, 3), signed=True, symmetric=True)
     with pytest.raises(RepcapError, match="share every setting"):
         signed.sweep_signed([dict(k=6, d=3, seed=0), dict(k=7, d=3, seed=1)])
 

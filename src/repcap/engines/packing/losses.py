@@ -16,6 +16,7 @@ import torch
 
 from repcap import RepcapError
 from repcap.base.devices import memory_budget_bytes
+from repcap.engines.settings.packing import LOSSES
 
 
 def normalise(W: torch.Tensor) -> torch.Tensor:
@@ -105,6 +106,7 @@ def loss_and_grad(
     tile: int | None = None,
     want_max: bool = False,
     symmetric: bool | None = None,
+    signed: bool = False,
 ):
     """Tiled ``L_b = sum_{i != j} f(G_ij)`` and ``dL_b/dV`` for unit columns ``V: (B, d, k)``.
 
@@ -116,12 +118,19 @@ def loss_and_grad(
     ``G_JI = G_IJ^T``: half the Gram products and half the elementwise work, working memory
     O(B * tile^2).  Otherwise whole column tiles ``V^T V_J`` (fewer, larger matmuls, better on a
     GPU), working memory O(B * tile * k).  Either way ``grad[:, :, J] = 2 sum_I V_I f'(G_IJ)``.
+
+    ``signed`` packs points, not lines (:mod:`.signed`): ``f(max(G_ij, 0))`` instead of ``f(G_ij)``,
+    by column tiles only, and ``maxabs`` is then the largest off-diagonal cosine (the closest pair).
     """
     if V.dim() != 3:
         raise RepcapError(f"V must have shape (B, d, k), got {tuple(V.shape)}")
+    if loss not in LOSSES:
+        raise RepcapError(f"unknown loss {loss!r}; use one of {', '.join(LOSSES)}")
+    if signed and symmetric:
+        raise RepcapError("loss_and_grad: the signed loss runs by column tiles only (symmetric=False)")
     B = V.shape[0]
     if symmetric is None:
-        symmetric = V.device.type == "cpu"
+        symmetric = V.device.type == "cpu" and not signed
     if symmetric and B > 1 and V.device.type == "cpu":
         # On a CPU a batch gains nothing from batched matmuls of small blocks (measured 0.64x of a
         # loop at B = 8, k = 1000); run the problems one after another through the same pass.
@@ -134,8 +143,9 @@ def loss_and_grad(
             torch.cat([o[1] for o in outs]),
             torch.cat([o[2] for o in outs]) if want_max else None,
         )
-    run = _symmetric_pass if symmetric else _column_pass
-    return run(V, loss, beta, p, tile, want_max)
+    if symmetric:
+        return _symmetric_pass(V, loss, beta, p, tile, want_max)
+    return _column_pass(V, loss, beta, p, tile, want_max, signed)
 
 
 def _symmetric_pass(V, loss, beta, p, tile, want_max):
@@ -177,11 +187,11 @@ def _symmetric_pass(V, loss, beta, p, tile, want_max):
     return total, grad, (mx if want_max else None)
 
 
-def _column_pass(V, loss, beta, p, tile, want_max):
-    """Whole column tiles ``V^T V_J`` (see :func:`loss_and_grad`)."""
+def _column_pass(V, loss, beta, p, tile, want_max, signed):
+    """Whole column tiles ``V^T V_J`` (see :func:`loss_and_grad`); ``signed``: of ``max(G, 0)``."""
     B, _, k = V.shape
     total = torch.zeros(B, dtype=torch.float64, device=V.device)
-    mx = torch.zeros(B, dtype=V.dtype, device=V.device)
+    mx = torch.full((B,), -math.inf if signed else 0.0, dtype=V.dtype, device=V.device)
     tile = int(tile or default_tile(k, B, V.device))
     grad = torch.empty_like(V)
     Vt = V.transpose(1, 2)
@@ -189,12 +199,13 @@ def _column_pass(V, loss, beta, p, tile, want_max):
         j1 = min(k, j0 + tile)
         ar = torch.arange(j1 - j0, device=V.device)
         G = torch.matmul(Vt, V[:, :, j0:j1])  # (B, k, t)
-        G[:, j0 + ar, ar] = 0.0
+        G[:, j0 + ar, ar] = -1.0 if signed else 0.0  # the diagonal: no pair (signed: clipped to 0 below)
         if want_max:
-            mx = torch.maximum(mx, G.abs().amax(dim=(1, 2)))
+            mx = torch.maximum(mx, (G if signed else G.abs()).amax(dim=(1, 2)))
+        if signed:
+            G.clamp_(min=0.0)
         f, fp = _f_fprime(G, loss, beta, p)
-        if loss == "exp":  # f(0) = 1 on the (zeroed) diagonal: remove it
-            f[:, j0 + ar, ar] = 0.0
+        f[:, j0 + ar, ar] = 0.0  # exp: f(0) = 1 on the (zeroed) diagonal; the others are 0 there already
         total += f.sum(dim=1).double().sum(dim=1)  # float32 column sums (cascade), float64 across
         fp[:, j0 + ar, ar] = 0.0
         grad[:, :, j0:j1] = torch.matmul(V, fp)
@@ -218,10 +229,14 @@ class TiledPackingLoss(torch.autograd.Function):
         return grad * g.to(grad.dtype)[:, None, None], None, None, None, None
 
 
-def dense_loss(V: torch.Tensor, loss: str = "power", *, beta: float = 20.0, p: float = 10.0) -> torch.Tensor:
+def dense_loss(
+    V: torch.Tensor, loss: str = "power", *, beta: float = 20.0, p: float = 10.0, signed: bool = False
+) -> torch.Tensor:
     """Reference implementation for ``V: (B, d, k)``: the full (B, k, k) Gram and autograd (any
-    dtype), -> ``(B,)``.  O(k^2) memory."""
+    dtype), -> ``(B,)``; ``signed``: of ``max(G, 0)``.  O(k^2) memory."""
     G = V.transpose(-1, -2) @ V
+    if signed:
+        G = torch.relu(G)
     k = V.shape[-1]
     off = ~torch.eye(k, dtype=torch.bool, device=V.device)
     if loss == "exp":

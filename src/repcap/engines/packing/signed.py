@@ -2,7 +2,8 @@
 k unit vectors (a spherical code), with the cosine's sign kept.  The loss of problem b is
 ``sum_{i != j} f(max(G_ij, 0))`` with the engine's own functions f (:mod:`.losses`: Guha's
 ``|c|^p``, Yoder's ``exp(beta c^2)``, 3Blue1Brown's ``|c|``) applied to the clipped cosine instead of
-``|c|``: only pairs closer than 90 degrees are pushed apart.  :func:`optimise_signed` runs the engine's
+``|c|``: only pairs closer than 90 degrees are pushed apart (:func:`.losses.loss_and_grad` with
+``signed=True``).  :func:`optimise_signed` runs the engine's
 Adam loop on it (the same start from ``N(0, I)`` per seed, the same renormalisation every step) and
 :func:`sweep_signed` is its sweep point; the chapter on the achievable frontier checks it against the
 600-cell and the snub cube.
@@ -26,66 +27,19 @@ import torch
 from repcap import RepcapError
 from repcap.base import config
 from repcap.base.devices import cpu_threads, device_name
-from repcap.engines.settings.packing import LOSSES, PackConfig
+from repcap.engines.settings.packing import PackConfig
 from repcap.sweep.registry import point_function
 
-from .losses import _f_fprime, default_tile, flush_denormal, normalise
+from .losses import flush_denormal, loss_and_grad, normalise
 from .numerics import NUMERICS
 from .optimiser import PackResult, _check_finite, _Curve, _result, start
 from .points import EXECUTION_FIELDS, GROUP_FIELDS, pack_config
 from .stats import pair_stats
 
 
-def signed_loss_and_grad(
-    V: torch.Tensor,
-    loss: str = "power",
-    *,
-    beta: float = 20.0,
-    p: float = 10.0,
-    tile: int | None = None,
-    want_max: bool = False,
-):
-    """``L_b = sum_{i != j} f(max(G_ij, 0))`` and ``dL_b/dV`` for unit columns ``V: (B, d, k)``, tile by
-    tile (columns ``V^T V_J``; no k x k tensor).  Returns ``(loss: (B,) float64, grad: (B, d, k),
-    maxcos: (B,) or None)``, ``maxcos`` the largest off-diagonal cosine (the closest pair of points)."""
-    if V.dim() != 3:
-        raise RepcapError(f"V must have shape (B, d, k), got {tuple(V.shape)}")
-    if loss not in LOSSES:
-        raise RepcapError(f"unknown loss {loss!r}; use one of {', '.join(LOSSES)}")
-    B, _, k = V.shape
-    total = torch.zeros(B, dtype=torch.float64, device=V.device)
-    mx = torch.full((B,), -math.inf, dtype=V.dtype, device=V.device)
-    t = int(tile or default_tile(k, B, V.device))
-    grad = torch.empty_like(V)
-    Vt = V.transpose(1, 2)
-    for j0 in range(0, k, t):
-        j1 = min(k, j0 + t)
-        ar = torch.arange(j1 - j0, device=V.device)
-        G = torch.matmul(Vt, V[:, :, j0:j1])  # (B, k, t)
-        G[:, j0 + ar, ar] = -1.0  # the diagonal: no pair (clipped to 0 below)
-        if want_max:
-            mx = torch.maximum(mx, G.amax(dim=(1, 2)))
-        G.clamp_(min=0.0)
-        f, fp = _f_fprime(G, loss, beta, p)
-        f[:, j0 + ar, ar] = 0.0  # exp: f(0) = 1 on the diagonal
-        total += f.sum(dim=1).double().sum(dim=1)
-        fp[:, j0 + ar, ar] = 0.0
-        grad[:, :, j0:j1] = torch.matmul(V, fp)
-    grad.mul_(2.0)
-    return total, grad, (mx if want_max else None)
-
-
-def dense_signed_loss(V: torch.Tensor, loss: str = "power", *, beta: float = 20.0, p: float = 10.0) -> torch.Tensor:
-    """Reference for ``V: (B, d, k)``: the full Gram and autograd (any dtype) -> ``(B,)``."""
-    G = torch.relu(V.transpose(-1, -2) @ V)
-    off = ~torch.eye(V.shape[-1], dtype=torch.bool, device=V.device)
-    F = {"exp": lambda: torch.exp(beta * G**2), "power": lambda: G**p}.get(loss, lambda: G)()
-    return (F * off).sum(dim=(-2, -1))
-
-
 def max_cos(V: torch.Tensor) -> np.ndarray:
     """The largest off-diagonal cosine of unit columns ``V: (B, d, k)``, in float64 -> ``(B,)``."""
-    return signed_loss_and_grad(V.double(), want_max=True)[2].cpu().numpy()
+    return loss_and_grad(V.double(), want_max=True, signed=True)[2].cpu().numpy()
 
 
 def optimise_signed(cfg: PackConfig, *, seeds: list[int] | None = None) -> tuple[PackResult, np.ndarray]:
@@ -104,8 +58,8 @@ def optimise_signed(cfg: PackConfig, *, seeds: list[int] | None = None) -> tuple
             V = normalise(W)
             sample = step % curve.every == 0
             with torch.no_grad():
-                total, grad, mx = signed_loss_and_grad(
-                    V.detach(), cfg.loss, beta=cfg.beta, p=p, tile=tile, want_max=sample
+                total, grad, mx = loss_and_grad(
+                    V.detach(), cfg.loss, beta=cfg.beta, p=p, tile=tile, want_max=sample, signed=True
                 )
             V.backward(grad)
             if sample:
@@ -119,7 +73,7 @@ def optimise_signed(cfg: PackConfig, *, seeds: list[int] | None = None) -> tuple
                 W.copy_(normalise(W))
         with torch.no_grad():
             V = normalise(W).detach()
-            final, _, _ = signed_loss_and_grad(V, cfg.loss, beta=cfg.beta, p=p, tile=tile)
+            final, _, _ = loss_and_grad(V, cfg.loss, beta=cfg.beta, p=p, tile=tile, signed=True)
             _check_finite(cfg, final, cfg.steps, opt)
             stats = pair_stats(V, n_bins=cfg.n_bins)
             mc = max_cos(V)
