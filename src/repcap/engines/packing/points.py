@@ -41,12 +41,21 @@ def pack_config(values: dict) -> PackConfig:
 EXECUTION_FIELDS = ("device", "threads", "tile")
 
 
-@point_function(
+def settings_point(name: str, settings: type, normalise, numerics: str, **kw):
+    """Register a packing sweep point whose config is a ``settings`` dataclass (normalised by
+    ``normalise``, its defaults filled in), run where :data:`EXECUTION_FIELDS` say; ``kw`` as
+    :func:`repcap.sweep.point_function` takes them."""
+    defaults = config.defaults(settings)
+    return point_function(
+        name, numerics=numerics, normalise=normalise, execution=EXECUTION_FIELDS, defaults=defaults, **kw
+    )
+
+
+@settings_point(
     "packing.optimise",
-    numerics=NUMERICS,
-    normalise=pack_config,
-    execution=EXECUTION_FIELDS,
-    defaults=config.defaults(PackConfig),
+    PackConfig,
+    pack_config,
+    NUMERICS,
     batched=True,
     metrics=("eps_star", "mean_abs"),
     # a decaying-rate run had a point function of its own before the schedule joined PackConfig
@@ -80,12 +89,11 @@ def minimax_config(values: dict) -> MinimaxConfig:
     return config.from_mapping(MinimaxConfig, _plain(values), "minimax sweep config")
 
 
-@point_function(
+@settings_point(
     "packing.minimax",
-    numerics=MINIMAX,
-    normalise=minimax_config,
-    execution=EXECUTION_FIELDS,
-    defaults=config.defaults(MinimaxConfig),
+    MinimaxConfig,
+    minimax_config,
+    MINIMAX,
     metrics=("eps_star", "mean_abs"),
     data=(),  # its numbers read no data file
     check=packing_result,

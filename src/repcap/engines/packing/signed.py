@@ -25,15 +25,13 @@ import numpy as np
 import torch
 
 from repcap import RepcapError
-from repcap.base import config
 from repcap.base.devices import cpu_threads, device_name
 from repcap.engines.settings.packing import PackConfig
-from repcap.sweep.registry import point_function
 
 from .losses import flush_denormal, loss_and_grad, normalise
 from .numerics import NUMERICS
 from .optimiser import PackResult, _check_finite, _Curve, _result, start
-from .points import EXECUTION_FIELDS, GROUP_FIELDS, pack_config
+from .points import GROUP_FIELDS, pack_config, settings_point
 from .stats import pair_stats
 
 
@@ -83,12 +81,11 @@ def optimise_signed(cfg: PackConfig, *, seeds: list[int] | None = None) -> tuple
     return res, mc
 
 
-@point_function(
+@settings_point(
     "packing.signed",
-    numerics=NUMERICS,
-    normalise=pack_config,
-    execution=EXECUTION_FIELDS,
-    defaults=config.defaults(PackConfig),
+    PackConfig,
+    pack_config,
+    NUMERICS,
     batched=True,
     metrics=("max_cos", "mean_abs"),
     data=(),  # its numbers read no data file
