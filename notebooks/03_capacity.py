@@ -180,8 +180,8 @@ glue("capacity_class1_tied_note", table1_rows["guha-class1-mostly-tied"]["note"]
 # {glue:text}`capacity_table1_gap:.2%`, the rounding of three printed significant figures. Two more of
 # his statements read straight off the same table (re-analyses, on the {ref}`scorecard <scorecard>`):
 # Class-2 capacities span about {glue:text}`capacity_class2_span_quote` (Sec. 3.5), while
-# {glue:text}`capacity_class2_span_note`, the exception his own Appendix D names; and "nearly all"
-# Class-1 models are tied: {glue:text}`capacity_class1_tied_note`.
+# {glue:text}`capacity_class2_span_note`, the exception his own Appendix D names; and "most"
+# Class-1 models are tied (his word): {glue:text}`capacity_class1_tied_note`.
 
 # %% [markdown]
 # ### Try it: a capacity calculator

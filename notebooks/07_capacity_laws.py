@@ -337,7 +337,8 @@ _ = figures.save(
 proj_cfg = lawdata.projection_configs(projection_N, projection_k, projection_seeds)
 proj = sweep.run(packing.sweep_projection, proj_cfg, cache="packing-projection", desc="projections")
 proj_df = lawdata.projection_means(proj.results)
-cc_lookups = [refdata.lookup(reference_set, e, reference_scale) for e in ("c-curve", "c-curve-wide")]
+cc_names = ("c-curve", "c-curve-wide", "c-curve-seeds")  # the seeds: the scatter of C at its peak (issue 46.2)
+cc_lookups = [refdata.lookup(reference_set, e, reference_scale) for e in cc_names]
 cc_sections = [refdata.section(lk, reference_set) for lk in cc_lookups]
 cc_curve = rrdata.c_curve([f for sec in cc_sections for f in sec.found])
 cc_peaks = rrdata.c_curve_peaks(cc_curve)
@@ -349,7 +350,8 @@ for key, v_ in {**C_numbers, **lawdata.yoder_quoted()}.items():
 glue("laws_C_trend", Markdown("rises" if C_numbers["C_slope"] > 0 else "falls"))
 findings.record_all(evidence.yoder.c_ceiling())  # his "0.2 or below" is the ceiling d / ln N: arithmetic
 cc_where = {"profile": finding_profile(reference_set, reference_scale), "figure": "fig-laws-yoder-c"}
-findings.record_all(evidence.yoder.c_peak(cc_peaks, experiments=cc_experiments, **cc_where))
+cc_seed_sd = rrdata.c_curve_seed_sd([f for sec in cc_sections for f in sec.found], cc_peaks)
+findings.record_all(evidence.yoder.c_peak(cc_peaks, seed_sd=cc_seed_sd, experiments=cc_experiments, **cc_where))
 cc_provenance = " ".join(sec.provenance for sec in cc_sections)
 glue("laws_C_reference", Markdown(rrdata.c_curve_summary(cc_peaks) + " " + cc_provenance))
 proj_undecided = (

@@ -97,7 +97,9 @@ def test_fig6e_points_and_table_from_the_quotes():
         ]
     )
     t = rr.fig6e_table(summ, dig)
-    assert len(t) == 1 and t.z.iloc[0] == pytest.approx((1.454 - 1.249) / math.hypot(0.012, 0.0555), rel=1e-3)
+    # one currency (issue 46.3): the seed mean against their single replicate, bar plus our seed sd (0.012 × √3)
+    comb = math.hypot(0.012, 0.0555, 0.012 * math.sqrt(3))
+    assert len(t) == 1 and t.z.iloc[0] == pytest.approx((1.454 - 1.249) / comb, rel=1e-3)
 
 
 def test_the_c_curve_per_dimension_drops_the_ceiling_and_needs_a_bracket():
@@ -130,6 +132,26 @@ def test_the_c_curve_per_dimension_drops_the_ceiling_and_needs_a_bracket():
     assert lone["undecided"] == "no dimension's fall after its peak exceeds the seed scatter of C"
     assert "(not bracketed)" in lone["note"]
     assert "d = 2: 0.821 at N/k = 4 (bracketed), 2 cells at the ceiling dropped" in rr.c_curve_summary(peaks)
+    # d = 2 decides against its scatter, but d = 16 is still rising: the largest d's peak is not known (issue 46.2)
+    up = rr.c_curve_peaks(curve[(curve.d == 2) | (curve.ratio <= 8)])
+    open_top = evidence.yoder.c_peak(up, seed_sd={2: 0.05, 16: 0.0})["yoder-C-peak"]
+    assert open_top["undecided"].startswith("d = 16 (0.700 at N/k = 8) still rising") and open_top["value"] > 0.8
+
+
+def test_the_seed_scatter_of_c_at_each_peak_cell_needs_three_seeds():
+    """Issue 46.2: C's relative sd over the seeds of each dimension's peak cell (c-curve-seeds)."""
+
+    def cell(k, d, C, seed):
+        return _f({"k": k, "d": d, "seed": seed}, {"eps_star": math.sqrt(C * math.log(k) / d)})
+
+    cs = {0: 0.7675, 1: 0.7632, 2: 0.7726}
+    found = [cell(8 * r, 8, C, 0) for r, C in ((128, 0.76), (256, cs[0]), (512, 0.74))]
+    found += [cell(2048, 8, cs[s], s) for s in (1, 2)] + [cell(32, 16, 0.3, 0), cell(64, 16, 0.4, 0)]
+    peaks = rr.c_curve_peaks(rr.c_curve(found))
+    sd = rr.c_curve_seed_sd(found, peaks)
+    assert set(sd) == {8}  # d = 16's peak cell has one seed
+    assert sd[8] == pytest.approx(np.std(list(cs.values()), ddof=1) / np.mean(list(cs.values())))
+    assert rr.c_curve(found).query("d == 8 and k == 2048").C.iloc[0] == pytest.approx(cs[0])  # seed 0 is drawn
 
 
 def test_yoders_ceiling_and_trap():

@@ -61,61 +61,65 @@ def trap(result: dict[str, Any], k: int, d: int, **where: Any) -> dict[str, Find
 PEAK_FALL_Z = 2.0
 
 
+def _fall(r: Any) -> float:
+    """How far a dimension's C falls after its peak, relative to the peak: ``(peak - last) / peak``."""
+    return (float(r.peak) - float(r.last)) / float(r.peak) if float(r.peak) > 0 else 0.0
+
+
+def _peak_finding(r: Any, note: str, undecided: str, where: dict[str, Any]) -> Finding:
+    """The ``yoder-C-peak`` record of dimension ``r`` (a row of the peaks table)."""
+    rec: Finding = {
+        "value": float(r.peak),
+        "interval": "one run",
+        "n": int(r.n_cells),
+        "n_of": f"cells at d = {int(r.d)}",
+        "note": note,
+    }
+    return rec | ({"undecided": undecided} if undecided else {}) | where
+
+
 def c_peak(peaks: pd.DataFrame, *, seed_sd: Mapping[int, float] | None = None, **where: Any) -> dict[str, Finding]:
     """``yoder-C-peak`` judged per dimension (:func:`repcap.book.figdata.reference_runs.c_curve_peaks`).
     A dimension decides only when its curve brackets its peak *and* the fall after the peak,
     ``(peak - last) / peak``, exceeds :data:`PEAK_FALL_Z` times the seed scatter of C there
     (``seed_sd``: ``{d: relative sd of C over seeds at the peak cell}``; C ∝ ε², so it carries twice ε*'s
     relative scatter).  A dimension with no seeds (one run per cell) cannot decide; the largest d
-    that does decides (the nearest to his dimensions), else the row is inconclusive."""
+    that does decides (the nearest to his dimensions), else the row is inconclusive.  A larger d
+    whose curve is still rising (not bracketed) leaves it inconclusive too (issue 46.2): the peak
+    grows with d and his k is unknown, so the peak of the largest d is not known until that curve
+    brackets it."""
     if peaks.empty:
         return {}
     sds = dict(seed_sd or {})
-
-    def fall(r: Any) -> float:
-        return (float(r.peak) - float(r.last)) / float(r.peak) if float(r.peak) > 0 else 0.0
+    rows = [r for r in peaks.itertuples() if np.isfinite(r.peak)]
+    per_d = "; ".join(
+        f"d = {int(r.d)}: {r.peak:.3f} at N/k = {r.peak_ratio:g}, falling {_fall(r):.1%} after it"
+        + ("" if r.bracketed else " (not bracketed)")
+        for r in rows
+    )
+    tail = f"per d: {per_d}; his k is unknown"
 
     def decides(r: Any) -> bool:
         sd = sds.get(int(r.d))
-        return bool(r.bracketed) and sd is not None and math.isfinite(sd) and fall(r) > PEAK_FALL_Z * sd
+        return bool(r.bracketed) and sd is not None and math.isfinite(sd) and _fall(r) > PEAK_FALL_Z * sd
 
-    per_d = "; ".join(
-        f"d = {int(r.d)}: {r.peak:.3f} at N/k = {r.peak_ratio:g}, falling {fall(r):.1%} after it"
-        + ("" if r.bracketed else " (not bracketed)")
-        for r in peaks.itertuples()
-        if np.isfinite(r.peak)
-    )
-    ok = [r for r in peaks.itertuples() if np.isfinite(r.peak) and decides(r)]
+    ok = [r for r in rows if decides(r)]
     if not ok:
-        top = peaks.iloc[-1]
         why = (
             "no dimension's fall after its peak exceeds the seed scatter of C"
             if sds
             else "one run per cell: no dimension's fall after its peak can be set against the seed scatter of C"
         )
-        return {
-            "yoder-C-peak": {
-                "value": float(top.peak),
-                "interval": "one run",
-                "n": int(top.n_cells),
-                "n_of": f"cells at d = {int(top.d)}",
-                "note": f"per d: {per_d}; his k is unknown",
-                "undecided": why,
-                **where,
-            }
-        }
+        return {"yoder-C-peak": _peak_finding(peaks.iloc[-1], tail, why, where)}
     r = ok[-1]
-    return {
-        "yoder-C-peak": {
-            "value": float(r.peak),
-            "interval": "one run",
-            "n": int(r.n_cells),
-            "n_of": f"cells at d = {int(r.d)}",
-            "note": f"decided at d = {int(r.d)}, the largest d whose fall after its peak ({fall(r):.1%}) exceeds "
-            f"{PEAK_FALL_Z:g} × the seed scatter of C ({sds[int(r.d)]:.1%}); per d: {per_d}; his k is unknown",
-            **where,
-        }
-    }
+    fell = f"({_fall(r):.1%}) exceeds {PEAK_FALL_Z:g} × the seed scatter of C ({sds[int(r.d)]:.1%})"
+    rising = [q for q in rows if int(q.d) > int(r.d) and not bool(q.bracketed)]
+    if rising:
+        up = ", ".join(f"d = {int(q.d)} ({q.last:.3f} at N/k = {q.last_ratio:g})" for q in rising)
+        why = f"{up} still rising: the peak at the largest d is not known until its curve brackets it"
+        return {"yoder-C-peak": _peak_finding(r, f"d = {int(r.d)}'s fall after its peak {fell}; {tail}", why, where)}
+    note = f"decided at d = {int(r.d)}, the largest d whose fall after its peak {fell}; {tail}"
+    return {"yoder-C-peak": _peak_finding(r, note, "", where)}
 
 
 def c_ceiling() -> dict[str, Finding]:

@@ -110,6 +110,30 @@ def c_curve_peaks(curve: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out, columns=cols)
 
 
+#: The fewest seeds of a cell whose scatter of C may decide a peak (two cannot estimate a scatter).
+C_SEEDS_TO_DECIDE = 3
+
+
+def c_curve_seed_sd(found: Iterable[Any], peaks: pd.DataFrame) -> dict[int, float]:
+    """``{d: relative sd of C over seeds at d's peak cell}`` (issue 46.2) from packings that include
+    extra seeds of the peak cells (``found``: the c-curve points and ``c-curve-seeds``), for each d of
+    ``peaks`` (:func:`c_curve_peaks`) whose peak cell has at least :data:`C_SEEDS_TO_DECIDE` seeds; a
+    d without them is left out (its peak cannot be set against the seed scatter).  C ∝ eps*², so its
+    relative sd is about twice eps*'s."""
+    by_cell: dict[tuple[int, int], dict[int, float]] = {}
+    for cfg, res in records(found):
+        k, d = int(cfg["k"]), int(cfg["d"])
+        by_cell.setdefault((k, d), {})[int(cfg.get("seed") or 0)] = float(res["eps_star"]) ** 2 * d / math.log(k)
+    out: dict[int, float] = {}
+    for r in peaks.itertuples():
+        if not np.isfinite(r.peak_ratio):
+            continue
+        cs = list(by_cell.get((int(round(r.peak_ratio * r.d)), int(r.d)), {}).values())
+        if len(cs) >= C_SEEDS_TO_DECIDE:
+            out[int(r.d)] = float(np.std(cs, ddof=1) / np.mean(cs))
+    return out
+
+
 def c_curve_shape(curve: pd.DataFrame) -> dict[str, Any]:
     """The peak of the C curve and whether it falls after it, over all dimensions pooled by ratio
     (the median C at each N/k): ``peak`` and ``peak_ratio``; ``interior`` (the peak has points on

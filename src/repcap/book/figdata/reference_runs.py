@@ -25,7 +25,15 @@ from .reference_overlaps import (
     phi_one_comparison,
     phi_one_gap,
 )
-from .reference_packing import C_CEILING_EPS, c_curve, c_curve_peaks, c_curve_shape, c_curve_summary, guha_cells
+from .reference_packing import (
+    C_CEILING_EPS,
+    c_curve,
+    c_curve_peaks,
+    c_curve_seed_sd,
+    c_curve_shape,
+    c_curve_summary,
+    guha_cells,
+)
 from .reference_widths import (
     OUTLIER_FACTOR,
     OUTLIER_MIN_SEEDS,
@@ -51,6 +59,7 @@ __all__ = [
     "WIDTH_SWEEPS",
     "c_curve",
     "c_curve_peaks",
+    "c_curve_seed_sd",
     "c_curve_shape",
     "c_curve_summary",
     "contrast_controls",

@@ -265,7 +265,9 @@ def fig6e_table(summary: pd.DataFrame, digitised: pd.DataFrame) -> pd.DataFrame:
     """One row per digitised Fig. 6e point that we have a fit for: ``alpha, gamma``, ours as the
     scorecard judges it (:func:`repcap.evidence.liu.judged`: ``ours``, ``se``, ``basis``), the
     figure's point and its bar read as ±1 standard error (``fig6e``, ``fig6e_se``) and how many
-    combined standard errors apart they are (``z``)."""
+    combined standard errors apart they are (``z``), on the scorecard's one currency
+    (:func:`repcap.evidence.verdicts.verdict`): a mean over seeds against their single replicate, whose
+    variance is its bar's plus our seed sd²."""
     from repcap.evidence.liu import judged
 
     cols = ["alpha", "gamma", "ours", "se", "basis", "fig6e", "fig6e_se", "z"]
@@ -275,7 +277,7 @@ def fig6e_table(summary: pd.DataFrame, digitised: pd.DataFrame) -> pd.DataFrame:
         if not len(s) or not np.isfinite(float(s.iloc[0].alpha_m)):
             continue
         j = judged(s.iloc[0])
-        comb = math.hypot(j["se"], float(d.error))
+        comb = math.hypot(j["se"], float(d.error), float(j.get("replicate_sd") or 0.0))
         out.append(
             {
                 "alpha": float(d.alpha),

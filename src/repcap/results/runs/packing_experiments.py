@@ -12,8 +12,10 @@ from .cost import YODER_ANNEALED_STEPS, YODER_REFERENCE_STEPS
 from .experiment import Experiment
 from .points import (
     C_CURVE_DIMS,
+    C_CURVE_EXTRA_SEEDS,
     C_CURVE_MAX_K,
     C_CURVE_RATIOS,
+    C_CURVE_SEED_CELLS,
     C_CURVE_WIDE_CELLS,
     C_CURVE_WIDE_DIMS,
     FRONTIER_WIDE_CELLS,
@@ -155,6 +157,21 @@ def c_curve_wide(smoke: bool) -> Experiment:
         "packing-grid",
         "Yoder 2025's C against N/k at more dimensions (5, 6, 12) and one ratio further at d = 8 and 16 "
         "(k = 8192), so that each dimension's curve brackets its peak",
+    )
+
+
+def c_curve_seeds(smoke: bool) -> Experiment:
+    """Issue 46.2: the C curve's peak cell at two more seeds, the seed scatter of C against which the
+    fall after the peak is judged (``yoder-C-peak``)."""
+    cells = ((64, 4),) if smoke else C_CURVE_SEED_CELLS
+    steps = {"steps": SMOKE_STEPS} if smoke else {}
+    points = [guha_point(k, d, seed=s, **steps) for k, d in cells for s in C_CURVE_EXTRA_SEEDS]
+    return _packing(
+        "c-curve-seeds",
+        points,
+        "packing-grid",
+        "Yoder 2025's C curve at its peak cell (k = 2048 vectors in R^8) at seeds 1 and 2: the seed scatter of C "
+        "that the fall after the peak must exceed",
     )
 
 

@@ -55,6 +55,7 @@ def _reference(scale: str, toy_budget_s: float | None, toy_seconds_per_model_ste
     # weak regime at Fig. 3a's gamma = 1 and the main sweep's n (each cheap: minutes of CPU)
     exps += [packing_experiments.c_curve_wide(smoke), toy_experiments.phi_weak(smoke)]
     exps += packing_experiments.minimax(smoke)
+    exps += [packing_experiments.c_curve_seeds(smoke)]  # issue 46.2: the seed scatter of C at its peak
     return PointSet("reference", scale, tuple(exps), "what 2 CPU cores afford, computed once and shipped")
 
 
