@@ -289,10 +289,6 @@ SRC_ALLOWED: dict[tuple[str, str], str] = {
     ("base/quotes.py", "76.5"): "_spellings' docstring example",
     ("base/quotes.py", "-1.005"): "a comment's example of a negative slope's spellings",
     ("base/quotes.py", "1.005"): "a comment's example of a negative slope's spellings",
-    (
-        "engines/packing/__init__.py",
-        "76.5",
-    ): "the package docstring quotes Yoder's angle; the docstring is prose, not a number the code reads",
     ("engines/toy/sparse_model.py", "101"): "a timing in a comment (89-101 ms), not the quoted 101 of Fig. 8a",
 }
 

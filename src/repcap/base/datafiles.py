@@ -13,14 +13,21 @@ from typing import Any
 from repcap import RepcapError
 
 
-def _num(x: Any) -> float | None:
-    if x is None or (isinstance(x, str) and not x.strip()):
+def number(x: Any, what: str, *, blank: bool = False, infinite: bool = True) -> float | None:
+    """``x`` as a float: None where it is None or NaN (and, with ``blank``, an empty string; without
+    ``infinite``, an infinity); anything else that is not a number is one line,
+    ``"{what} {x!r} is not a number"``."""
+    if x is None or (blank and isinstance(x, str) and not x.strip()):
         return None
     try:
         v = float(x)
     except (TypeError, ValueError) as exc:
-        raise RepcapError(f"data/reference: {x!r} is not a number") from exc
-    return None if math.isnan(v) else v
+        raise RepcapError(f"{what} {x!r} is not a number") from exc
+    return None if math.isnan(v) or (not infinite and math.isinf(v)) else v
+
+
+def _num(x: Any) -> float | None:
+    return number(x, "data/reference:", blank=True)
 
 
 def _short(x: Any, n: int = 80) -> str:

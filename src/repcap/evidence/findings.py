@@ -29,6 +29,7 @@ from typing import Any
 
 from repcap import RepcapError
 from repcap.base import io as rio
+from repcap.base.datafiles import number
 from repcap.base.paths import generated_dir
 
 _RECORDS: dict[str, list[dict[str, Any]]] = {}
@@ -137,13 +138,7 @@ def record(
 
 def _finite(claim_id: str, name: str, x: float | None) -> float | None:
     """``x`` as a float (None where it is None or not finite); a value that is not a number is an error."""
-    if x is None:
-        return None
-    try:
-        y = float(x)
-    except (TypeError, ValueError) as exc:
-        raise RepcapError(f"finding {claim_id}: {name} {x!r} is not a number") from exc
-    return y if math.isfinite(y) else None
+    return number(x, f"finding {claim_id}: {name}", infinite=False)
 
 
 def _not_negative(claim_id: str, name: str, x: float | None) -> float | None:

@@ -14,7 +14,7 @@ References (facts in ``../shared/reference/README.md``):
   k <= 4000, else 50 if d >= 3072, else 60.  Random baseline: min over T trials of max |cos|.
 * Yoder 2025 ("Beyond Orthogonality"): 3Blue1Brown's 10,000 vectors in R^100; the loss
   ``sum relu(|cos|)`` (gradient trap, "99% solution") against ``sum exp(beta cos^2)``, beta = 20,
-  which reaches a worst-pair angle of about 76.5 degrees.
+  and the worst-pair angle it reaches (the quote `yoder2025.exp_angle_deg` in data/reference/quotes.yaml).
 * Random projections of the N standard basis vectors of R^N into R^k (Johnson & Lindenstrauss 1984;
   Achlioptas 2003 for +-1 entries; Ailon & Chazelle 2009 for the subsampled randomised Hadamard
   transform), with the empirical constant ``C = eps^2 k / ln N``.
