@@ -113,6 +113,24 @@ def eps_points(records: Sequence[Mapping[str, Any]], reported: Sequence[Any]) ->
     return pd.DataFrame(pts)
 
 
+#: The ``kind`` of the two rows :func:`with_class_boundaries` adds to :func:`eps_points`.
+BOUNDARY = "class boundary"
+
+
+def with_class_boundaries(points: pd.DataFrame, class2_below: float, class1_above: float) -> pd.DataFrame:
+    """:func:`eps_points` and two rows of ``kind`` :data:`BOUNDARY` that hold Guha's class boundaries
+    in ``eps`` (the band the figure of ε against width shades)."""
+    marks = [
+        {"model": "Class 2 below", "eps": class2_below, "kind": BOUNDARY},
+        {"model": "Class 1 above", "eps": class1_above, "kind": BOUNDARY},
+    ]
+    out = pd.concat([points, pd.DataFrame(marks)], ignore_index=True)
+    for col in points.columns:  # integer columns stay integers (blank on the boundary rows)
+        if pd.api.types.is_integer_dtype(points[col]):
+            out[col] = out[col].astype("Int64")
+    return out
+
+
 def overlap_table(records: Sequence[Mapping[str, Any]], kinds: Mapping[str, str]) -> pd.DataFrame:
     """Mean square overlap of each record's rows, its split into the variance of the signed cosine
     and the squared mean, and both times the width (Liu, Liu & Gore 2025 compare with 1/m)."""
@@ -148,16 +166,17 @@ def loglog_slope(x: Sequence[float], y: Sequence[float]) -> float | None:
 
 
 def histogram_panels(records: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
-    """Each record's histogram density (:func:`histogram_density`) in one long table, with its mu
-    and eps: ``model, cos, density, mu, eps`` (the figure of one panel per model)."""
+    """Each record's histogram density (:func:`histogram_density`) in one long table, with its mu,
+    eps and width: ``model, cos, density, mu, eps, d_model`` (the figure of one panel per model,
+    whose titles give the width)."""
     rows = []
     for r in records:
         h = histogram_density(r)
         rows += [
-            {"model": r["label"], "cos": x, "density": y, "mu": r["mean"], "eps": r["eps"]}
+            {"model": r["label"], "cos": x, "density": y, "mu": r["mean"], "eps": r["eps"], "d_model": r["d_model"]}
             for x, y in zip(h.cos, h.density)
         ]
-    return pd.DataFrame(rows, columns=["model", "cos", "density", "mu", "eps"])
+    return pd.DataFrame(rows, columns=["model", "cos", "density", "mu", "eps", "d_model"])
 
 
 def head_histograms(
