@@ -210,6 +210,19 @@ def capacity_curves(law_names: Mapping[str, str], eps: Sequence[float], d: int) 
     return pd.DataFrame(rows)
 
 
+#: The ``law`` of the rows :func:`with_capacity_marks` adds to :func:`capacity_curves`.
+MARK = "four-constant law at the marked ε"
+
+
+def with_capacity_marks(curves: pd.DataFrame, eps: Sequence[float], d: int) -> pd.DataFrame:
+    """:func:`capacity_curves` and one row of ``law`` :data:`MARK` per ``eps``: the four-constant
+    capacity there (the dots of the figure)."""
+    from repcap.engines import laws
+
+    marks = [{"law": MARK, "eps": e, "log10_capacity": np.log10(laws.capacity(e, d, "four")), "d": d} for e in eps]
+    return pd.concat([curves, pd.DataFrame(marks)], ignore_index=True)
+
+
 def threshold_table(records: Sequence[Mapping[str, Any]], quantiles: Sequence[str]) -> pd.DataFrame:
     """Per model, five thresholds (mu + 2 sigma, mu + 3 sigma and the given quantiles of |cos|) and
     the four-constant capacity each implies; a quantile carries the histogram's bin error."""
