@@ -253,6 +253,43 @@ def overlap_points(overlaps: pd.DataFrame, low: float, high: float) -> pd.DataFr
     )
 
 
+#: The ``kind`` of the reference rows of :func:`overlap_figure` (band, median line, 1/m line).
+OVERLAP_BAND, OVERLAP_MEDIAN, OVERLAP_RANDOM = "source band", "source median", "random directions"
+
+
+def overlap_figure(
+    overlaps: pd.DataFrame, low: float, median: float, high: float, source_m: Sequence[int]
+) -> pd.DataFrame:
+    """:func:`overlap_points` and the reference rows the figure draws, each with its legend text in
+    ``model``: the band ``low/m .. high/m`` (at most 1) over the source's widths ``source_m``
+    (``paper_low``, ``paper_high``), and over the figure's width range the line ``median/m`` (in
+    ``E[cos²]``) and the line ``1/m`` of random directions (in ``1/m``), 50 widths each (``ref_m``)."""
+    pts = overlap_points(overlaps, low, high)
+    m_lo, m_hi = min(overlaps["m"].min(), 256) / 1.5, max(overlaps["m"].max(), 8192) * 1.5
+    mgrid = np.geomspace(m_lo, m_hi, 50)
+    band_m = np.geomspace(min(source_m), max(source_m), 50)
+    band = f"Liu et al., 27 heads (m = {min(source_m):,}–{max(source_m):,}): {low:g}/m to {high:g}/m"
+    refs = [
+        pd.DataFrame(
+            {
+                "model": band,
+                "kind": OVERLAP_BAND,
+                "ref_m": band_m,
+                "paper_low": np.minimum(low / band_m, 1),
+                "paper_high": np.minimum(high / band_m, 1),
+            }
+        ),
+        pd.DataFrame(
+            {"model": f"their median, {median:g}/m", "kind": OVERLAP_MEDIAN, "ref_m": mgrid, "E[cos²]": median / mgrid}
+        ),
+        pd.DataFrame({"model": "1/m (random directions)", "kind": OVERLAP_RANDOM, "ref_m": mgrid, "1/m": 1 / mgrid}),
+    ]
+    out = pd.concat([pts, *refs], ignore_index=True)
+    if pd.api.types.is_integer_dtype(pts["m"]):
+        out["m"] = out["m"].astype("Int64")  # (the points' widths stay integers)
+    return out
+
+
 def head_overlaps(records: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
     """LM heads (and random stand-ins) as the toy's width m: mean square overlap, variance of the
     signed cosine, 1/m, and both times m."""
