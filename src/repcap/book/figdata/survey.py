@@ -290,6 +290,36 @@ def overlap_figure(
     return out
 
 
+#: The ``source`` of the reference rows of :func:`toyllm_figure` (band, 1/m line).
+TOYLLM_BAND, TOYLLM_RANDOM = "source band", "1/m"
+
+
+def toyllm_figure(points: pd.DataFrame, low: float, high: float, source_m: Sequence[int]) -> pd.DataFrame:
+    """:func:`toy_and_heads` and the reference rows its figure draws against ``ref_x`` = 1/m, 20
+    points each, legend text in ``model``: the band ``low/m .. high/m`` (at most 1) over the
+    source's widths (``paper_low``, ``paper_high``) and the line 1/m (in ``mean_sq_overlap``)."""
+    allx = np.concatenate([points["one_over_m"].to_numpy(), [1 / 8192, 1 / 256]])
+    xx = np.geomspace(allx.min() * 0.7, allx.max() * 1.4, 20)
+    band_x = np.geomspace(1 / max(source_m), 1 / min(source_m), 20)
+    band = f"Liu et al.'s heads (m = {min(source_m):,}–{max(source_m):,}): {low:g}/m to {high:g}/m"
+    refs = [
+        pd.DataFrame(
+            {
+                "source": TOYLLM_BAND,
+                "model": band,
+                "ref_x": band_x,
+                "paper_low": np.minimum(low * band_x, 1),
+                "paper_high": np.minimum(high * band_x, 1),
+            }
+        ),
+        pd.DataFrame({"source": TOYLLM_RANDOM, "model": "1/m", "ref_x": xx, "mean_sq_overlap": xx}),
+    ]
+    out = pd.concat([points, *refs], ignore_index=True)
+    if pd.api.types.is_integer_dtype(points["m"]):
+        out["m"] = out["m"].astype("Int64")  # (the points' widths stay integers)
+    return out
+
+
 def head_overlaps(records: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
     """LM heads (and random stand-ins) as the toy's width m: mean square overlap, variance of the
     signed cosine, 1/m, and both times m."""
