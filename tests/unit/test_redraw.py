@@ -20,7 +20,7 @@ from PIL import Image
 
 from repcap import RepcapError
 from repcap.book import figures
-from repcap.book.drawings import capacity, overlap, random, survey
+from repcap.book.drawings import capacity, overlap, random, regimes, reproducibility, survey
 from repcap.book.figdata import survey as fsurvey
 
 GENERATED = Path(__file__).resolve().parents[2] / "book" / "generated" / "figures"
@@ -124,6 +124,77 @@ def _overlaps() -> pd.DataFrame:
     return fsurvey.overlap_figure(ov, 2.0, 5.0, 20.0, [512, 4096])
 
 
+def _toyllm() -> pd.DataFrame:
+    pts = pd.DataFrame(
+        {
+            "m": [2, 4, 64],
+            "alpha": [1.0, 1.0, None],
+            "mean_sq_overlap": [0.5, 0.26, 0.03],
+            "source": ["toy", "toy", "LM head"],
+            "one_over_m": [0.5, 0.25, 1 / 64],
+            "var_cos": [None, None, 0.02],
+        }
+    )
+    return fsurvey.toyllm_figure(pts, 2.0, 20.0, [512, 4096])
+
+
+def _pairs() -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "point": ["k=2, d=3", "k=4, d=3", "k=2, d=3"],
+            "metric": ["eps_star", "eps_star", "mean_abs"],
+            "ln(a/b)": [0.001, -0.002, 0.0005],
+            "panel": [0, 0, 1],
+            "seed sd": [0.005, 0.005, None],
+            "interval low": [-0.01, -0.01, None],
+            "interval high": [0.008, 0.008, None],
+            "verdict": ["agree", "agree", "inconclusive"],
+        }
+    )
+
+
+def _phi() -> pd.DataFrame:
+    rows = [
+        {"alpha": a, "gamma": g, "phi_half": 1.0 if g < 0 else 0.3, "loss": 1 + g, "m": 6, "n": 48}
+        for a in (1.0, 1.5)
+        for g in (-1.0, 0.0, 1.0)
+    ]
+    return pd.DataFrame(rows)
+
+
+def _fig3() -> pd.DataFrame:
+    cells = [
+        {"alpha": a, "gamma": g, "phi_half": 0.9 if g < 0 else 0.2, "m": 6, "view": "map"}
+        for a in (1.0, 1.5)
+        for g in (-1.0, 1.0)
+    ]
+    lines = [
+        {"alpha": 1.5, "gamma": g, "phi_half": 0.8 if g < 0 else 0.1, "m": m, "view": "φ½ against γ"}
+        for m in (4, 8)
+        for g in (-1.0, 1.0)
+    ]
+    return pd.DataFrame(cells + lines)
+
+
+def _norms() -> pd.DataFrame:
+    edges = np.linspace(0, 2, 41)
+    rows = [
+        {"regime": r, "bin_left": lo, "bin_right": hi, "count": int(k * (i % 3))}
+        for r, k in (("weak, γ = 0.3", 2), ("strong, γ = -1", 5))
+        for i, (lo, hi) in enumerate(zip(edges[:-1], edges[1:]))
+    ]
+    return pd.DataFrame(rows)
+
+
+def _features() -> pd.DataFrame:
+    rows = [
+        {"rank": i, "regime": r, "norm": v / i**0.3, "p": 1 / i, "m": 6}
+        for r, v in (("weak", 1.0), ("strong", 0.9))
+        for i in range(1, 49)
+    ]
+    return pd.DataFrame(rows)
+
+
 #: Each drawing the chapters pass to ``save(draw=)``, with a small table and its options.
 CASES = {
     "fig-random-cosine-density": (random.cosine_density, _cos_density, {}),
@@ -136,6 +207,12 @@ CASES = {
     "fig-capacity-vs-eps": (capacity.capacity_vs_eps, _capacity_curves, {}),
     "fig-capacity-threshold": (capacity.thresholds, _thresholds, {}),
     "fig-overlap-vs-width": (overlap.overlap_vs_width, _overlaps, {}),
+    "fig-toyllm-overlap": (overlap.toys_and_heads, _toyllm, {}),
+    "fig-repro-shared-points": (reproducibility.shared_points, _pairs, {}),
+    "fig-regimes-phi": (regimes.phi_and_loss, _phi, {}),
+    "fig-regimes-fig3": (regimes.fig3, _fig3, {}),
+    "fig-regimes-norms": (regimes.norms, _norms, {}),
+    "fig-regimes-features": (regimes.features, _features, {}),
 }
 
 
