@@ -136,7 +136,7 @@ def save(
     if draw is not None:
         if meta is not None:
             raise RepcapError(f"figure {fig_id}: with draw=, pass (fig_id, table, meta)")
-        fig, data, meta = None, fig, data  # type: ignore[assignment]
+        fig, data, meta = None, fig, data
     elif options is not None:
         raise RepcapError(f"figure {fig_id}: options= goes with draw=")
     caption, frame, meta = _checked(fig_id, data, meta, caption)
