@@ -35,11 +35,11 @@ seed = 0  # base random seed
 device = "auto"  # "auto", "cpu" or "cuda"
 
 # %% tags=["remove-input"]
-import matplotlib.pyplot as plt
 import numpy as np
 
 from repcap.book import figures
 from repcap.book.chapter import glue, start
+from repcap.book.drawings import random as draw
 from repcap.book.figdata import random as figdata
 from repcap.engines import random_geometry as rg
 from repcap.engines.laws import PUBLISHED
@@ -61,31 +61,8 @@ run_record = start(
 
 # %%
 dens = figdata.cosine_densities(dims, n_vectors, seed=seed, device=device)
-fig, (ax_lin, ax_log) = plt.subplots(1, 2, figsize=figures.size(3.3))
-colours = figures.palette(len(dims))
-edges = np.linspace(-1, 1, 121)
-for c, d in zip(colours, dims):
-    hist = dens[(dens.d == d) & (dens.kind == "measured")].density.to_numpy()
-    exact = dens[(dens.d == d) & (dens.kind == "exact")]
-    for ax in (ax_lin, ax_log):
-        ax.stairs(hist, edges, color=c, alpha=0.4, fill=True)
-        ax.plot(exact.t, exact.density, color=c, lw=1.3, label=f"d = {d}")
-top = max(rg.cosine_density(0.0, d) for d in dims)
-ax_lin.set(
-    xlabel=r"cosine $t$ of a random pair", ylabel="density", xlim=(-1, 1), ylim=(0, 1.08 * top), title="linear scale"
-)
-ax_log.set(
-    xlabel=r"cosine $t$ of a random pair",
-    xlim=(-1, 1),
-    yscale="log",
-    ylim=(1e-3, 2 * top),
-    title="log scale: the tails",
-)
-ax_lin.legend(title="dimension", loc="upper right")
-fig.tight_layout()
 figures.save(
     "fig-random-cosine-density",
-    fig,
     dens,
     {
         "caption": "Pairwise cosines of random unit vectors (shaded histograms) against the exact density "
@@ -94,6 +71,7 @@ figures.save(
         "seed": seed,
         "n_vectors": n_vectors,
     },
+    draw=draw.cosine_density,
 )
 glue("random_std_1000", rg.cosine_std(1000))
 
@@ -107,24 +85,16 @@ glue("random_std_1000", rg.cosine_std(1000))
 
 # %%
 sdf = figdata.sigma_table(sigma_dims, sigma_vectors, seed=seed, device=device)
-fig, ax = plt.subplots(figsize=figures.size(3.4))
-x = np.array([sdf.inv_sqrt_d.min() * 0.8, sdf.inv_sqrt_d.max() * 1.2])
-ax.plot(x, x, color="0.3", lw=1, ls="--", label=r"exact: $\sigma = 1/\sqrt{d}$")
-ax.plot(sdf.inv_sqrt_d, sdf.measured_std, "o", label=f"measured ({sigma_vectors} vectors)")
-for _, r in sdf.iloc[[0, -1]].iterrows():
-    ax.annotate(f"d = {int(r.d)}", (r.inv_sqrt_d, r.measured_std), textcoords="offset points", xytext=(6, -10))
-ax.set(xscale="log", yscale="log", xlabel=r"$1/\sqrt{d}$", ylabel=r"standard deviation $\sigma$ of the cosine")
-figures.plain_log_ticks(ax)
-figures.legend_below(ax, ncol=2)
 figures.save(
     "fig-random-sigma",
-    fig,
     sdf,
     {
         "caption": "Standard deviation of the pairwise cosine of random unit vectors against 1/√d (log-log). "
         "The points lie on the identity line: σ = 1/√d exactly, from d = 4 to d = 2048.",
         "seed": seed,
     },
+    draw=draw.sigma,
+    options={"vectors": sigma_vectors},
 )
 rel_err = float(np.max(np.abs(sdf.measured_std * np.sqrt(sdf.d) - 1)))
 glue("random_sigma_relerr", 100 * rel_err)
@@ -144,31 +114,9 @@ glue("random_sigma_relerr", 100 * rel_err)
 # %%
 mdf = figdata.max_cos_trials(max_dims, max_k, max_trials, seed=seed, device=device)
 agg = figdata.max_cos_summary(mdf)
-fig, ax = plt.subplots(figsize=figures.size(3.6))
-kk = np.geomspace(min(max_k), max(max_k), 50)
 jl = PUBLISHED["jl"]
-for c, d in zip(figures.palette(len(max_dims)), max_dims):
-    a = agg[agg.d == d]
-    ax.errorbar(
-        a.k,
-        a["mean"],
-        yerr=[a["mean"] - a["min"], a["max"] - a["mean"]],
-        fmt="o",
-        color=c,
-        capsize=2,
-        label=f"measured, d = {d}",
-    )
-    ax.plot(kk, rg.max_abs_cosine_asymptote(kk, d), color=c, lw=1, ls="--")
-    ax.plot(kk, jl.eps(kk, d), color=c, lw=1, ls=":")
-ax.plot([], [], color="0.3", ls="--", label=r"$\sqrt{4 \ln k / d}$")
-ax.plot([], [], color="0.3", ls=":", label=rf"Guha: $\sqrt{{{jl.constants['C']:g} \ln k / d}}$")
-ax.set(xscale="log", yscale="log", xlabel="number of random vectors k", ylabel=r"largest $|\cos|$ over all pairs")
-figures.plain_log_ticks(ax)
-figures.legend_below(ax, ncol=2)
-fig.tight_layout()
 figures.save(
     "fig-random-max-cos",
-    fig,
     mdf,
     {
         "caption": "Largest |cos| among k random unit vectors (mean of independent draws; bars span min to max) "
@@ -177,6 +125,7 @@ figures.save(
         "seed": seed,
         "trials": max_trials,
     },
+    draw=draw.max_cos,
 )
 ratio = agg["mean"] / jl.eps(agg.k, agg.d)
 glue("random_guha_C", jl.constants["C"])
@@ -198,17 +147,8 @@ glue("random_guha_ratio_max", float(ratio.max()))
 # %%
 glue("random_jl_points", jl_points)
 jdf = figdata.jl_distortions(jl_points, jl_ambient, jl_dims, seed=seed, device=device)
-fig, ax = plt.subplots(figsize=figures.size(3.4))
-ax.plot(jdf.k, jdf.jl_guarantee, "-", color="0.3", label="JL guarantee (Dasgupta–Gupta)")
-ax.plot(jdf.k, jdf.worst_distortion, "o-", label="measured: worst pair")
-ax.plot(jdf.k, jdf.q99_distortion, "s-", ms=4, label="measured: 99th percentile")
-ax.plot(jdf.k, jdf.mean_distortion, "^-", ms=4, label="measured: mean")
-ax.set(xscale="log", yscale="log", xlabel="target dimension k", ylabel=r"distortion $|\,\|Px-Py\|^2/\|x-y\|^2 - 1|$")
-figures.plain_log_ticks(ax)
-figures.legend_below(ax, ncol=2)
 figures.save(
     "fig-random-jl",
-    fig,
     jdf,
     {
         "caption": f"Distortion of squared distances among {jl_points} random points under a Gaussian projection "
@@ -216,6 +156,7 @@ figures.save(
         "conservative by a roughly constant factor; all curves fall like 1/√k.",
         "seed": seed,
     },
+    draw=draw.jl_distortion,
 )
 slack = float(np.nanmedian(jdf.jl_guarantee / jdf.worst_distortion))
 glue("random_jl_slack", slack)

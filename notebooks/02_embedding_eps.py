@@ -47,14 +47,13 @@ executor = "local"  # where sweep points run: local (this process) or dask
 scheduler = ""  # with the dask executor: a tcp address, local or local:N, or a jobqueue YAML file
 
 # %% tags=["remove-input"]
-import matplotlib.pyplot as plt
-import numpy as np
 import pandas as pd
 
 from repcap import evidence
 from repcap.base.config import given
 from repcap.book import figures, tables
 from repcap.book.chapter import glue, start
+from repcap.book.drawings import survey as draw
 from repcap.book.figdata import survey as figdata
 from repcap.engines.survey import scan
 from repcap.evidence import findings, reference
@@ -111,32 +110,8 @@ tables.show(
 # heuristic treats as "not orthogonal enough".
 
 # %%
-ncol = min(2, len(emb_only))
-nrow = int(np.ceil(len(emb_only) / ncol))
-fig, axes = plt.subplots(nrow, ncol, figsize=figures.size(2.1 * nrow + 0.6), squeeze=False, sharex=True)
-for ax, r in zip(axes.flat, emb_only):
-    h = figdata.histogram_density(r)
-    ax.fill_between(h.cos, h.density, step="mid", color="0.65", lw=0)
-    tail = h.cos >= r["eps"]
-    ax.fill_between(h.cos[tail], h.density[tail], step="mid", color="C3", lw=0, label="tail beyond ε")
-    ax.axvline(r["mean"], color="C0", lw=1.2, label="μ")
-    ax.axvline(r["eps"], color="C3", lw=1.2, ls="--", label="ε = μ + 2σ")
-    ax.set_title(f"{r['label']}\nd = {r['d_model']}, ε = {r['eps']:.3f}", fontsize=9.5)
-    ax.set_xlim(-0.6, 1.0)
-    ax.set_yscale("log")
-    ax.set_ylim(1e-4, None)
-for ax in axes.flat[len(emb_only) :]:
-    ax.set_visible(False)
-for ax in axes[-1]:
-    ax.set_xlabel("cosine similarity")
-for ax in axes[:, 0]:
-    ax.set_ylabel("density")
-handles, labels = axes.flat[0].get_legend_handles_labels()
-fig.legend(handles, labels, loc="lower center", ncol=3, bbox_to_anchor=(0.5, 0.0))
-fig.tight_layout(rect=(0, 0.06, 1, 1))
 figures.save(
     "fig-eps-histograms",
-    fig,
     figdata.histogram_panels(emb_only),
     {
         "caption": "Pairwise cosine similarity of token embeddings, one panel per model (density, log scale): "
@@ -146,6 +121,7 @@ figures.save(
         "seed": seed,
         "sample_rows": sample_rows,
     },
+    draw=draw.histograms,
 )
 
 # %% [markdown]
@@ -158,24 +134,8 @@ figures.save(
 
 # %%
 pairs = [(r["label"], f"{r['label']} (head)") for r in emb_only if f"{r['label']} (head)" in rec_by_label]
-fig, axes = plt.subplots(1, max(1, len(pairs)), figsize=figures.size(3.0), squeeze=False)
-for ax, (lbl, h_lbl) in zip(axes.flat, pairs):
-    for r, col in ((rec_by_label[lbl], "C0"), (rec_by_label[h_lbl], "C1")):
-        h = figdata.histogram_density(r)
-        name = f"{variant_of[r['label']]} ({r['quant']})"
-        ax.plot(h.cos, h.density, color=col, lw=1.4, drawstyle="steps-mid", label=f"{name}: ε = {r['eps']:.4f}")
-        ax.axvline(r["eps"], color=col, lw=0.9, ls="--")
-    ax.set_title(lbl)
-    ax.set_xlabel("cosine similarity")
-    ax.set_yscale("log")
-    ax.set_ylim(1e-4, None)
-    ax.set_xlim(-0.6, 1.0)
-    figures.legend_below(ax, ncol=2)
-axes.flat[0].set_ylabel("density")
-fig.tight_layout()
 figures.save(
     "fig-eps-heads",
-    fig,
     figdata.head_histograms(rec_by_label, pairs, variant_of),
     {
         "caption": "Embedding against the separately stored output head of the same model (the same tied matrix "
@@ -183,6 +143,7 @@ figures.save(
         "fourth decimal.",
         "seed": seed,
     },
+    draw=draw.heads,
 )
 head_cmp = figdata.head_comparison(rec_by_label, pairs)
 glue("eps_head_max_delta", float(head_cmp["Δε"].abs().max()) if len(head_cmp) else float("nan"))
@@ -316,46 +277,17 @@ tables.show(
 # separates the two classes.
 
 # %%
-fig, ax = plt.subplots(figsize=figures.size(4.2))
-colors = {1: "C3", 2: "C0", None: "0.5"}
 pts = figdata.eps_points(emb_only, catalog.guha_models())
-for (kind, cls), grp in pts.groupby(["kind", pts["class"].fillna(0)]):
-    cls = None if cls == 0 else int(cls)
-    filled = kind.startswith("reproduced")
-    ax.scatter(
-        grp.d_model,
-        grp.eps,
-        s=28 if filled else 22,
-        marker="o" if filled else "s",
-        facecolors=colors[cls] if filled else "none",
-        edgecolors=colors[cls],
-        lw=1,
-        label=f"{kind}, class {cls if cls else '–'}",
-    )
-ax.axhspan(C2, C1, color="0.92", zorder=0)
-ax.axhline(C2, color="0.5", lw=0.7, ls=":")
-ax.axhline(C1, color="0.5", lw=0.7, ls=":")
-ax.set_xscale("log", base=2)
-ax.set_yscale("log")
-ax.xaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:.0f}"))
-ax.yaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:g}"))
-ax.yaxis.set_minor_formatter(plt.FuncFormatter(lambda v, _: f"{v:g}" if v in (0.05, 0.2, 0.3, 0.5) else ""))
-ax.set_xlabel("d_model (log scale)")
-ax.set_ylabel("ε = μ + 2σ (log scale)")
-ours = pts[pts.kind.str.startswith("reproduced")]
-# each label beside its own point, clear of the others and of every marker (a line to it when set off)
-figures.place_labels(ax, ours.d_model, ours.eps, ours["model"])
-figures.legend_below(ax, ncol=2)
 figures.save(
     "fig-eps-vs-d",
-    fig,
-    pts,
+    figdata.with_class_boundaries(pts, C2, C1),
     {
         "caption": "ε against model width: Guha's 45 reported values (hollow squares) and ours (filled circles), "
         f"coloured by class (pink: Class 1, ε > {C1:g}; blue: Class 2, ε < {C2:g}). The grey band "
         f"{C2:g}–{C1:g} holds none of Guha's models.",
         "seed": seed,
     },
+    draw=draw.eps_vs_width,
 )
 glue("eps_n_models", int(len(emb_only)))
 

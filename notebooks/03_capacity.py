@@ -43,7 +43,6 @@ executor = "local"  # where sweep points run: local (this process) or dask
 scheduler = ""  # with the dask executor: a tcp address, local or local:N, or a jobqueue YAML file
 
 # %% tags=["remove-input"]
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
@@ -51,6 +50,7 @@ from repcap import evidence
 from repcap.base.config import given
 from repcap.book import calculator, figures, tables
 from repcap.book.chapter import glue, start
+from repcap.book.drawings import capacity as draw
 from repcap.book.figdata import reference as refdata
 from repcap.book.figdata import survey as figdata
 from repcap.engines import laws
@@ -257,18 +257,8 @@ tables.show(cap, digits={"ε": ".4f"} | dict.fromkeys(logcols, ".1f"))
 fixed_d = int(fixed_d or reference.value("guha2026.sens_example_d"))
 eps_lo, eps_hi = reference.value("guha2026.sens_example_eps_lo"), reference.value("guha2026.sens_example_eps_hi")
 eps_axis = np.linspace(0.02, 0.12, eps_grid_points)
-fig, ax = plt.subplots(figsize=figures.size(3.2))
 curves = figdata.capacity_curves(law_names, eps_axis, fixed_d)
-for name, g in curves.groupby("law", sort=False):
-    ax.plot(g.eps, g.log10_capacity, label=name)
 lo, hi = laws.capacity(eps_lo, fixed_d, "four"), laws.capacity(eps_hi, fixed_d, "four")
-ax.plot([eps_lo, eps_hi], [np.log10(lo), np.log10(hi)], "ko", ms=4)
-ax.annotate(f"{lo:.1e}", (eps_lo, np.log10(lo)), xytext=(-10, 8), textcoords="offset points", ha="right")
-ax.annotate(f"{hi:.1e}", (eps_hi, np.log10(hi)), xytext=(-6, 8), textcoords="offset points", ha="right")
-ax.set_xlabel("ε")
-ax.set_ylabel("log10 capacity k")
-ax.set_title(f"d = {fixed_d}")
-ax.legend(loc="upper left")
 glue("capacity_fixed_d", fixed_d)
 glue("capacity_jump_lo", lo)
 glue("capacity_jump_hi", hi)
@@ -288,14 +278,14 @@ glue("capacity_d_ratio", d_hi_cap / d_lo_cap)
 findings.record("guha-sensitivity-d", d_hi_cap / d_lo_cap, interval="closed form")
 figures.save(
     "fig-capacity-vs-eps",
-    fig,
-    curves,
+    figdata.with_capacity_marks(curves, [eps_lo, eps_hi], fixed_d),
     {
         "caption": f"Capacity against ε at d = {fixed_d} under the four published laws (log scale). Dots: "
         f"ε = {eps_lo:g} and {eps_hi:g} under the four-constant law, {np.log10(hi / lo):.1f} orders of "
         "magnitude apart.",
         "seed": seed,
     },
+    draw=draw.capacity_vs_eps,
 )
 
 # %% [markdown]
@@ -315,23 +305,8 @@ figures.save(
 # %%
 qs = ["0.95", "0.99", "0.999"]
 thr = figdata.threshold_table(records, qs)
-fig, axes = plt.subplots(1, 2, figsize=figures.size(4.2))
-names = list(dict.fromkeys(thr.threshold))
-markers = "osD^vP*X"
-for i, (m, grp) in enumerate(thr.groupby("model", sort=False)):
-    x = np.arange(len(names)) + (i - len(records) / 2) * 0.06
-    axes[0].plot(x, grp.eps, marker=markers[i % len(markers)], ms=4, lw=0.9, label=m)
-    axes[1].plot(x, grp.log10_capacity_four, marker=markers[i % len(markers)], ms=4, lw=0.9, label=m)
-for ax in axes:
-    ax.set_xticks(range(len(names)))
-    ax.set_xticklabels(names, rotation=30, ha="right")
-axes[0].set_ylabel("threshold ε")
-axes[1].set_ylabel("log10 capacity (four-constant law)")
-fig.legend(*axes[0].get_legend_handles_labels(), loc="lower center", ncol=3, bbox_to_anchor=(0.5, 0.0))
-fig.tight_layout(rect=(0, 0.16, 1, 1))
 figures.save(
     "fig-capacity-threshold",
-    fig,
     thr,
     {
         "caption": "Left: ε by five rules for each model (μ+2σ and μ+3σ from the exact moments; quantiles of |cos| "
@@ -339,6 +314,7 @@ figures.save(
         "The rule moves the capacity by many orders of magnitude.",
         "seed": seed,
     },
+    draw=draw.thresholds,
 )
 spread = thr.groupby("model").log10_capacity_four.agg(lambda s: s.max() - s.min())
 # where μ+2σ falls in each model's own distribution (a Gaussian would put it at the 97.7% point)
@@ -348,7 +324,8 @@ glue("capacity_eps_quantile_max", float(at.max()))
 glue("capacity_threshold_spread_max", float(spread.max()))
 glue("capacity_threshold_spread_min", float(spread.min()))
 tables.show(
-    thr.pivot(index="model", columns="threshold", values="eps").reset_index(), digits=dict.fromkeys(names, ".4f")
+    thr.pivot(index="model", columns="threshold", values="eps").reset_index(),
+    digits=dict.fromkeys(thr.threshold, ".4f"),
 )
 
 # %% [markdown]

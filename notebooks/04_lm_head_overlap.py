@@ -38,13 +38,12 @@ executor = "local"  # where sweep points run: local (this process) or dask
 scheduler = ""  # with the dask executor: a tcp address, local or local:N, or a jobqueue YAML file
 
 # %% tags=["remove-input"]
-import matplotlib.pyplot as plt
-import numpy as np
 import pandas as pd
 
 from repcap import evidence
 from repcap.book import figures, tables
 from repcap.book.chapter import glue, start
+from repcap.book.drawings import overlap as draw
 from repcap.book.figdata import survey as figdata
 from repcap.engines.survey import scan
 from repcap.evidence import findings, reference
@@ -109,34 +108,7 @@ tables.show(
 # value of random directions.
 
 # %%
-fig, ax = plt.subplots(figsize=figures.size(5.2))
-m_lo = min(ov["m"].min(), 256) / 1.5
-m_hi = max(ov["m"].max(), 8192) * 1.5
-mgrid = np.geomspace(m_lo, m_hi, 50)
 liu_m = [e.width_m for e in catalog.liu_models() if e.width_m]
-band_m = np.geomspace(min(liu_m), max(liu_m), 50)  # the band only where Liu et al. have heads, and at most 1
-ax.fill_between(
-    band_m,
-    np.minimum(paper_range.low / band_m, 1),
-    np.minimum(paper_range.high / band_m, 1),
-    color="0.9",
-    lw=0,
-    label=f"Liu et al., 27 heads (m = {min(liu_m):,}–{max(liu_m):,}): {paper_range.low:g}/m to {paper_range.high:g}/m",
-)
-ax.plot(mgrid, paper_range.value / mgrid, color="0.55", lw=1, label=f"their median, {paper_range.value:g}/m")
-ax.plot(mgrid, 1 / mgrid, color="0.3", lw=1, ls="--", label="1/m (random directions)")
-markers = {"LM head": "o", "encoder embedding": "s", "synthetic": "^"}
-for i, (_, r) in enumerate(ov.iterrows()):
-    c = f"C{i % 10}"
-    mk = markers[r["kind"]]
-    ax.scatter(r["m"], r["E[cos²]"], color=c, marker=mk, s=36, label=f"{r['model']} ({r['kind']})", zorder=3)
-    ax.scatter(r["m"], r["Var(cos)"], facecolors="none", edgecolors=c, marker=mk, s=36, zorder=3)
-    ax.plot([r["m"], r["m"]], [r["Var(cos)"], r["E[cos²]"]], color=c, lw=0.7)
-ax.set_xscale("log")
-ax.set_yscale("log")
-ax.set_xlabel("width m (log scale)")
-ax.set_ylabel("mean square overlap (log scale)")
-figures.legend_below(ax, ncol=2)
 heads = ov[ov.kind == "LM head"]
 n_inside = int(((heads["m E[cos²]"] >= paper_range.low) & (heads["m E[cos²]"] <= paper_range.high)).sum())
 where_heads = (
@@ -147,14 +119,14 @@ where_heads = (
 )
 figures.save(
     "fig-overlap-vs-width",
-    fig,
-    figdata.overlap_points(ov, paper_range.low, paper_range.high),
+    figdata.overlap_figure(ov, paper_range.low, paper_range.value, paper_range.high, liu_m),
     {
         "caption": "Mean square overlap E[cos²] of normalised LM-head rows (filled) and the variance of the signed "
         "cosine Var(cos) (hollow, joined by a line) against width m. Grey band: where Liu et al.'s 27 heads "
         f"lie (our reading of their Fig. 8a); dashed: 1/m. {where_heads}",
         "seed": seed,
     },
+    draw=draw.overlap_vs_width,
 )
 glue("overlap_n_heads", int(len(heads)))
 glue("overlap_ratio_min", float(heads["m E[cos²]"].min()) if len(heads) else float("nan"))

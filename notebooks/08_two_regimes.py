@@ -63,13 +63,13 @@ executor = "local"  # where sweep points run: local (this process) or dask
 scheduler = ""  # with the dask executor: a tcp address, local or local:N, or a jobqueue YAML file
 
 # %% tags=["remove-input"]
-import matplotlib.pyplot as plt
 import numpy as np
 
 from repcap import evidence
 from repcap.base.config import given
 from repcap.book import figures
 from repcap.book.chapter import glue, start
+from repcap.book.drawings import regimes as draw
 from repcap.book.figdata import toy as figdata
 from repcap.engines import toy
 from repcap.evidence import findings, reference
@@ -101,37 +101,16 @@ configs = [
 df = toy.run_sweep(configs, cache=cache, desc="two regimes")
 df["regime"] = np.where(df["gamma"] < 0, "strong (γ < 0)", "weak (γ ≥ 0)")
 
-fig, axes = plt.subplots(1, 2, figsize=figures.size(3.6))
-colors = figures.palette(len(alphas))
-for c, a in zip(colors, alphas):
-    d = df[df["alpha"] == a].sort_values("gamma")
-    axes[0].plot(d["gamma"], d["phi_half"], "o-", color=c, label=f"α = {a:g}")
-    axes[1].plot(d["gamma"], d["loss"], "o-", color=c, label=f"α = {a:g}")
-for ax in axes:
-    ax.axvline(0, color="0.6", lw=0.8, ls=":")
-    ax.set_xlabel("signed weight decay γ")
-axes[0].axhline(m / n, color="0.3", ls="--", lw=0.8)
-axes[0].text(0.98, m / n, "  m / n", va="bottom", ha="right", color="0.3", transform=axes[0].get_yaxis_transform())
-axes[0].set_ylabel("represented fraction φ½")
-axes[0].set_ylim(-0.03, 1.05)
-axes[1].set_ylabel("final loss (summed over features)")
-if len(alphas) <= 6:
-    fig.legend(
-        *axes[0].get_legend_handles_labels(), loc="lower center", ncol=min(6, len(alphas)), bbox_to_anchor=(0.5, 0.0)
-    )
-axes[0].set_title("(a) rows with ‖$W_i$‖ > 1/2")
-axes[1].set_title("(b) loss")
-fig.tight_layout(rect=(0, 0.1 if len(alphas) <= 6 else 0, 1, 1))
 _ = figures.save(
     "fig-regimes-phi",
-    fig,
-    figdata.phi_table(df),
+    figdata.phi_table(df).assign(m=m, n=n),
     {
         "caption": f"Negative decay (strong regime) represents every feature, φ½ = 1; positive decay "
         f"(weak regime) keeps only a few rows long, near m/n = {m}/{n}. n = {n}, m = {m}, "
         f"{steps} steps.",
         "seed": seed,
     },
+    draw=draw.phi_and_loss,
 )
 
 # %% [markdown]
@@ -149,57 +128,8 @@ f3 = (
     if fig3_ms
     else None
 )
-fig, (axa, axb) = plt.subplots(1, 2, figsize=figures.size(3.6), gridspec_kw={"width_ratios": [1, 1.15]})
-if f3 is not None:
-    cmap = plt.get_cmap("cividis")
-    for i, (m_, d) in enumerate(f3.groupby("m")):
-        d = d.sort_values("gamma")
-        axa.plot(d["gamma"], d["phi_half"], "o-", ms=4, color=cmap(i / max(1, len(fig3_ms) - 1)), label=f"m = {m_}")
-    axa.legend(loc="upper right")  # the curves fall from 1 at the left to 0 at the right
-axa.set_xlabel("signed weight decay γ")
-axa.set_ylabel("represented fraction φ½")
-axa.set_title(f"(a) α = {fig3_alpha:g}" if f3 is not None else "(a) not run in this profile")
-grid = df.pivot_table(index="alpha", columns="gamma", values="phi_half")
-# one cell per run (α and γ are a grid of a few values, not a continuum): cells with their values
-im = axb.imshow(grid.to_numpy(), origin="lower", aspect="auto", cmap="Purples", vmin=0, vmax=1)
-# γ labels turned upright and at 3 digits, so that neighbours never overprint (−0.778, not −0.777778)
-axb.set_xticks(range(grid.shape[1]), [f"{g:.3g}".replace("-", "−") for g in grid.columns], rotation=90)
-axb.set_yticks(range(grid.shape[0]), [f"{a:g}" for a in grid.index])
-axb.set_xticks(np.arange(grid.shape[1] + 1) - 0.5, minor=True)
-axb.set_yticks(np.arange(grid.shape[0] + 1) - 0.5, minor=True)
-axb.grid(which="minor", color="white", lw=1.5)
-axb.grid(which="major", visible=False)
-axb.tick_params(which="minor", length=0)
-fig.colorbar(im, ax=axb, label="φ½")
-axb.set_xlabel("signed weight decay γ")
-axb.set_ylabel("frequency exponent α")
-axb.set_title(f"(b) m = {m}")
-fig.tight_layout()
-# each cell's value inside its cell: across where the cell is wide enough, else upright in a tall
-# cell, else none (the colour bar reads them; the CSV has them all): never over its neighbours
-fig.canvas.draw()
-cell_w = axb.get_window_extent().width / grid.shape[1]
-cell_h = axb.get_window_extent().height / grid.shape[0]
-probe = axb.text(0, 0, "0.00", fontsize=7.5)
-text_w = probe.get_window_extent().width
-probe.remove()
-turn = None if text_w <= 0.85 * cell_w else 90 if text_w <= 0.85 * cell_h and cell_w >= 1.6 * 7.5 else False
-if turn is not False:
-    for (i, j), v in np.ndenumerate(grid.to_numpy()):
-        if np.isfinite(v):
-            axb.text(
-                j,
-                i,
-                f"{v:.2f}",
-                ha="center",
-                va="center",
-                rotation=turn or 0,
-                fontsize=7.5,
-                color="white" if v > 0.55 else "black",
-            )
 _ = figures.save(
     "fig-regimes-fig3",
-    fig,
     figdata.fig3_views(df, f3, m),
     {
         "caption": "The two views of the paper's Fig. 3 from this profile's runs: (a) φ½ against γ for several "
@@ -207,6 +137,7 @@ _ = figures.save(
         "width: every feature is represented left of γ = 0, few to its right.",
         "seed": seed,
     },
+    draw=draw.fig3,
 )
 
 # %% [markdown]
@@ -221,24 +152,11 @@ _ = figures.save(
 # %%
 at_example = df[df["alpha"] == example_alpha].set_index("gamma")
 strong, weak = at_example.loc[strong_gamma], at_example.loc[weak_gamma]
-c_weak, c_strong = figures.palette(4)[0], figures.palette(4)[3]
 bins = np.linspace(0, 2, 41)
 regimes = [(f"weak, γ = {weak_gamma:g}", weak["norms"]), (f"strong, γ = {strong_gamma:g}", strong["norms"])]
 norm_hist = figdata.norm_histograms(regimes, bins)
-fig, ax = plt.subplots(figsize=figures.size(3.0))
-for (label, g), c in zip(norm_hist.groupby("regime", sort=False), (c_weak, c_strong)):
-    ax.stairs(
-        g["count"], np.append(g.bin_left.to_numpy(), g.bin_right.iloc[-1]), fill=True, alpha=0.55, color=c, label=label
-    )
-ax.axvline(0.5, color="0.3", ls="--", lw=0.8)
-ax.set_yscale("symlog", linthresh=1)
-ax.set_xlabel("row norm ‖$W_i$‖ (values above 2 in the last bin)")
-ax.set_ylabel("number of features")
-figures.legend_below(ax, ncol=2)
-fig.tight_layout()
 _ = figures.save(
     "fig-regimes-norms",
-    fig,
     norm_hist,
     {
         "caption": f"Row-norm histograms at α = {example_alpha:g}: the weak regime piles most rows at zero "
@@ -246,6 +164,7 @@ _ = figures.save(
         "line is the $\\lVert W_i\\rVert = 1/2$ threshold of φ½.",
         "seed": seed,
     },
+    draw=draw.norms,
 )
 
 # %% [markdown]
@@ -260,27 +179,16 @@ _ = figures.save(
 
 # %%
 feat = figdata.feature_norms(weak["norms"], strong["norms"], n, example_alpha)
-fig, ax = plt.subplots(figsize=figures.size(3.0))
-for (reg, d), c in zip(feat.groupby("regime", sort=False), (c_weak, c_strong)):
-    ax.plot(d["rank"], d["norm"], ".", ms=3, color=c, label=reg)
-ax.axvline(m, color="0.3", ls="--", lw=0.8)
-ax.text(m, 1.02, " i = m", transform=ax.get_xaxis_transform(), fontsize=8, color="0.3")
-ax.axhline(0.5, color="0.6", ls=":", lw=0.8)
-ax.set_xscale("log")
-ax.set_xlabel("feature rank i (most frequent first)")
-ax.set_ylabel("row norm ‖$W_i$‖")
-figures.legend_below(ax, ncol=2)
-fig.tight_layout()
 _ = figures.save(
     "fig-regimes-features",
-    fig,
-    feat,
+    feat.assign(m=m),
     {
         "caption": f"Row norm against feature rank (α = {example_alpha:g}): the weak regime keeps long rows "
         f"only for roughly the m = {m} most frequent features; the strong regime keeps every "
         f"row near unit length.",
         "seed": seed,
     },
+    draw=draw.features,
 )
 
 # %%

@@ -44,13 +44,12 @@ executor = "local"  # where sweep points run: local (this process) or dask
 scheduler = ""  # with the dask executor: a tcp address, local or local:N, or a jobqueue YAML file
 
 # %% tags=["remove-input"]
-import matplotlib.pyplot as plt
-import numpy as np
 import pandas as pd
 
 from repcap.base.config import given
 from repcap.book import figures, tables
 from repcap.book.chapter import glue, start
+from repcap.book.drawings import overlap as draw
 from repcap.book.figdata import survey as figdata
 from repcap.engines import toy
 from repcap.engines.survey import scan
@@ -126,43 +125,11 @@ tables.show(
 
 # %%
 paper_range = reference.quote("liu2025.fig8a_m_overlap")
-fig, ax = plt.subplots(figsize=figures.size(3.4))
-allx = np.concatenate(
-    [tdf["one_over_m"].to_numpy(), hdf["one_over_m"].to_numpy() if len(hdf) else [], [1 / 8192, 1 / 256]]
-)
-xx = np.geomspace(allx.min() * 0.7, allx.max() * 1.4, 20)
 liu_m = [e.width_m for e in catalog.liu_models() if e.width_m]
-band_x = np.geomspace(1 / max(liu_m), 1 / min(liu_m), 20)  # only where Liu et al. have heads, and at most 1
-ax.fill_between(
-    band_x,
-    np.minimum(paper_range.low * band_x, 1),
-    np.minimum(paper_range.high * band_x, 1),
-    color="0.9",
-    lw=0,
-    label=f"Liu et al.'s heads (m = {min(liu_m):,}–{max(liu_m):,}): {paper_range.low:g}/m to {paper_range.high:g}/m",
-)
-colors = figures.palette(len(toy_alphas) + 2)
-for c, a in zip(colors, toy_alphas):
-    d = tdf[tdf["alpha"] == a]
-    ax.plot(d["one_over_m"], d["mean_sq_overlap"], "o", color=c, ms=4, label=f"toy, α = {a:g}")
-for kind, mk, c in (("LM head", "D", "k"), ("stand-in (random)", "^", "0.5")):
-    d = hdf[hdf["source"] == kind] if len(hdf) else hdf
-    if len(d):
-        ax.plot(d["one_over_m"], d["mean_sq_overlap"], mk, color=c, ms=5, label=f"{kind}, E[cos²]")
-        ax.plot(d["one_over_m"], d["var_cos"], mk, color=c, mfc="none", ms=5, label=f"{kind}, Var(cos)")
-        ax.vlines(d["one_over_m"], d["var_cos"], d["mean_sq_overlap"], color=c, lw=0.5)
-ax.plot(xx, xx, "k-", lw=0.8, label="1/m")
-ax.set_xscale("log")
-ax.set_yscale("log")
-ax.set_xlabel("1 / m  (m = width)")
-ax.set_ylabel("mean square overlap E[cos²]")
-figures.legend_below(ax, ncol=2)
-fig.tight_layout()
 lm = hdf[hdf["source"] == "LM head"] if len(hdf) else hdf
 _ = figures.save(
     "fig-toyllm-overlap",
-    fig,
-    figdata.toy_and_heads(tdf, hdf),
+    figdata.toyllm_figure(figdata.toy_and_heads(tdf, hdf), paper_range.low, paper_range.high, liu_m),
     {
         "caption": "Mean square overlap of normalised rows against 1/m: toy models in the strong regime "
         "(coloured) lie close to the line 1/m; the LM heads (black diamonds: E[cos²] filled, "
@@ -175,6 +142,7 @@ _ = figures.save(
         ),
         "seed": seed,
     },
+    draw=draw.toys_and_heads,
 )
 
 # %% [markdown]

@@ -28,14 +28,13 @@ primary = "data/runs/reference"  # the bundle whose points the book shows (the f
 others = ["data/runs/paper-gpu"]  # bundles whose shared points are compared with the primary's
 
 # %% tags=["remove-input"]
-import matplotlib.pyplot as plt
-import numpy as np
 from IPython.display import display
 
 from repcap import RepcapError
 from repcap.base.paths import project_root
 from repcap.book import figures, tables
 from repcap.book.chapter import glue, start
+from repcap.book.drawings import reproducibility as draw
 from repcap.book.figdata import reproducibility as figdata
 from repcap.results import bundle
 
@@ -105,28 +104,10 @@ for cmp in comparisons.values():
 
 # %% tags=["remove-input"]
 for cmp in comparisons.values():
-    pairs = figdata.pairs_table(cmp)
-    metrics = [m for m in cmp.metrics if m.n]
-    fig, axes = plt.subplots(1, len(metrics), figsize=(4.2 * len(metrics), 3.6), squeeze=False)
-    for ax, m in zip(axes[0], metrics):
-        sub = pairs[pairs.metric == m.metric].reset_index(drop=True)
-        x = np.arange(len(sub))
-        if m.seed_sd is not None:
-            ax.axhspan(-m.seed_sd, m.seed_sd, color="0.85", label="± one seed's scatter")
-        if m.interval is not None:
-            ax.axhspan(m.interval[0], m.interval[1], color="C0", alpha=0.25, label="95% interval of the mean")
-        ax.axhline(0.0, color="k", lw=0.6)
-        ax.plot(x, sub["ln(a/b)"], "o", color="C0", label="one point on both machines")
-        ax.set_xticks(x)
-        ax.set_xticklabels(sub["point"].str.replace(", ", "\n"), fontsize=7)
-        ax.set_ylabel(f"ln({m.metric}: primary / other)")
-        ax.set_title(f"{m.metric}: {m.verdict}", fontsize=9)
-    figures.legend_below(axes[0][0], ncol=3)
-    fig.tight_layout()
+    pairs = figdata.pairs_figure(cmp)
     devices = sorted({*pairs["device a"], *pairs["device b"]})
     _ = figures.save(
         "fig-repro-shared-points",
-        fig,
         pairs,
         {
             "caption": f"Each dot is one point computed on two machines ({' and '.join(devices)}): the log-ratio of "
@@ -134,6 +115,7 @@ for cmp in comparisons.values():
             "of the same number: dots and the blue 95% interval of their mean inside it mean the machines agree "
             "as well as two runs of one machine do.",
         },
+        draw=draw.shared_points,
     )
 
 # %%

@@ -1,6 +1,6 @@
 """One figure style, and :func:`save`: every figure of the book goes through here.
 
-``save(fig_id, fig, data, meta)`` writes, into :func:`repcap.base.paths.figure_dir`:
+``save(fig_id, table, meta, draw=drawing)`` writes, into :func:`repcap.base.paths.figure_dir`:
 
 * ``<fig_id>.png`` (raster, 200 dpi), ``<fig_id>.svg`` and ``<fig_id>.pdf`` (vector);
 * ``<fig_id>.csv``: the data behind the figure, as a tidy table;
@@ -12,6 +12,12 @@ A figure drawn from a results bundle (the ``reference`` set) passes ``provenance
 :func:`bundle_provenance`: its sidecar then carries the run's own configuration, machine, commit
 and computing time, and the command that recomputes it; ``drawn_by`` says which chapter run drew it.
 
+With ``draw=`` (a function of :mod:`repcap.book.drawings` taking the table, and ``options=`` its
+keyword arguments: labels and sizes, never data) the library writes the CSV first, reads it back and
+draws the figure from what it read: the picture shows what the CSV holds, by construction, and the
+sidecar's ``drawing`` names the function and its options so that :func:`redraw` draws it again from
+the CSV alone.  The older ``save(fig_id, fig, data, meta)`` (a figure drawn by the caller) still works.
+
 Under the notebook runner it then emits the MyST ``{figure}`` directive (numbered, named
 ``fig_id`` so that ``{numref}`` finds it, captioned once, here) as the cell's output; the figure
 index page is generated from the sidecars.  Pattern: showyourwork / cebra-figures (compute apart
@@ -20,10 +26,13 @@ from plotting, data next to every figure).
 
 from __future__ import annotations
 
+import importlib
+import json
 import os
 import re
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 import matplotlib
@@ -69,6 +78,7 @@ __all__ = [
     "palette",
     "place_labels",
     "plain_log_ticks",
+    "redraw",
     "save",
     "size",
     "with_codepoints",
@@ -101,15 +111,20 @@ def with_codepoints(text: str, limit: int = 6) -> str:
 
 def save(
     fig_id: str,
-    fig: matplotlib.figure.Figure,
-    data: pd.DataFrame | Mapping[str, Any],
+    fig: matplotlib.figure.Figure | pd.DataFrame | Mapping[str, Any],
+    data: pd.DataFrame | Mapping[str, Any] | None = None,
     meta: Mapping[str, Any] | None = None,
     *,
+    draw: Callable[..., matplotlib.figure.Figure] | None = None,
+    options: Mapping[str, Any] | None = None,
     caption: str | None = None,
     show: bool = True,
     provenance: Mapping[str, Any] | None = None,
 ) -> Sidecar:
-    """Save ``fig`` and ``data`` under the stable id ``fig_id``; return the sidecar dict.
+    """Save a figure and its table under the stable id ``fig_id``; return the sidecar dict.
+
+    ``save(fig_id, table, meta, draw=drawing, options=...)``: the figure is ``drawing(table read back
+    from its CSV, **options)``.  ``save(fig_id, fig, data, meta)``: a figure the caller drew.
 
     ``meta`` may hold ``caption`` (what to see, one or two sentences), ``seed``, ``device``,
     ``compute_s`` (default: the seconds the chapter spent since its previous figure, computing and
@@ -118,17 +133,26 @@ def save(
     their computing time its ``compute_s``, their machine and commit its ``device`` and ``computed``.
     """
     global _last_save
+    if draw is not None:
+        if meta is not None:
+            raise RepcapError(f"figure {fig_id}: with draw=, pass (fig_id, table, meta)")
+        fig, data, meta = None, fig, data
+    elif options is not None:
+        raise RepcapError(f"figure {fig_id}: options= goes with draw=")
     caption, frame, meta = _checked(fig_id, data, meta, caption)
     out = figure_dir()
     out.mkdir(parents=True, exist_ok=True)
+    with rio.atomic_path(out / f"{fig_id}.csv") as tmp:
+        frame.to_csv(tmp, index=False)
+    if draw is not None:
+        meta["drawing"] = _drawing_record(fig_id, draw, options)
+        fig = _draw(meta["drawing"], out / f"{fig_id}.csv")
+    assert isinstance(fig, matplotlib.figure.Figure)
     sidecar = _sidecar(fig_id, caption, meta, provenance)
-    finish_axes(fig)
-    replace_labels(fig)  # point labels placed for the figure as laid out
+    _finish(fig)
     for ext in ("png", "svg", "pdf"):
         with rio.atomic_path(out / f"{fig_id}.{ext}") as tmp:
             fig.savefig(tmp, format=ext, metadata=file_metadata(ext, fig_id, caption, sidecar))
-    with rio.atomic_path(out / f"{fig_id}.csv") as tmp:
-        frame.to_csv(tmp, index=False)
     under_runner = bool(os.environ.get("REPCAP_NOTEBOOK"))
     if show and not under_runner:
         _display(fig_id, fig, caption, sidecar)  # (before the figure is re-laid out for a phone)
@@ -142,6 +166,40 @@ def save(
         _display(fig_id, fig, caption, sidecar)
     plt.close(fig)
     return sidecar
+
+
+def _finish(fig: matplotlib.figure.Figure) -> None:
+    """What :func:`save` does to every figure before writing it: one log-tick style, and the point
+    labels placed for the figure as laid out."""
+    finish_axes(fig)
+    replace_labels(fig)
+
+
+def _drawing_record(fig_id: str, draw: Callable[..., Any], options: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The sidecar's ``drawing``: the function (``module:name``, which must be importable) and its options."""
+    name = f"{draw.__module__}:{draw.__qualname__}"
+    if not draw.__module__.startswith("repcap.book.drawings") or "<" in draw.__qualname__:
+        raise RepcapError(f"figure {fig_id}: draw= takes a function of repcap.book.drawings, not {name}")
+    return {"function": name, "options": dict(options or {})}
+
+
+def _draw(record: Mapping[str, Any], csv: Path) -> matplotlib.figure.Figure:
+    """The figure the drawing ``record`` draws from the table in ``csv``."""
+    module, _, name = str(record["function"]).partition(":")
+    func = getattr(importlib.import_module(module), name)
+    return func(pd.read_csv(csv, keep_default_na=False, na_values=[""]), **dict(record.get("options") or {}))
+
+
+def redraw(csv: str | os.PathLike[str]) -> matplotlib.figure.Figure:
+    """Draw a figure again from its CSV alone (and the drawing its sidecar names), as :func:`save`
+    drew it, ready to write; :class:`RepcapError` for a figure saved without ``draw=``."""
+    csv = Path(csv)
+    side = json.loads(csv.with_suffix(".json").read_text(encoding="utf-8"))
+    if not side.get("drawing"):
+        raise RepcapError(f"{csv.stem}: drawn by its chapter, not by a drawing save() can call again")
+    fig = _draw(side["drawing"], csv)
+    _finish(fig)
+    return fig
 
 
 def _checked(

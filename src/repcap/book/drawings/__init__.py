@@ -3,6 +3,17 @@
 which the chapter saves with :func:`repcap.book.figures.save`.  A chapter narrates; it defines no
 functions and draws no figure of more than a few lines itself."""
 
-from . import frontier, laws, packing, scaling
+from . import capacity, frontier, laws, overlap, packing, random, regimes, reproducibility, scaling, survey
 
-__all__ = ["frontier", "laws", "packing", "scaling"]
+__all__ = [
+    "capacity",
+    "frontier",
+    "laws",
+    "overlap",
+    "packing",
+    "random",
+    "regimes",
+    "reproducibility",
+    "scaling",
+    "survey",
+]

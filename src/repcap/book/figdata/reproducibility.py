@@ -50,6 +50,27 @@ def pairs_table(cmp: Any) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=cols)
 
 
+def pairs_figure(cmp: Any) -> pd.DataFrame:
+    """:func:`pairs_table` with what its figure draws of each metric: ``panel`` (its panel, from 0;
+    -1 for a metric with no pair), ``seed sd`` (the grey band), ``interval low`` and ``interval
+    high`` (the 95% interval of the mean) and ``verdict`` (the panel's title)."""
+    pairs = pairs_table(cmp)
+    drawn = [m for m in cmp.metrics if m.n]
+    info = {
+        m.metric: {
+            "panel": i,
+            "seed sd": m.seed_sd,
+            "interval low": None if m.interval is None else m.interval[0],
+            "interval high": None if m.interval is None else m.interval[1],
+            "verdict": m.verdict,
+        }
+        for i, m in enumerate(drawn)
+    }
+    blank = {"panel": -1, "seed sd": None, "interval low": None, "interval high": None, "verdict": ""}
+    extra = pd.DataFrame([info.get(m, blank) for m in pairs.metric], index=pairs.index)
+    return pd.concat([pairs, extra], axis=1)
+
+
 def status_table(statuses: dict[str, Any]) -> pd.DataFrame:
     """One row per bundle: its points fresh, stale, missing and replicated, how many were computed
     under other package versions or by an engine edited since (information, not staleness), and on

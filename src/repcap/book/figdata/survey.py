@@ -113,6 +113,24 @@ def eps_points(records: Sequence[Mapping[str, Any]], reported: Sequence[Any]) ->
     return pd.DataFrame(pts)
 
 
+#: The ``kind`` of the two rows :func:`with_class_boundaries` adds to :func:`eps_points`.
+BOUNDARY = "class boundary"
+
+
+def with_class_boundaries(points: pd.DataFrame, class2_below: float, class1_above: float) -> pd.DataFrame:
+    """:func:`eps_points` and two rows of ``kind`` :data:`BOUNDARY` that hold Guha's class boundaries
+    in ``eps`` (the band the figure of ε against width shades)."""
+    marks = [
+        {"model": "Class 2 below", "eps": class2_below, "kind": BOUNDARY},
+        {"model": "Class 1 above", "eps": class1_above, "kind": BOUNDARY},
+    ]
+    out = pd.concat([points, pd.DataFrame(marks)], ignore_index=True)
+    for col in points.columns:  # integer columns stay integers (blank on the boundary rows)
+        if pd.api.types.is_integer_dtype(points[col]):
+            out[col] = out[col].astype("Int64")
+    return out
+
+
 def overlap_table(records: Sequence[Mapping[str, Any]], kinds: Mapping[str, str]) -> pd.DataFrame:
     """Mean square overlap of each record's rows, its split into the variance of the signed cosine
     and the squared mean, and both times the width (Liu, Liu & Gore 2025 compare with 1/m)."""
@@ -148,16 +166,17 @@ def loglog_slope(x: Sequence[float], y: Sequence[float]) -> float | None:
 
 
 def histogram_panels(records: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
-    """Each record's histogram density (:func:`histogram_density`) in one long table, with its mu
-    and eps: ``model, cos, density, mu, eps`` (the figure of one panel per model)."""
+    """Each record's histogram density (:func:`histogram_density`) in one long table, with its mu,
+    eps and width: ``model, cos, density, mu, eps, d_model`` (the figure of one panel per model,
+    whose titles give the width)."""
     rows = []
     for r in records:
         h = histogram_density(r)
         rows += [
-            {"model": r["label"], "cos": x, "density": y, "mu": r["mean"], "eps": r["eps"]}
+            {"model": r["label"], "cos": x, "density": y, "mu": r["mean"], "eps": r["eps"], "d_model": r["d_model"]}
             for x, y in zip(h.cos, h.density)
         ]
-    return pd.DataFrame(rows, columns=["model", "cos", "density", "mu", "eps"])
+    return pd.DataFrame(rows, columns=["model", "cos", "density", "mu", "eps", "d_model"])
 
 
 def head_histograms(
@@ -191,6 +210,19 @@ def capacity_curves(law_names: Mapping[str, str], eps: Sequence[float], d: int) 
     return pd.DataFrame(rows)
 
 
+#: The ``law`` of the rows :func:`with_capacity_marks` adds to :func:`capacity_curves`.
+MARK = "four-constant law at the marked ε"
+
+
+def with_capacity_marks(curves: pd.DataFrame, eps: Sequence[float], d: int) -> pd.DataFrame:
+    """:func:`capacity_curves` and one row of ``law`` :data:`MARK` per ``eps``: the four-constant
+    capacity there (the dots of the figure)."""
+    from repcap.engines import laws
+
+    marks = [{"law": MARK, "eps": e, "log10_capacity": np.log10(laws.capacity(e, d, "four")), "d": d} for e in eps]
+    return pd.concat([curves, pd.DataFrame(marks)], ignore_index=True)
+
+
 def threshold_table(records: Sequence[Mapping[str, Any]], quantiles: Sequence[str]) -> pd.DataFrame:
     """Per model, five thresholds (mu + 2 sigma, mu + 3 sigma and the given quantiles of |cos|) and
     the four-constant capacity each implies; a quantile carries the histogram's bin error."""
@@ -219,6 +251,73 @@ def overlap_points(overlaps: pd.DataFrame, low: float, high: float) -> pd.DataFr
     return overlaps[["model", "kind", "m", "E[cos²]", "Var(cos)", "1/m"]].assign(
         paper_low=low / overlaps["m"], paper_high=high / overlaps["m"]
     )
+
+
+#: The ``kind`` of the reference rows of :func:`overlap_figure` (band, median line, 1/m line).
+OVERLAP_BAND, OVERLAP_MEDIAN, OVERLAP_RANDOM = "source band", "source median", "random directions"
+
+
+def overlap_figure(
+    overlaps: pd.DataFrame, low: float, median: float, high: float, source_m: Sequence[int]
+) -> pd.DataFrame:
+    """:func:`overlap_points` and the reference rows the figure draws, each with its legend text in
+    ``model``: the band ``low/m .. high/m`` (at most 1) over the source's widths ``source_m``
+    (``paper_low``, ``paper_high``), and over the figure's width range the line ``median/m`` (in
+    ``E[cos²]``) and the line ``1/m`` of random directions (in ``1/m``), 50 widths each (``ref_m``)."""
+    pts = overlap_points(overlaps, low, high)
+    m_lo, m_hi = min(overlaps["m"].min(), 256) / 1.5, max(overlaps["m"].max(), 8192) * 1.5
+    mgrid = np.geomspace(m_lo, m_hi, 50)
+    band_m = np.geomspace(min(source_m), max(source_m), 50)
+    band = f"Liu et al., 27 heads (m = {min(source_m):,}–{max(source_m):,}): {low:g}/m to {high:g}/m"
+    refs = [
+        pd.DataFrame(
+            {
+                "model": band,
+                "kind": OVERLAP_BAND,
+                "ref_m": band_m,
+                "paper_low": np.minimum(low / band_m, 1),
+                "paper_high": np.minimum(high / band_m, 1),
+            }
+        ),
+        pd.DataFrame(
+            {"model": f"their median, {median:g}/m", "kind": OVERLAP_MEDIAN, "ref_m": mgrid, "E[cos²]": median / mgrid}
+        ),
+        pd.DataFrame({"model": "1/m (random directions)", "kind": OVERLAP_RANDOM, "ref_m": mgrid, "1/m": 1 / mgrid}),
+    ]
+    out = pd.concat([pts, *refs], ignore_index=True)
+    if pd.api.types.is_integer_dtype(pts["m"]):
+        out["m"] = out["m"].astype("Int64")  # (the points' widths stay integers)
+    return out
+
+
+#: The ``source`` of the reference rows of :func:`toyllm_figure` (band, 1/m line).
+TOYLLM_BAND, TOYLLM_RANDOM = "source band", "1/m"
+
+
+def toyllm_figure(points: pd.DataFrame, low: float, high: float, source_m: Sequence[int]) -> pd.DataFrame:
+    """:func:`toy_and_heads` and the reference rows its figure draws against ``ref_x`` = 1/m, 20
+    points each, legend text in ``model``: the band ``low/m .. high/m`` (at most 1) over the
+    source's widths (``paper_low``, ``paper_high``) and the line 1/m (in ``mean_sq_overlap``)."""
+    allx = np.concatenate([points["one_over_m"].to_numpy(), [1 / 8192, 1 / 256]])
+    xx = np.geomspace(allx.min() * 0.7, allx.max() * 1.4, 20)
+    band_x = np.geomspace(1 / max(source_m), 1 / min(source_m), 20)
+    band = f"Liu et al.'s heads (m = {min(source_m):,}–{max(source_m):,}): {low:g}/m to {high:g}/m"
+    refs = [
+        pd.DataFrame(
+            {
+                "source": TOYLLM_BAND,
+                "model": band,
+                "ref_x": band_x,
+                "paper_low": np.minimum(low * band_x, 1),
+                "paper_high": np.minimum(high * band_x, 1),
+            }
+        ),
+        pd.DataFrame({"source": TOYLLM_RANDOM, "model": "1/m", "ref_x": xx, "mean_sq_overlap": xx}),
+    ]
+    out = pd.concat([points, *refs], ignore_index=True)
+    if pd.api.types.is_integer_dtype(points["m"]):
+        out["m"] = out["m"].astype("Int64")  # (the points' widths stay integers)
+    return out
 
 
 def head_overlaps(records: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
