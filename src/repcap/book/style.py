@@ -77,6 +77,22 @@ def legend_below(ax, ncol: int = 2, pad: float = 4.0, **kw: Any):
     return leg
 
 
+def label_axes(ax, xlabel: str, ylabel: str, *, log: str = "", ncol: int = 2, tight: bool = True):
+    """The strokes most drawings end with: log scales on the axes ``log`` names (``"x"``, ``"y"``,
+    ``"xy"``), the two axis labels, the legend under the axes (:func:`legend_below`, ``ncol``
+    columns) and, with ``tight``, the figure's layout.  Returns the figure."""
+    if "x" in log:
+        ax.set_xscale("log")
+    if "y" in log:
+        ax.set_yscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    legend_below(ax, ncol=ncol)
+    if tight:
+        ax.figure.tight_layout()
+    return ax.figure
+
+
 def log_tick_label(v: float, _pos: Any = None, plain_below: float = 1e5) -> str:
     """The book's log-axis tick label: plain numbers from 0.001 to 99,999 (0.2, 1000), powers of
     ten outside (10⁻⁵, 10⁸).  ``plain_below`` lowers the upper limit of plain numbers, so that one

@@ -72,7 +72,7 @@ def reference_cells(cells: pd.DataFrame, cells_m60: pd.DataFrame) -> Figure:
     """Guha's cells re-run (:func:`repcap.book.figdata.packing.reference_cells`) per width: the eps* he
     stores (open squares), ours with his code's exponent rule (dots) and with M = 60 (triangles);
     the placeholder when none of our cells is among his."""
-    fig, ax = plt.subplots(figsize=figures.size(3.0))
+    _, ax = plt.subplots(figsize=figures.size(3.0))
     if len(cells) and cells["relative gap"].notna().any():
         for c, (d, g) in zip(figures.palette(3), cells.groupby("d")):
             ax.plot(g.k, g["ε* (Guha's data)"], "s", mfc="none", color=c, ms=7)
@@ -88,11 +88,7 @@ def reference_cells(cells: pd.DataFrame, cells_m60: pd.DataFrame) -> Figure:
     ax.set_xticks([2000, 4000, 8000])
     ax.set_xticklabels(["2000", "4000", "8000"])
     ax.minorticks_off()
-    ax.set_xlabel("number of vectors k")
-    ax.set_ylabel("ε* = max |cos|")
-    figures.legend_below(ax, ncol=3)
-    fig.tight_layout()
-    return fig
+    return figures.label_axes(ax, "number of vectors k", "ε* = max |cos|", ncol=3)
 
 
 def grid(points: pd.DataFrame) -> Figure:
@@ -130,7 +126,7 @@ def grid(points: pd.DataFrame) -> Figure:
 def yoder_constants(cdf: pd.DataFrame, lines: Sequence[tuple[float, str]]) -> Figure:
     """Yoder's constant C against N/k (:func:`repcap.book.figdata.packing.yoder_constants`), one marker
     per source, with ``lines`` (``(C, label)``: dashed and labelled at the right) on log-log axes."""
-    fig, ax = plt.subplots(figsize=figures.size(4.4))
+    _, ax = plt.subplots(figsize=figures.size(4.4))
     srcs = list(dict.fromkeys(cdf.source))
     pal = dict(zip(srcs, figures.palette(len(srcs)), strict=True))
     for s in srcs:
@@ -139,12 +135,13 @@ def yoder_constants(cdf: pd.DataFrame, lines: Sequence[tuple[float, str]]) -> Fi
     for c, label in lines:
         ax.axhline(c, color="0.4", ls="--", lw=0.8)
         ax.annotate(label, (cdf.ratio.max(), c), ha="right", va="bottom", fontsize=8.5, color="0.3")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("N/k: vectors per dimension (this book: k/d)")
-    ax.set_ylabel("C = ε² · dimension / ln(number of vectors)")
-    figures.legend_below(ax, ncol=2)
-    return fig
+    return figures.label_axes(
+        ax,
+        "N/k: vectors per dimension (this book: k/d)",
+        "C = ε² · dimension / ln(number of vectors)",
+        log="xy",
+        tight=False,
+    )
 
 
 def capacity(cap: pd.DataFrame, quoted: Mapping[float, float], d: int) -> Figure:

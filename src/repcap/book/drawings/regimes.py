@@ -44,34 +44,25 @@ def phi_and_loss(table: pd.DataFrame) -> Figure:
 
 def norms(hist: pd.DataFrame) -> Figure:
     """Row-norm histograms of the weak and the strong example, the φ½ threshold 1/2 dashed."""
-    fig, ax = plt.subplots(figsize=figures.size(3.0))
+    _, ax = plt.subplots(figsize=figures.size(3.0))
     for (label, g), c in zip(hist.groupby("regime", sort=False), (WEAK, STRONG)):
         edges = np.append(g.bin_left.to_numpy(), g.bin_right.iloc[-1])
         ax.stairs(g["count"], edges, fill=True, alpha=0.55, color=c, label=label)
     ax.axvline(0.5, color="0.3", ls="--", lw=0.8)
     ax.set_yscale("symlog", linthresh=1)
-    ax.set_xlabel("row norm ‖$W_i$‖ (values above 2 in the last bin)")
-    ax.set_ylabel("number of features")
-    figures.legend_below(ax, ncol=2)
-    fig.tight_layout()
-    return fig
+    return figures.label_axes(ax, "row norm ‖$W_i$‖ (values above 2 in the last bin)", "number of features")
 
 
 def features(feat: pd.DataFrame) -> Figure:
     """Row norm against feature rank in the weak and the strong example, the width ``m`` marked."""
     m = feat.m.iloc[0]
-    fig, ax = plt.subplots(figsize=figures.size(3.0))
+    _, ax = plt.subplots(figsize=figures.size(3.0))
     for (reg, d), c in zip(feat.groupby("regime", sort=False), (WEAK, STRONG)):
         ax.plot(d["rank"], d["norm"], ".", ms=3, color=c, label=reg)
     ax.axvline(m, color="0.3", ls="--", lw=0.8)
     ax.text(m, 1.02, " i = m", transform=ax.get_xaxis_transform(), fontsize=8, color="0.3")
     ax.axhline(0.5, color="0.6", ls=":", lw=0.8)
-    ax.set_xscale("log")
-    ax.set_xlabel("feature rank i (most frequent first)")
-    ax.set_ylabel("row norm ‖$W_i$‖")
-    figures.legend_below(ax, ncol=2)
-    fig.tight_layout()
-    return fig
+    return figures.label_axes(ax, "feature rank i (most frequent first)", "row norm ‖$W_i$‖", log="x")
 
 
 def fig3(views: pd.DataFrame) -> Figure:

@@ -159,7 +159,7 @@ def overlap_vs_width(strong: pd.DataFrame, paper: Sequence[tuple[float, float]])
 def other_laws(odf: pd.DataFrame, ofits: pd.DataFrame, ms: Sequence[int]) -> Figure:
     """Strong-regime loss against width for frequency laws that are not (all) power laws, each with
     its fit and, in the legend, the slope the paper reports for exp-17."""
-    fig, ax = plt.subplots(figsize=figures.size(3.2))
+    _, ax = plt.subplots(figsize=figures.size(3.2))
     mo = np.geomspace(min(ms), max(ms), 50)
     groups = list(odf.groupby("law", sort=False))
     for (name, d), c in zip(groups, figures.palette(len(groups)), strict=True):
@@ -168,11 +168,7 @@ def other_laws(odf: pd.DataFrame, ofits: pd.DataFrame, ms: Sequence[int]) -> Fig
         label = f"{name}: $\\alpha_m$ = {f.alpha_m:.2f} (reported {f.alpha_m_reported:.3f})"
         ax.plot(mo, np.exp(f.log_A) * mo**-f.alpha_m, "-", color=c, lw=1, label=label)
     _log_axes(ax, ms)
-    ax.set_xlabel("width m")
-    ax.set_ylabel("final loss (summed over features)")
-    figures.legend_below(ax, ncol=1)
-    fig.tight_layout()
-    return fig
+    return figures.label_axes(ax, "width m", "final loss (summed over features)", ncol=1)
 
 
 def reference_losses(rdf: pd.DataFrame, rfits: pd.DataFrame) -> Figure:
@@ -253,7 +249,7 @@ def fig6e(cmp6e: pd.DataFrame, seeds_to_decide: int) -> Figure:
 def seed_outliers(flagged: pd.DataFrame, factor: float) -> Figure:
     """Every seeded model's loss over the median of its seeds at the same (gamma, alpha, m),
     against m, with the outlier rule's factor either way (dashed) and the flagged models ringed."""
-    fig, ax = plt.subplots(figsize=figures.size(3.0))
+    _, ax = plt.subplots(figsize=figures.size(3.0))
     many = flagged[flagged.n_seeds >= 3] if len(flagged) else flagged
     if len(many):
         for g, d in many.groupby("gamma"):
@@ -274,13 +270,7 @@ def seed_outliers(flagged: pd.DataFrame, factor: float) -> Figure:
     for y in (factor, 1 / factor):
         ax.axhline(y, color="0.4", ls="--", lw=0.8)
     ax.axhline(1.0, color="0.7", lw=0.6)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("width m")
-    ax.set_ylabel("loss / median of its seeds")
-    figures.legend_below(ax, ncol=3)
-    fig.tight_layout()
-    return fig
+    return figures.label_axes(ax, "width m", "loss / median of its seeds", log="xy", ncol=3)
 
 
 def phi_one(ours: pd.DataFrame, digitised: pd.DataFrame, gamma: float) -> Figure:
@@ -342,7 +332,7 @@ def contrast(ctp: pd.DataFrame, controls: Mapping[str, pd.DataFrame]) -> Figure:
     features (grey dashed)."""
     from repcap.engines.fits import fit_curvature, fit_exponent
 
-    fig, ax = plt.subplots(figsize=figures.size(3.2))
+    _, ax = plt.subplots(figsize=figures.size(3.2))
     rcol = {"weak": "C0", "strong": "C3"}
     for (g, reg), d in ctp[ctp.seed == 0].groupby(["gamma", "regime"]):
         ax.plot(d.m, d.loss, "o", color=rcol[reg], ms=5, label=f"exponential, {reg}, γ = {g:+.3f}".replace("-", "−"))
@@ -364,11 +354,7 @@ def contrast(ctp: pd.DataFrame, controls: Mapping[str, pd.DataFrame]) -> Figure:
     else:
         _placeholder(ax)
     _log_axes(ax)
-    ax.set_xlabel("width m")
-    ax.set_ylabel("final loss (summed over features)")
-    figures.legend_below(ax, ncol=2)
-    fig.tight_layout()
-    return fig
+    return figures.label_axes(ax, "width m", "final loss (summed over features)")
 
 
 __all__ = [
