@@ -54,6 +54,7 @@ from repcap.base.config import given
 from repcap.book import figures, tables
 from repcap.book.chapter import glue, start
 from repcap.book.drawings import survey as draw
+from repcap.book.figdata import scans
 from repcap.book.figdata import survey as figdata
 from repcap.engines.survey import scan
 from repcap.evidence import findings, reference
@@ -82,7 +83,7 @@ run_record = start(
 
 # %%
 common = dict(**given(sample=sample_rows, bins=bins, top_k=top_k, seed=seed), device=device)
-configs, variant_of = figdata.scan_configs(models, hub_models, synthetic, common, seed)
+configs, variant_of = scans.scan_configs(models, hub_models, synthetic, common, seed)
 records, failures = scan(configs)
 if failures:  # one line per model that could not be read; the others go on
     display(tables.show(pd.DataFrame(failures)))

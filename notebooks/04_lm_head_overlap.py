@@ -44,6 +44,7 @@ from repcap import evidence
 from repcap.book import figures, tables
 from repcap.book.chapter import glue, start
 from repcap.book.drawings import overlap as draw
+from repcap.book.figdata import scans
 from repcap.book.figdata import survey as figdata
 from repcap.engines.survey import scan
 from repcap.evidence import findings, reference
@@ -145,7 +146,7 @@ findings.record(
     n_of="heads",
 )
 findings.record_all(evidence.liu.head_scaling(heads["m"], heads["E[cos²]"]))
-findings.record_all(evidence.liu.head_norms(figdata.row_norm_shares([*models, *hub_models])))
+findings.record_all(evidence.liu.head_norms(scans.row_norm_shares([*models, *hub_models])))
 
 # %% [markdown]
 # For the {glue:text}`overlap_n_heads` heads loaded here, $m\,E[\cos^2]$ lies between

@@ -114,7 +114,7 @@ def head_scaling(m: Any, overlap: Any) -> dict[str, Finding]:
 
 def head_norms(shares: pd.DataFrame) -> dict[str, Finding]:
     """``liu-head-norms``: the smallest share, over the LM heads, of rows whose norm exceeds half
-    the head's median (``shares``: :func:`repcap.book.figdata.survey.row_norm_shares`); exact over every row."""
+    the head's median (``shares``: :func:`repcap.book.figdata.scans.row_norm_shares`); exact over every row."""
     if shares.empty:
         return {}
     worst = shares.loc[shares.share_represented.idxmin()]

@@ -5,6 +5,7 @@ saves a table made here (``tests/unit/test_figdata.py`` holds the chapters to th
 
 * :mod:`.random` -- random unit vectors against their exact laws (chapter 1);
 * :mod:`.survey` -- embedding and LM-head statistics (chapters on ε, capacity, LM-head overlap);
+* :mod:`.scans` -- what chapters 2 and 4 read before they tabulate (the scan's configs, head row norms);
 * :mod:`.layers` -- the layer matrices against their embedding and a Gaussian baseline;
 * :mod:`.packing` -- packings and their pair statistics, Guha's data and laws;
 * :mod:`.toy` -- the toy model's regimes and width exponents;
