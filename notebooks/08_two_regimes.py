@@ -103,7 +103,7 @@ df["regime"] = np.where(df["gamma"] < 0, "strong (γ < 0)", "weak (γ ≥ 0)")
 
 _ = figures.save(
     "fig-regimes-phi",
-    figdata.phi_table(df).assign(m=m, n=n),
+    figdata.phi_table(df, m, n),
     {
         "caption": f"Negative decay (strong regime) represents every feature, φ½ = 1; positive decay "
         f"(weak regime) keeps only a few rows long, near m/n = {m}/{n}. n = {n}, m = {m}, "
@@ -178,10 +178,10 @@ _ = figures.save(
 # next chapter turns into a scaling law.
 
 # %%
-feat = figdata.feature_norms(weak["norms"], strong["norms"], n, example_alpha)
+feat = figdata.feature_norms(weak["norms"], strong["norms"], n, example_alpha, m)
 _ = figures.save(
     "fig-regimes-features",
-    feat.assign(m=m),
+    feat,
     {
         "caption": f"Row norm against feature rank (α = {example_alpha:g}): the weak regime keeps long rows "
         f"only for roughly the m = {m} most frequent features; the strong regime keeps every "

@@ -188,7 +188,8 @@ def figure_data_sources(source: str) -> dict[str, bool]:
         fid = node.args[0]
         if not (isinstance(fid, ast.Constant) and str(fid.value).startswith("fig-")):
             continue
-        data = node.args[2]
+        # save(fig_id, table, meta, draw=...) draws from the table; save(fig_id, fig, data, meta) ships data
+        data = node.args[1] if any(k.arg == "draw" for k in node.keywords) else node.args[2]
         ok = _is_figdata_call(data, aliases) or (
             isinstance(data, ast.Name)
             and bool(binds.get(data.id))
@@ -206,8 +207,13 @@ def test_the_figure_data_rule_sees_ad_hoc_tables():
         "figures.save('fig-c', fig, pd.DataFrame(rows), {})\n"
         "b = fd.model_table(r)\nb = b[['x']]\nfigures.save('fig-d', fig, b, {})\n"
         "figures.save('fig-e', fig, a[['x']], {})\n"
+        "figures.save('fig-f', a, {}, draw=d.x)\nfigures.save('fig-g', pd.DataFrame(rows), {}, draw=d.x)\n"
     )
-    assert figure_data_sources(src) == {"fig-a": True, "fig-b": True, "fig-c": False, "fig-d": False, "fig-e": False}
+    found = figure_data_sources(src)
+    assert found == {"fig-a": True, "fig-b": True, "fig-c": False, "fig-d": False, "fig-e": False} | {
+        "fig-f": True,
+        "fig-g": False,
+    }
 
 
 @pytest.mark.parametrize("nb", NOTEBOOKS, ids=lambda p: p.stem)
@@ -377,7 +383,8 @@ def test_toy_tables_moved_out_of_the_chapters():
     assert all(f"liu-strong-{k}" in ids for k in claims.values())
     h = ftoy.norm_histograms([("w", [0.1, 0.2, 1.0]), ("s", [0.9, 1.0, 1.1])], np.linspace(0, 2, 5))
     assert h.groupby("regime", sort=False)["count"].sum().tolist() == [3, 3]
-    f = ftoy.feature_norms([1.0] * 4, [0.5] * 4, 4, 1.0)
+    f = ftoy.feature_norms([1.0] * 4, [0.5] * 4, 4, 1.0, 2)
+    assert f.m.tolist() == [2] * 8
     np.testing.assert_allclose(f.p[:4], _power(4, 1.0), rtol=1e-6)
     assert ftoy.represented([0.5, 0.51]).tolist() == [False, True]
     ref = ftoy.reference_points(

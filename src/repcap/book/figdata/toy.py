@@ -58,9 +58,10 @@ def unlearned_prediction(n: int, alphas: Sequence[float], ms: Sequence[int]) -> 
 # ------------------------------------------------------------------------------ chapter 08 (two regimes)
 
 
-def phi_table(df: pd.DataFrame) -> pd.DataFrame:
-    """The represented fraction phi_1/2, the loss and the represented count of each (alpha, gamma)."""
-    return df[["alpha", "gamma", "phi_half", "loss", "n_represented"]]
+def phi_table(df: pd.DataFrame, m: int, n: int) -> pd.DataFrame:
+    """The represented fraction phi_1/2, the loss and the represented count of each (alpha, gamma),
+    with the width ``m`` and the feature count ``n`` (the figure's m/n line)."""
+    return df[["alpha", "gamma", "phi_half", "loss", "n_represented"]].assign(m=m, n=n)
 
 
 def fig3_views(df: pd.DataFrame, by_width: pd.DataFrame | None, m: int) -> pd.DataFrame:
@@ -84,8 +85,9 @@ def norm_histograms(models: Sequence[tuple[str, Sequence[float]]], bins: Sequenc
     return pd.DataFrame(rows)
 
 
-def feature_norms(weak: Sequence[float], strong: Sequence[float], n: int, alpha: float) -> pd.DataFrame:
-    """Row norm and frequency p_i of every feature, by frequency rank, in the weak and strong model."""
+def feature_norms(weak: Sequence[float], strong: Sequence[float], n: int, alpha: float, m: int) -> pd.DataFrame:
+    """Row norm and frequency p_i of every feature, by frequency rank, in the weak and strong model,
+    with the width ``m`` (the figure's i = m line)."""
     rank = np.arange(1, n + 1)
     return pd.DataFrame(
         {
@@ -94,7 +96,7 @@ def feature_norms(weak: Sequence[float], strong: Sequence[float], n: int, alpha:
             "norm": np.concatenate([weak, strong]),
             "p": np.concatenate([toy.frequencies(n, "power", alpha).numpy()] * 2),
         }
-    )
+    ).assign(m=m)
 
 
 def represented(norms: Sequence[float]) -> np.ndarray:
