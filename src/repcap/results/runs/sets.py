@@ -20,13 +20,13 @@ Sets (sources' settings: ``../shared/reference/README.md``; published numbers ar
   ``tools/gpu_session.sh``): Yoder's four runs took 132 s; the Fig. 3 map is about 5 minutes and
   the main sweep about half an hour (the toy trainer's dense path at about 85 us per model step,
   :data:`repcap.results.runs.cost.TOY_SECONDS_PER_MODEL_STEP`); the grid's nine cheapest cells took 8-10 s
-  each, and the whole grid is hours (:mod:`repcap.engines.packing_experiments.cost`, ``6 k^2 d`` flops per step, k up to
+  each, and the whole grid is hours (:mod:`repcap.engines.packing.cost`, ``6 k^2 d`` flops per step, k up to
   32000), so ``make paper-gpu`` runs under a time budget and a re-run resumes.
 
 Every set has a ``scale="smoke"`` variant that shrinks every size so it runs in seconds on a CPU.
 
 Configs are spelled as the chapters spell theirs (chapter 06 for Yoder's run, 07 for Guha's grid,
-08/09 through :func:`repcap.engines.toy_experiments.sweep_config`), so that a bundle imported before the book makes
+08/09 through :func:`repcap.engines.toy.points.sweep_config`), so that a bundle imported before the book makes
 the chapters' points cache hits: a key covers the config as written.
 
 The experiments are made per engine, at either scale, in :mod:`.packing_experiments` (Yoder's runs,
