@@ -313,7 +313,7 @@ def test_pages_from_findings_on_disk(tmp_path):
     n_ours = sum(c.source == reference.OURS for c in main)
     assert n_ours >= 6
     assert (
-        f"own findings (no source claims them; measurements, counted apart): 0 reproduced, 0 differ, 0 inconclusive, {n_ours} not checked"
+        f"own findings (measurements no source claims, counted apart): 0 reproduced, 0 differ, 0 inconclusive, {n_ours} not checked"
         in page
     )
     assert "### This book (our finding)" in page
@@ -433,3 +433,31 @@ def test_a_provenance_or_note_that_ends_a_sentence_gets_one_full_stop():
     assert "**P1**: 1 point, in 56 min of computing.\n" in page and ".." not in page.split("## Where the")[1]
     rows = scorecard.rows_markdown([scorecard.evaluate(c, [{**f, "note": "it flattens."}])])
     assert "*This build:* it flattens." in rows and "flattens.." not in rows
+
+
+def test_the_provenance_list_states_the_set_and_bundle_once():
+    from repcap.evidence.cells import Provenance
+
+    p = Provenance()
+    a = (
+        "9 points of the `reference` set (guha-small), from the bundle data/runs/reference: computed on cpu (1 thread), "
+        "cpu (2 threads) at commit 46ec354915f7, 7d104e0eaa52, 2026-12-01 to 2026-12-04, in 119 min of computing; 6 of "
+        "them also computed on cuda NVIDIA H200 (replicas, shown here as their first computed result; the "
+        "Reproducibility page compares them)."
+    )
+    b = "1 point of the `reference` set (yoder), from the bundle data/runs/reference: computed on cpu, 2026-12-01, in 56 min of computing."
+    p.add({"experiments": {"guha-small": a}})
+    p.add({"experiments": {"yoder": b}})
+    md = "\n".join(p.markdown())
+    assert md.count("data/runs/reference") == 1 and md.count("'reference' set") == 1
+    assert (
+        "**guha-small**: 9 points; cpu (1 thread), cpu (2 threads); commits 46ec354915f7, 7d104e0eaa52; "
+        "2026-12-01 to 2026-12-04; 119 min; 6 replicas on cuda NVIDIA H200." in md
+    )
+    assert "**yoder**: 1 point; cpu; 2026-12-01; 56 min." in md
+    # a sentence of another shape, or two bundles, keep their whole sentences
+    p.add({"experiments": {"other": "computed somewhere else"}})
+    assert "**other**: computed somewhere else." in "\n".join(p.markdown())
+    q = Provenance()
+    q.add({"experiments": {"guha-small": a, "elsewhere": b.replace("data/runs/reference", "data/runs/paper-gpu")}})
+    assert "**guha-small**: " + a.replace("`", "'") in "\n".join(q.markdown())

@@ -5,7 +5,17 @@ to, and the provenance list (:class:`Provenance`) that states each source of a n
 
 from __future__ import annotations
 
+import re
 from typing import Any
+
+#: A bundle experiment's provenance sentence (:meth:`repcap.results.bundle.lookups.Lookup.provenance_text`,
+#: backticks made quotes), read back so the scorecard states the set and the bundle once, above the list.
+_BUNDLE_SENTENCE = re.compile(
+    r"^(?P<n>\d+ points?) of the '(?P<set>[\w-]+)' set(?P<scale>[^(]*) \((?P<exp>[^)]*)\), from the bundle "
+    r"(?P<bundle>[^:]+): computed on (?P<dev>.+?)(?: at commit (?P<commits>.+?))?, "
+    r"(?P<when>\d{4}-\d\d-\d\d(?: to \d{4}-\d\d-\d\d)?|unknown date), in (?P<took>[^;]+?) of computing"
+    r"(?:; (?P<nrep>\d+) of them also computed on (?P<rdev>.+?) \(replicas[^)]*\))?\.?$"
+)
 
 
 def _sentence(text: str) -> str:
@@ -88,14 +98,32 @@ class Provenance:
     def markdown(self) -> list[str]:
         if not self.entries:
             return []
-        lines = [
-            "## Where the shipped numbers were computed",
-            "",
-            "Each results-bundle experiment (or other source of a number not computed in this build) once; the rows "
-            "link here.",
-            "",
-        ]
+        short = {a: _BUNDLE_SENTENCE.match(t) for a, (_, t) in self.entries.items()}
+        sets = {(m["set"], m["scale"].strip(), m["bundle"]) for m in short.values() if m}
+        if len(sets) != 1:  # one compact list only where every experiment is of one set and bundle
+            short = dict.fromkeys(short)
+        lines = ["## Where the shipped numbers were computed", ""]
+        intro = "Each source of a number not computed in this build, once; the rows link here."
+        if sets and any(short.values()):
+            ((set_name, scale, bundle),) = sets
+            intro += (
+                f" Each results-bundle experiment is of the '{_esc(set_name)}' set{_esc(' ' + scale if scale else '')}, "
+                f"from the bundle {_esc(bundle)}: its points; the devices, commits and dates they were computed "
+                "on, at and in; their computing time; replicas on other devices (the Reproducibility page compares them)."
+            )
+        lines += [intro, ""]
         for anchor, (title, text) in self.entries.items():
+            m = short[anchor]
+            if m:
+                bits = [
+                    m["n"],
+                    m["dev"],
+                    *([f"commit{'s' * (',' in m['commits'])} {m['commits']}"] if m["commits"] else []),
+                    m["when"],
+                    m["took"],
+                ]
+                bits += [f"{m['nrep']} replicas on {m['rdev']}"] if m["nrep"] else []
+                text = "; ".join(bits)
             lines += [f"({anchor})=", f"**{_cell(title)}**: {_esc(_sentence(text))}", ""]
         return lines
 

@@ -140,14 +140,17 @@ class Claim:
             return prefix + pretty(self.source_value()[0] or 0.0, "g") + f" ({qs[0].text()})"
         return prefix + qs[0].text()
 
-    def where(self) -> str:
+    def where(self, named: bool = True) -> str:
+        """Where in the source the claim stands, after the source's name (``named=False``: without it,
+        under a heading that names the source; the name alone where nothing more is known)."""
         name = CLAIM_SOURCES.get(self.source, self.source)
         if self.where_text:
-            return f"{name}, {self.where_text}"
-        if not self.quote_ids:
+            place = self.where_text
+        elif not self.quote_ids:
             return name
-        wheres = list(dict.fromkeys(q.where for q in self.quotes))
-        return f"{name}, {'; '.join(wheres)}"
+        else:
+            place = "; ".join(dict.fromkeys(q.where for q in self.quotes))
+        return f"{name}, {place}" if named else place
 
     def status(self) -> str:
         """The row's explicit status: ``published`` (the source states the claim and its number) or

@@ -43,7 +43,8 @@ def _line(c: dict[str, int]) -> str:
     return ", ".join(parts)
 
 
-def _table(lines: list[str], rows: Sequence[Row], figures: set[str], prov: Provenance) -> None:
+def _table(lines: list[str], rows: Sequence[Row], figures: set[str], prov: Provenance, named: bool = True) -> None:
+    """One table of rows; ``named=False`` under a heading that names their source (not repeated per row)."""
     lines += [
         ":::{list-table}",
         ":header-rows: 1",
@@ -63,7 +64,7 @@ def _table(lines: list[str], rows: Sequence[Row], figures: set[str], prov: Prove
         tol = f"tolerance {pretty(c.tolerance, 'g')}" + (" (relative)" if c.compare == "rel" else "")
         links = prov.add(r.finding)
         lines.append(f"* - {{ref}}`{_cell(c.short)} <{_anchor(c.id)}>`")
-        lines += ["", f"    *{_cell(c.where())}*" + (f" · {fig}" if fig else "")]
+        lines += ["", f"    *{_cell(c.where(named))}*" + (f" · {fig}" if fig else "")]
         _item(lines, _cell(c.source_display() + status))
         _item(
             lines,
@@ -82,25 +83,25 @@ def _scorecard_head(by: dict[str, dict[str, int]]) -> list[str]:
         "# Findings scorecard",
         "",
         "Each headline claim of the three sources against a number this book computes, with a verdict **computed** "
-        "from the two numbers, their uncertainties and the tolerance stated in the row (`repcap.evidence.scorecard`; rows and "
-        "tolerances are data, `data/reference/claims.yaml`; the rules and every tolerance's reason are on the "
-        "{ref}`Methods <methods-scorecard>` page). A **measurement** tests a claim on data this book produced; a "
-        "**re-analysis** redoes the source's method on its own data and an **arithmetic** check its formula on its "
-        "inputs: consistency checks, which cannot test the claim itself. Every number names its uncertainty: a 95% "
-        "interval and its statistic, a range over models or cells (a spread, not an uncertainty), one run, or exact.",
+        "from the two numbers, their uncertainties and the row's tolerance (`repcap.evidence.scorecard`; rows: "
+        "`data/reference/claims.yaml`; the rules and each tolerance's reason: {ref}`Methods <methods-scorecard>`). A "
+        "**measurement** tests a claim on our data; a **re-analysis** (the source's method on its data) and an "
+        "**arithmetic** check (its formula on its inputs) are consistency checks, which cannot test the claim. Every "
+        "number names its uncertainty: a 95% interval and its statistic, a range over models or cells (a spread), one "
+        "run, or exact.",
         "",
         f"This build, **measurements**: {_line(by['measurement'])}, of {sum(by['measurement'].values())}.",
         "",
         f"Consistency checks: **re-analysis** {_line(by['re-analysis'])}, of {sum(by['re-analysis'].values())}; "
         f"**arithmetic** {_line(by['arithmetic'])}, of {sum(by['arithmetic'].values())}.",
         "",
-        f"Per-model rows (Guha's Table 1 and Liu et al.'s LM heads, one per model): {_line(by['per-model'])}, "
+        f"Per-model rows (Guha's Table 1, Liu et al.'s LM heads): {_line(by['per-model'])}, "
         f"of {sum(by['per-model'].values())}.",
         "",
     ]
     if sum(by[OURS].values()):
         lines += [
-            f"This book's own findings (no source claims them; measurements, counted apart): {_line(by[OURS])}, "
+            f"This book's own findings (measurements no source claims, counted apart): {_line(by[OURS])}, "
             f"of {sum(by[OURS].values())}.",
             "",
         ]
@@ -120,12 +121,11 @@ def _claim_sections(lines: list[str], rows: Sequence[Row], figures: set[str], pr
                 lines += [f"### {name}", ""]
                 if src == OURS:
                     lines += [
-                        "Findings of this book that no source claims (the achievable frontier: explicit codes against "
-                        "the capacity law and the bounds). They are ours, and the summary counts them apart from the "
-                        "sources' claims.",
+                        "Ours, claimed by no source (the achievable frontier: explicit codes against the capacity law "
+                        "and the bounds), and counted apart from the sources' claims.",
                         "",
                     ]
-                _table(lines, sub, figures, prov)
+                _table(lines, sub, figures, prov, named=False)
 
 
 def _context_section(lines: list[str], ctx: Sequence[Row], figures: set[str], prov: Provenance) -> None:
@@ -135,8 +135,8 @@ def _context_section(lines: list[str], ctx: Sequence[Row], figures: set[str], pr
     lines += [
         "## Context notes",
         "",
-        "Numbers shown next to a source's claim that are not the claim: another quantity or population, our own "
-        "hypothesis about a source's data, or an implementation check. Shown, not counted.",
+        "Numbers beside a source's claim that are not the claim (another quantity or population, our hypothesis "
+        "about a source's data, an implementation check): shown, not counted.",
         "",
     ]
     _table(lines, ctx, figures, prov)
@@ -150,9 +150,9 @@ def _per_model_section(lines: list[str], per: Sequence[Row]) -> None:
     lines += [
         "## One row per model",
         "",
-        f"Guha's Table 1 ε of each of his 45 models and Liu et al.'s Fig. 8a overlap of each of their 27 LM heads "
-        f"({len(per)} rows) need the models from the hub: the `paper` profile checks them. "
-        + (f"{len(shown)} have a number in this build:" if shown else "This build has a number for none of them."),
+        f"The {len(per)} rows of Guha's Table 1 ε (45 models) and Liu et al.'s Fig. 8a overlaps (27 LM heads) need "
+        "the hub's models: the `paper` profile checks them. "
+        + (f"{len(shown)} have a number in this build:" if shown else "None has a number in this build."),
         "",
     ]
     if not shown:
@@ -179,8 +179,8 @@ def scorecard_markdown(rows: Sequence[Row], figures: set[str]) -> str:
     lines += [
         "## What each row measures",
         "",
-        "Each row's claim as the source states it, what our number is, its comparison, tolerance and why, and this "
-        "build's note on it are listed on the {ref}`Methods <methods-rows>` page; every claim above links to its entry.",
+        "Each row's claim as the source states it, our number, the comparison, the tolerance and why, and this build's "
+        "note: the {ref}`Methods <methods-rows>` page, where each claim above links.",
         "",
     ]
     lines += prov.markdown()
