@@ -319,7 +319,7 @@ def test_pages_from_findings_on_disk(tmp_path):
     assert "### This book (our finding)" in page
     assert "**arithmetic** 1 reproduced" in page
     # the 72 per-model rows without a number are one sentence, not 72 rows
-    assert "This build has a number for none of them." in page and "head overlap of gpt2" not in page
+    assert "None has a number in this build." in page and "head overlap of gpt2" not in page
     # each row links its own definition on the methods page, which states the claim and what ours is
     assert "{ref}`ε of Gemma 3 270M <sc-guha-eps-gemma>`" in page and "(sc-guha-eps-gemma)=" not in page
     rows = (tmp_path / "scorecard_rows.md").read_text()
