@@ -157,7 +157,7 @@ def test_the_seed_scatter_of_c_at_each_peak_cell_needs_three_seeds():
 def test_yoders_ceiling_and_trap():
     assert evidence.yoder.c_ceiling()["yoder-C-falls"]["value"] == pytest.approx(2 / math.log(30000))
     falls = reference.claim("yoder-C-falls")  # our hypothesis on a commenter's reading: a context note
-    assert falls.context and falls.status() == "ours" and "item?id=45246665" in falls.where()
+    assert falls.context and falls.status() == "ours" and "item?id=45245948" in falls.where()
     row = scorecard.evaluate(falls, [{"claim": "yoder-C-falls", "value": 0.194, "profile": "quick"}])
     assert row.verdict.ok and scorecard.counts([row]) == dict.fromkeys(scorecard.VERDICTS, 0)
     k, d = 300, 12
