@@ -34,7 +34,7 @@
 # see `repcap.engines.toy`) and measures which features each regime represents.
 
 # %% tags=["parameters"]
-train: "toy.train" = {}  # the toy model's TrainConfig settings (`repcap run --list-params`: each one's type, default, help)
+train: "toy_train" = {}  # the toy model's TrainConfig settings (`repcap run --list-params`: each one's type, default, help)
 m = 16  # hidden width of the main grid (paper's sweep: 10..100)
 alphas = [1.0, 1.5]  # power-law exponents of the feature frequencies
 gammas = [

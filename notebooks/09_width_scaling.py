@@ -31,14 +31,14 @@
 # the paper's figures point by point (`repcap.evidence.liu` computes, the {ref}`scorecard <scorecard>` judges).
 
 # %% tags=["parameters"]
-train: "toy.train" = {}  # the toy model's TrainConfig settings (`repcap run --list-params`: each one's type, default, help)
+train: "toy_train" = {}  # the toy model's TrainConfig settings (`repcap run --list-params`: each one's type, default, help)
 ms = [4, 8, 16, 32]  # widths (paper: 10, 15, 25, 39, 63, 100)
 alphas = [0.5, 1.0, 1.5, 2.0]  # power-law exponents (paper: 0..2 step 0.125)
 strong_gamma = -1.0  # signed decay of the strong regime (paper: -1)
 weak_gamma = 0.3333  # signed decay of the weak regime (a value of the paper's grid linspace(-1, 1, 10))
 seeds = [0]  # one model per seed and grid point
 gamma_grid = [-0.3333, 1.0]  # signed decays of the Fig. 6e view, besides the two regimes' (paper: linspace(-1, 1, 10))
-other_train: "toy.train" = {"n": 256}  # TrainConfig of the non-power-law runs (paper's exp-17: params/paper.yaml)
+other_train: "toy_train" = {"n": 256}  # TrainConfig of the non-power-law runs (paper's exp-17: params/paper.yaml)
 other_ms = [4, 8, 16, 32]  # widths of the non-power-law runs (paper: 8..1024, powers of 2)
 exp_tau_fraction = None  # tau of exp(-i / tau) as a fraction of n; None: the paper's tau / n of exp-17
 other_power_alpha = None  # the power law shown next to them; None: the paper's (exp-17)

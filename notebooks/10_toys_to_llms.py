@@ -21,7 +21,7 @@
 # previous chapter's runs) next to the LM-head overlaps of the models this book can load.
 
 # %% tags=["parameters"]
-train: "toy.train" = {}  # the toy runs' TrainConfig settings, as the width-scaling chapter's (`repcap run --list-params`)
+train: "toy_train" = {}  # the toy runs' TrainConfig settings, as the width-scaling chapter's (`repcap run --list-params`)
 toy_ms = [4, 8, 16, 32]  # toy widths
 toy_alphas = [0.5, 1.0, 1.5, 2.0]  # toy frequency exponents
 toy_gamma = -1.0  # strong regime

@@ -1,5 +1,5 @@
 """A chapter's engine configs: the mappings of its parameters cell annotated with an engine
-config (``train: "toy.train" = {}``), each resolved against its settings class
+config (``train: "toy_train" = {}``), each resolved against its settings class
 (:data:`repcap.engines.settings.CHAPTER_CONFIGS`) before the kernel starts.
 
 The settings class stays the only place a setting is written: its type, default, help and checks

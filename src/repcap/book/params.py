@@ -72,7 +72,7 @@ def notebook_parameters(path: str | os.PathLike) -> dict[str, Any]:
 def notebook_configs(path: str | os.PathLike) -> dict[str, str]:
     """The parameters of a chapter that are engine configs: ``{name: kind}`` for every
     ``name: "kind" = {...}`` line of its parameters cell, ``kind`` a key of
-    :data:`repcap.engines.settings.CHAPTER_CONFIGS` (``train: "toy.train" = {}``)."""
+    :data:`repcap.engines.settings.CHAPTER_CONFIGS` (``train: "toy_train" = {}``)."""
     return _parameter_cell(Path(path))[1]
 
 
@@ -323,7 +323,7 @@ def explain_parameters(path: Path, profile: str, overrides: dict[str, Any] | Non
 def resolve_parameters(path: Path, profile: str, overrides: dict[str, Any]) -> dict[str, Any]:
     """Defaults <- profile file <- overrides, each name and type checked against the defaults.
 
-    An engine config (a mapping annotated with its kind, ``train: "toy.train" = {}``) is merged key
+    An engine config (a mapping annotated with its kind, ``train: "toy_train" = {}``) is merged key
     by key, from a mapping (``train: {steps: 1500}``) or one dotted name (``-p train.steps=3000``),
     and resolved against its settings class (:func:`.configs.resolve_config`): the result holds
     every setting, the defaults filled in."""

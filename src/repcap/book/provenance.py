@@ -234,7 +234,7 @@ def _toy_train_derived(cfg: Mapping[str, Any]) -> dict[str, Any]:
 
 
 #: Per engine config kind: what its settings left to a rule (None) took, for the sidecar.
-DERIVED = {"toy.train": _toy_train_derived}
+DERIVED = {"toy_train": _toy_train_derived}
 
 
 def engine_settings(

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class ChapterConfig:
     """An engine config a chapter's parameters cell may hold as one mapping, named by its
-    annotation (``train: "toy.train" = {}``): the settings class, and the fields the mapping leaves
+    annotation (``train: "toy_train" = {}``): the settings class, and the fields the mapping leaves
     out (the chapter's grid sets them per point, or they say where a point runs, not what it computes)."""
 
     module: str
@@ -28,5 +28,6 @@ class ChapterConfig:
 
 #: The engine configs a parameters cell may annotate a mapping with.
 CHAPTER_CONFIGS: dict[str, ChapterConfig] = {
-    "toy.train": ChapterConfig("repcap.engines.settings.toy", "TrainConfig", ("m", "device", "cpu_chunk_elems")),
+    "toy_train": ChapterConfig("repcap.engines.settings.toy", "TrainConfig", ("m", "device", "cpu_chunk_elems")),
 }
+# (a kind is one word: papermill reads a parameter's annotation as `\w[\w_\[\],\s]*`)
