@@ -121,6 +121,7 @@ def test_a_paper_sidecar_says_the_steps_it_ran(tmp_path, monkeypatch):
     side = figures.save("fig-scaling-test", fig, {"x": [1, 2]}, {"caption": "a test"}, show=False)
     on_disk = json.loads((tmp_path / "figures" / "fig-scaling-test.json").read_text())
     for s in (side, on_disk):
+        assert s["parameters"]["train"] == s["drawn_by"]["parameters"]["train"]
         train = s["drawn_by"]["parameters"]["train"]
         assert train["steps"] == 20000
         assert all(v is not None for v in train.values()), train
@@ -128,3 +129,10 @@ def test_a_paper_sidecar_says_the_steps_it_ran(tmp_path, monkeypatch):
         assert set(s["drawn_by"]["decided_by_rule"]["train"]) == {"lr", "warmup", "warmup_fraction", "loss_window"}
         other = s["drawn_by"]["parameters"]["other_train"]
         assert other["steps"] == 40000 and other["warmup"] == 2000 and other["loss_window"] == 100
+
+    from repcap.book.figindex import bibtex_entry
+
+    bib = bibtex_entry(on_disk)
+    how = bib.split("howpublished", 1)[1].split("\n", 1)[0].replace("\\_", "_")
+    train = how.split("; train: ", 1)[1]
+    assert "steps=20000" in train and "n=1000" in train and "warmup=2000" in train, how

@@ -266,6 +266,7 @@ def _sidecar(fig_id: str, caption: str, meta: dict[str, Any], provenance: Mappin
     settings, by_rule = engine_settings(ctx["notebook"], ctx["parameters"])
     if settings:
         sidecar["drawn_by"]["parameters"] = {**ctx["parameters"], **settings}
+        sidecar["parameters"] = sidecar["drawn_by"]["parameters"]
         sidecar["drawn_by"]["decided_by_rule"] = by_rule
     if provenance:
         prov = dict(provenance)

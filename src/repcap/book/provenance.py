@@ -266,3 +266,17 @@ def engine_settings(
         out[name] = {k: (derived.get(k, v) if v is None else v) for k, v in cfg.items()}
         by_rule[name] = [k for k, v in cfg.items() if v is None and k in derived]
     return out, by_rule
+
+
+def settings_text(side: Mapping[str, Any]) -> str:
+    """The engine configs a figure's sidecar records (the ones ``drawn_by.decided_by_rule`` names), in one line of plain
+    text: ``train: n=1000, steps=20000, ...; other_train: ...`` ("" when it records none)."""
+    drawn = side.get("drawn_by") if isinstance(side.get("drawn_by"), Mapping) else {}
+    params = drawn.get("parameters") if isinstance(drawn.get("parameters"), Mapping) else {}
+    names = drawn.get("decided_by_rule") if isinstance(drawn.get("decided_by_rule"), Mapping) else {}
+    parts = []
+    for name in names:
+        cfg = params.get(name)
+        if isinstance(cfg, Mapping):
+            parts.append(f"{name}: " + ", ".join(f"{k}={json.dumps(v)}" for k, v in cfg.items()))
+    return "; ".join(parts)
