@@ -34,7 +34,7 @@
 # see `repcap.engines.toy`) and measures which features each regime represents.
 
 # %% tags=["parameters"]
-n = None  # number of features; None: the engine's (TrainConfig: the paper's 1000)
+train: "toy_train" = {}  # the toy model's TrainConfig settings (`repcap run --list-params`: each one's type, default, help)
 m = 16  # hidden width of the main grid (paper's sweep: 10..100)
 alphas = [1.0, 1.5]  # power-law exponents of the feature frequencies
 gammas = [
@@ -49,9 +49,6 @@ gammas = [
     0.7778,
     1.0,
 ]  # signed decay (paper: linspace(-1, 1, 10))
-steps = None  # optimiser steps; None: the engine's (the paper's 20000)
-batch = None  # samples per step; None: the engine's (the paper's 2048)
-lr = None  # peak learning rate; None: the engine's (the paper's 0.01)
 fig3_ms = []  # widths of the paper's Fig. 3a view (φ½ against γ for several m, at fig3_alpha); [] skips it
 fig3_alpha = 1.0  # the alpha of that view
 seed = 0  # seed of every model's initialisation and data stream
@@ -66,7 +63,6 @@ scheduler = ""  # with the dask executor: a tcp address, local or local:N, or a 
 import numpy as np
 
 from repcap import evidence
-from repcap.base.config import given
 from repcap.book import figures
 from repcap.book.chapter import glue, start
 from repcap.book.drawings import regimes as draw
@@ -74,9 +70,8 @@ from repcap.book.figdata import toy as figdata
 from repcap.engines import toy
 from repcap.evidence import findings, reference
 
-tc = toy.TrainConfig(**given(n=n, m=m, steps=steps, batch=batch, lr=lr))
+tc = toy.TrainConfig(**train, m=m)  # `repcap run` gives every setting; a partial mapping (papermill) gets the defaults
 n, steps, batch = tc.n, tc.steps, tc.batch
-shared = given(n=n, steps=steps, batch=batch, lr=lr)
 
 
 run_record = start(
@@ -95,9 +90,7 @@ run_record = start(
 # single batch.
 
 # %%
-configs = [
-    toy.sweep_config(**shared, m=m, alpha=a, gamma=g, seed=seed, keep_norms=True) for a in alphas for g in gammas
-]
+configs = [toy.sweep_config(**train, m=m, alpha=a, gamma=g, seed=seed, keep_norms=True) for a in alphas for g in gammas]
 df = toy.run_sweep(configs, cache=cache, desc="two regimes")
 df["regime"] = np.where(df["gamma"] < 0, "strong (γ < 0)", "weak (γ ≥ 0)")
 
@@ -121,7 +114,7 @@ _ = figures.save(
 # %%
 f3 = (
     toy.run_sweep(
-        [toy.sweep_config(**shared, m=m_, alpha=fig3_alpha, gamma=g, seed=seed) for m_ in fig3_ms for g in gammas],
+        [toy.sweep_config(**train, m=m_, alpha=fig3_alpha, gamma=g, seed=seed) for m_ in fig3_ms for g in gammas],
         cache=cache,
         desc="Fig. 3 view",
     )

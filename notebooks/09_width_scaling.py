@@ -31,23 +31,15 @@
 # the paper's figures point by point (`repcap.evidence.liu` computes, the {ref}`scorecard <scorecard>` judges).
 
 # %% tags=["parameters"]
-n = None  # number of features; None: the engine's (TrainConfig: the paper's 1000)
+train: "toy_train" = {}  # the toy model's TrainConfig settings (`repcap run --list-params`: each one's type, default, help)
 ms = [4, 8, 16, 32]  # widths (paper: 10, 15, 25, 39, 63, 100)
 alphas = [0.5, 1.0, 1.5, 2.0]  # power-law exponents (paper: 0..2 step 0.125)
 strong_gamma = -1.0  # signed decay of the strong regime (paper: -1)
 weak_gamma = 0.3333  # signed decay of the weak regime (a value of the paper's grid linspace(-1, 1, 10))
 seeds = [0]  # one model per seed and grid point
-steps = None  # optimiser steps; None: the engine's (the paper's 20000)
-batch = None  # samples per step; None: the engine's (the paper's 2048)
-lr = None  # peak learning rate; None: the engine's (the paper's 0.01)
 gamma_grid = [-0.3333, 1.0]  # signed decays of the Fig. 6e view, besides the two regimes' (paper: linspace(-1, 1, 10))
-other_n = 256  # features of the non-power-law runs (paper's large run, exp-17: see params/paper.yaml)
+other_train: "toy_train" = {"n": 256}  # TrainConfig of the non-power-law runs (paper's exp-17: params/paper.yaml)
 other_ms = [4, 8, 16, 32]  # widths of the non-power-law runs (paper: 8..1024, powers of 2)
-other_steps = None  # steps of the non-power-law runs; None: the engine's
-other_batch = None  # batch of the non-power-law runs; None: the engine's
-other_lr_rule = None  # their learning rates; None: the engine's (constant), or liu-exp17 (W 0.02 (8/m)^0.25, bias 2/m)
-other_warmup_fraction = None  # their warm-up as a fraction of the steps; None: the engine's (10%)
-other_loss_window = None  # steps averaged for their final loss; None: the engine's (5% of the steps)
 exp_tau_fraction = None  # tau of exp(-i / tau) as a fraction of n; None: the paper's tau / n of exp-17
 other_power_alpha = None  # the power law shown next to them; None: the paper's (exp-17)
 other_fit_m_min = 0  # smallest width in the power-law and linear fits (paper: 32; the exponential uses all)
@@ -63,7 +55,6 @@ import itertools
 import numpy as np
 from IPython.display import Markdown
 
-from repcap.base.config import given
 from repcap.book import figures, tables
 from repcap.book.chapter import glue, start
 from repcap.book.drawings import scaling as draw
@@ -75,17 +66,9 @@ from repcap.evidence import findings, reference
 from repcap.evidence import liu as evidence
 from repcap.results.runs import finding_profile
 
-tc = toy.TrainConfig(**given(n=n, steps=steps, batch=batch, lr=lr))
+tc = toy.TrainConfig(**train)  # `repcap run` gives every setting; a partial mapping (papermill) gets the defaults
 n, steps, batch = tc.n, tc.steps, tc.batch
-shared = given(n=n, steps=steps, batch=batch, lr=lr)
-other_shared = given(
-    n=other_n,
-    steps=other_steps,
-    batch=other_batch,
-    lr_rule=other_lr_rule,
-    warmup_fraction=other_warmup_fraction,
-    loss_window=other_loss_window,
-)
+other_n = toy.TrainConfig(**other_train).n
 run_record = start(
     f"The paper's sweep is n = 1000 features, m = 10..100, 20000 steps at batch 2048 (and n = 10240 for "
     f"the non-power-law runs); this profile trains n = {n} features at m = {ms} for {steps} steps at batch "
@@ -110,7 +93,7 @@ fig6e_keys = figdata.strong_claims()  # {alpha: key} of the paper's Fig. 6e valu
 # %%
 regimes = {"weak": weak_gamma, "strong": strong_gamma}
 grid = itertools.product(ms, alphas, regimes.values(), seeds)
-configs = [toy.sweep_config(**shared, m=m, alpha=a, gamma=g, seed=s, keep_norms=True) for m, a, g, s in grid]
+configs = [toy.sweep_config(**train, m=m, alpha=a, gamma=g, seed=s, keep_norms=True) for m, a, g, s in grid]
 df = toy.run_sweep(configs, cache=cache, desc="width scaling")
 df["regime"] = np.where(df["gamma"] < 0, "strong", "weak")
 df["left_out_loss"] = figdata.left_out_loss(df, n)  # the loss of the features each model left out
@@ -157,7 +140,7 @@ _ = figures.save(
 )
 gammas = sorted({float(g) for g in gamma_grid} | set(regimes.values()))
 grid = itertools.product(ms, alphas, gammas, seeds)
-gconf = [toy.sweep_config(**shared, m=m, alpha=a, gamma=g, seed=s, keep_norms=True) for m, a, g, s in grid]
+gconf = [toy.sweep_config(**train, m=m, alpha=a, gamma=g, seed=s, keep_norms=True) for m, a, g, s in grid]
 gfits = figdata.exponent_fits(toy.run_sweep(gconf, cache=cache, desc="gamma grid"), ("gamma", "alpha"))
 glue("scaling_gammas", ", ".join(f"{g:g}" for g in gammas))
 glue("scaling_n", n)
@@ -221,7 +204,7 @@ other = {
 }
 slope_ids = dict(zip(other, ("liu2025.exp17_slope_exp", "liu2025.exp17_slope_linear", "liu2025.exp17_slope_power")))
 grid = itertools.product(other.values(), other_ms, seeds)
-oconf = [toy.sweep_config(**other_shared, m=m, gamma=strong_gamma, seed=s, **kw) for kw, m, s in grid]
+oconf = [toy.sweep_config(**other_train, m=m, gamma=strong_gamma, seed=s, **kw) for kw, m, s in grid]
 odf = figdata.other_losses(toy.run_sweep(oconf, cache=cache, desc="other distributions"), list(other), other_ms, seeds)
 ofits = figdata.other_fits(odf, slope_ids, other_fit_m_min)
 glue("scaling_e17_n", e17_n)

@@ -21,14 +21,11 @@
 # previous chapter's runs) next to the LM-head overlaps of the models this book can load.
 
 # %% tags=["parameters"]
-toy_n = None  # features of the toy runs (same grid as the width-scaling chapter); None: the engine's (1000)
+train: "toy_train" = {}  # the toy runs' TrainConfig settings, as the width-scaling chapter's (`repcap run --list-params`)
 toy_ms = [4, 8, 16, 32]  # toy widths
 toy_alphas = [0.5, 1.0, 1.5, 2.0]  # toy frequency exponents
 toy_gamma = -1.0  # strong regime
 toy_seeds = [0]  # toy seeds
-toy_steps = None  # toy optimiser steps; None: the engine's (the paper's 20000)
-toy_batch = None  # toy batch size; None: the engine's (the paper's 2048)
-toy_lr = None  # toy peak learning rate; None: the engine's (the paper's 0.01)
 models = [
     "smollm2-135m",
     "gemma-3-270m",
@@ -46,7 +43,6 @@ scheduler = ""  # with the dask executor: a tcp address, local or local:N, or a 
 # %% tags=["remove-input"]
 import pandas as pd
 
-from repcap.base.config import given
 from repcap.book import figures, tables
 from repcap.book.chapter import glue, start
 from repcap.book.drawings import overlap as draw
@@ -57,8 +53,7 @@ from repcap.evidence import findings, reference
 from repcap.models import catalog
 from repcap.models.synthetic import source as stand_in_source
 
-toy_shared = given(n=toy_n, steps=toy_steps, batch=toy_batch, lr=toy_lr)
-toy_n = toy.TrainConfig(**toy_shared).n
+toy_n = toy.TrainConfig(**train).n  # `repcap run` gives every setting; a partial mapping (papermill) gets the defaults
 
 
 run_record = start(
@@ -78,7 +73,7 @@ run_record = start(
 
 # %%
 configs = [
-    toy.sweep_config(**toy_shared, m=m, alpha=a, gamma=toy_gamma, seed=s, keep_norms=True)
+    toy.sweep_config(**train, m=m, alpha=a, gamma=toy_gamma, seed=s, keep_norms=True)
     for m in toy_ms
     for a in toy_alphas
     for s in toy_seeds

@@ -34,13 +34,9 @@ KNOBS = {
         "panel_lr": (PackConfig, "lr"),
         "signed_steps": (PackConfig, "steps"),
     },
-    "08_two_regimes": {k: (TrainConfig, k) for k in ("n", "steps", "batch", "lr")},
-    "09_width_scaling": {
-        **{k: (TrainConfig, k) for k in ("n", "steps", "batch", "lr")},
-        **{f"other_{k}": (TrainConfig, k) for k in ("steps", "batch", "lr_rule", "warmup_fraction", "loss_window")},
-    },
-    "10_toys_to_llms": {f"toy_{k}": (TrainConfig, k) for k in ("n", "steps", "batch", "lr")},
 }
+#: chapters whose engine settings are one mapping per config (``train: "toy_train" = {}``)
+CONFIG_CHAPTERS = ("08_two_regimes", "09_width_scaling", "10_toys_to_llms")
 PROFILES = ("smoke", "quick", "paper")
 
 
@@ -78,3 +74,16 @@ def test_the_table_names_real_fields():
     for knobs in KNOBS.values():
         for cls, field in knobs.values():
             _default(cls, field)
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_profiles_do_not_restate_engine_defaults_in_a_config(profile):
+    from repcap.book.params import notebook_configs
+
+    data = yaml.safe_load((notebooks_dir() / "params" / f"{profile}.yaml").read_text()) or {}
+    for stem in CONFIG_CHAPTERS:
+        for name in notebook_configs(notebooks_dir() / f"{stem}.py"):
+            for key, value in ((data.get(stem) or {}).get(name) or {}).items():
+                assert _as_data(value) != _as_data(_default(TrainConfig, key)), (
+                    f"{profile}.yaml {stem}.{name}.{key}: {value!r} is TrainConfig.{key}'s default; leave it out"
+                )

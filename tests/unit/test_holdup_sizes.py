@@ -22,12 +22,12 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_a_chapter_too_large_for_the_machine_is_refused_before_its_kernel_starts(tmp_path, monkeypatch, capsys):
-    """`-p n=1000000000` (chapter 8) and `-p n_vectors=100000000` (chapter 1): the kernel filled the
+    """`-p train.n=1000000000` (chapter 8) and `-p n_vectors=100000000` (chapter 1): the kernel filled the
     machine and was killed, or took 3 GiB before an allocator error.  Refused in one line with the
     figure and the machine's memory, and no kernel is started (no log, no staging folder)."""
     root = _project(tmp_path, monkeypatch)
     cases = [
-        ("08_two_regimes", "n=1000000000", "n = 1,000,000,000 features"),
+        ("08_two_regimes", "train.n=1000000000", "train.n = 1,000,000,000 features"),
         ("01_random_vectors", "n_vectors=100000000", "n_vectors = 100,000,000 vectors"),
     ]
     from repcap.base import memory

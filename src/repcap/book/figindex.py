@@ -149,7 +149,7 @@ def _computed_where(side: dict[str, Any]) -> str:
 
 def bibtex_entry(side: dict[str, Any], base: str | None = None) -> str:
     """The figure's BibTeX entry (``@misc``), ASCII-safe; see the module docstring."""
-    from .provenance import computed_date, side_run
+    from .provenance import computed_date, settings_text, side_run
 
     fid = side["fig_id"]
     title = latex_text(short_title(side["caption"]), protect=True)
@@ -159,6 +159,8 @@ def bibtex_entry(side: dict[str, Any], base: str | None = None) -> str:
         f"profile {plain_latex(side_run(side))}, git {plain_latex(side.get('git_revision', '?'))}, "
         f"{{repcap}} {plain_latex(side.get('repcap_version', __version__))}"
     )
+    if settings_text(side):  # the engine configs as they ran (provenance.py)
+        how += f"; settings {plain_latex(settings_text(side))}"
     note = (
         f"{plain_latex(_computed_where(side))}. Data: {plain_latex(fid)}.csv; every parameter: {plain_latex(fid)}.json"
     )

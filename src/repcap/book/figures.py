@@ -46,7 +46,7 @@ from repcap.base.paths import figure_dir
 
 from .labels import place_labels, replace_labels
 from .narrow import file_metadata, save_narrow
-from .provenance import alt_text, bundle_provenance, figure_directive
+from .provenance import alt_text, bundle_provenance, engine_settings, figure_directive
 from .style import (
     COLORS,
     NARROW_BREAKPOINT,
@@ -262,6 +262,12 @@ def _sidecar(fig_id: str, caption: str, meta: dict[str, Any], provenance: Mappin
         "device": sidecar.get("device"),
         "parameters": ctx["parameters"],
     }
+    # the engine configs as they ran: every default, and each value a rule decided, filled in (provenance.py)
+    settings, by_rule = engine_settings(ctx["notebook"], ctx["parameters"])
+    if settings:
+        sidecar["drawn_by"]["parameters"] = {**ctx["parameters"], **settings}
+        sidecar["parameters"] = sidecar["drawn_by"]["parameters"]
+        sidecar["drawn_by"]["decided_by_rule"] = by_rule
     if provenance:
         prov = dict(provenance)
         sidecar["computed"] = prov

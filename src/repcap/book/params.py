@@ -66,7 +66,19 @@ def read_notebook(path: Path):
 
 def notebook_parameters(path: str | os.PathLike) -> dict[str, Any]:
     """The defaults of the cell tagged ``parameters``: ``{name: literal}`` in source order."""
-    path = Path(path)
+    return _parameter_cell(Path(path))[0]
+
+
+def notebook_configs(path: str | os.PathLike) -> dict[str, str]:
+    """The parameters of a chapter that are engine configs: ``{name: kind}`` for every
+    ``name: "kind" = {...}`` line of its parameters cell, ``kind`` a key of
+    :data:`repcap.engines.settings.CHAPTER_CONFIGS` (``train: "toy_train" = {}``)."""
+    return _parameter_cell(Path(path))[1]
+
+
+def _parameter_cell(path: Path) -> tuple[dict[str, Any], dict[str, str]]:
+    from repcap.engines.settings import CHAPTER_CONFIGS
+
     nb = read_notebook(path)
     cells = [c for c in nb.cells if c.cell_type == "code" and "parameters" in c.metadata.get("tags", [])]
     if len(cells) != 1:
@@ -76,9 +88,18 @@ def notebook_parameters(path: str | os.PathLike) -> dict[str, Any]:
     except SyntaxError as exc:
         raise RepcapError(f"{path}: the parameters cell is not valid Python: {exc}") from exc
     out: dict[str, Any] = {}
+    kinds: dict[str, str] = {}
     for node in tree.body:
         if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
             target, value = node.target, node.value
+            ann = node.annotation
+            if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
+                if ann.value not in CHAPTER_CONFIGS:
+                    raise RepcapError(
+                        f"{path}: parameter {target.id!r} is annotated {ann.value!r}, no engine config; "
+                        f"known: {', '.join(CHAPTER_CONFIGS)} (line {node.lineno})"
+                    )
+                kinds[target.id] = ann.value
         elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             target, value = node.targets[0], node.value
         else:
@@ -87,7 +108,9 @@ def notebook_parameters(path: str | os.PathLike) -> dict[str, Any]:
             out[target.id] = ast.literal_eval(value)
         except ValueError as exc:
             raise RepcapError(f"{path}: parameter {target.id!r} must be a literal (line {node.lineno})") from exc
-    return out
+        if target.id in kinds and not isinstance(out[target.id], dict):
+            raise RepcapError(f"{path}: engine config {target.id!r} must be a mapping (line {node.lineno})")
+    return out, kinds
 
 
 def _type_name(v: Any) -> str:
@@ -152,8 +175,10 @@ def parse_override(text: str) -> tuple[str, Any]:
         raise RepcapError(f"parameter {short(text, 80)} must look like name=value")
     name, raw = text.split("=", 1)
     name = name.strip()
-    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,80}", name):
-        raise RepcapError(f"parameter name {short(name, 80)} is not a Python name")
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,80}(\.[A-Za-z_][A-Za-z0-9_]{0,80})?", name):
+        raise RepcapError(
+            f"parameter name {short(name, 80)} is not a Python name (or config.setting, such as train.steps)"
+        )
     try:
         value = read_yaml(raw) if raw.strip() else ""
     except RecursionError:
@@ -264,8 +289,25 @@ def explain_parameters(path: Path, profile: str, overrides: dict[str, Any] | Non
     notes = _comments(ppath.read_text(encoding="utf-8"), path.stem)
     rows = []
     yml = f"notebooks/params/{profile}.yaml"
+    from .configs import config_rows
+
+    kinds = notebook_configs(path)
     for name, value in resolved.items():
         line, note = notes.get(name, (0, ""))
+        if name in kinds:  # one row per setting: its type, default and help from the settings class
+            given = section.get(name) if isinstance(section.get(name), dict) else {}
+            for key, tname, default, help_ in config_rows(kinds[name]):
+                dotted = f"{name}.{key}"
+                if overrides and (dotted in overrides or key in (overrides.get(name) or {})):
+                    src = "command line"
+                elif key in given:
+                    src = f"{yml}:{line}" if line else yml
+                elif key in (notebook_parameters(path).get(name) or {}):
+                    src = f"notebooks/{path.name} (default)"
+                else:
+                    src = f"{kinds[name]} default"
+                rows.append((dotted, value[key], src, f"{tname}, default {default!r}: {help_}"))
+            continue
         if overrides and name in overrides:
             src, note = "command line", ""
         elif name in section:
@@ -279,16 +321,38 @@ def explain_parameters(path: Path, profile: str, overrides: dict[str, Any] | Non
 
 
 def resolve_parameters(path: Path, profile: str, overrides: dict[str, Any]) -> dict[str, Any]:
-    """Defaults <- profile file <- overrides, each name and type checked against the defaults."""
-    defaults = notebook_parameters(path)
-    valid = ", ".join(f"{k} ({_type_name(v)})" for k, v in defaults.items())
+    """Defaults <- profile file <- overrides, each name and type checked against the defaults.
+
+    An engine config (a mapping annotated with its kind, ``train: "toy_train" = {}``) is merged key
+    by key, from a mapping (``train: {steps: 1500}``) or one dotted name (``-p train.steps=3000``),
+    and resolved against its settings class (:func:`.configs.resolve_config`): the result holds
+    every setting, the defaults filled in."""
+    from .configs import resolve_config
+
+    defaults, kinds = _parameter_cell(path)
+    valid = ", ".join(f"{k} ({'mapping of ' + kinds[k] if k in kinds else _type_name(v)})" for k, v in defaults.items())
     resolved = dict(defaults)
+    config_layers: dict[str, list[tuple[str, dict[str, Any]]]] = {
+        k: [(f"notebooks/{path.name}", dict(defaults[k]))] for k in kinds
+    }
     for where, layer in (
         (f"notebooks/params/{profile}.yaml [{path.stem}]", load_profile(profile, path.stem)),
         ("command line", overrides),
     ):
         for name, value in layer.items():
-            if name not in defaults:
+            head, _, key = str(name).partition(".")
+            if head in kinds:
+                if key:
+                    config_layers[head].append((where, {key: value}))
+                elif isinstance(value, dict):
+                    config_layers[head].append((where, value))
+                else:
+                    raise RepcapError(
+                        f"{where}: parameter {head} is the engine config {kinds[head]}: give a mapping, or one "
+                        f"setting as {head}.<setting> (such as {head}.steps=3000); `repcap run --list-params` lists them"
+                    )
+                continue
+            if name not in defaults or key:
                 import difflib
 
                 near = difflib.get_close_matches(str(name), list(defaults), n=1, cutoff=0.6)
@@ -298,6 +362,8 @@ def resolve_parameters(path: Path, profile: str, overrides: dict[str, Any]) -> d
                     f"{valid[:600]}"
                 )
             resolved[name] = _unique(name, _coerce(name, _bounded(name, value), defaults[name], where), where)
+    for name, kind in kinds.items():
+        resolved[name] = resolve_config(name, kind, config_layers[name])
     return resolved
 
 

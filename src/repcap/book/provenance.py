@@ -215,3 +215,68 @@ def md_escape(text: str) -> str:
     import html as _html
 
     return re.sub(r"([\\`*_{}\[\]<>#|$~])", r"\\\1", _html.escape(str(text), quote=False))
+
+
+def _toy_train_derived(cfg: Mapping[str, Any]) -> dict[str, Any]:
+    """The values a toy TrainConfig's rule-decided settings (None) took: the warm-up and the
+    loss window in steps, and the peak learning rate of W by the lr rule (a width rule in words)."""
+    from repcap.engines.settings.toy import TrainConfig
+
+    tc = TrainConfig(**{k: v for k, v in cfg.items() if k in TrainConfig.__dataclass_fields__})
+    out: dict[str, Any] = {"warmup": tc.resolved_warmup(), "loss_window": tc.resolved_window()}
+    if tc.warmup_fraction is None:
+        out["warmup_fraction"] = round(tc.resolved_warmup() / tc.steps, 6)
+    if tc.lr is None:
+        from repcap.engines.toy.schedule import CONSTANT_LR
+
+        out["lr"] = CONSTANT_LR if tc.lr_rule == "constant" else f"{tc.lr_rule}: by width, W 0.02 (8/m)^(1/4)"
+    return out
+
+
+#: Per engine config kind: what its settings left to a rule (None) took, for the sidecar.
+DERIVED = {"toy_train": _toy_train_derived}
+
+
+def engine_settings(
+    notebook: Any, parameters: Mapping[str, Any]
+) -> tuple[dict[str, dict[str, Any]], dict[str, list[str]]]:
+    """Every engine config of a chapter's run as it ran: ``{param: {setting: value}}``, each setting
+    the resolved config's value, or for one the settings left to a rule (None), the value the rule
+    gave (the warm-up in steps, the learning rate).  A partial mapping (a chapter run by plain
+    papermill) gets the settings class's defaults first.  ``{}`` for a chapter with no engine config
+    or a notebook outside the book.  Second: ``{param: [settings a rule decided]}``."""
+    from .configs import resolve_config
+    from .params import notebook_configs
+
+    try:
+        kinds = notebook_configs(project_root() / str(notebook))
+    except (RepcapError, OSError, ValueError):
+        return {}, {}
+    out: dict[str, dict[str, Any]] = {}
+    by_rule: dict[str, list[str]] = {}
+    for name, kind in kinds.items():
+        given = parameters.get(name)
+        if not isinstance(given, Mapping):
+            continue
+        try:
+            cfg = resolve_config(name, kind, [("the run's parameters", dict(given))])
+            derived = DERIVED[kind](cfg) if kind in DERIVED else {}
+        except RepcapError:
+            cfg, derived = dict(given), {}
+        out[name] = {k: (derived.get(k, v) if v is None else v) for k, v in cfg.items()}
+        by_rule[name] = [k for k, v in cfg.items() if v is None and k in derived]
+    return out, by_rule
+
+
+def settings_text(side: Mapping[str, Any]) -> str:
+    """The engine configs a figure's sidecar records (the ones ``drawn_by.decided_by_rule`` names), in one line of plain
+    text: ``train: n=1000, steps=20000, ...; other_train: ...`` ("" when it records none)."""
+    drawn = side.get("drawn_by") if isinstance(side.get("drawn_by"), Mapping) else {}
+    params = drawn.get("parameters") if isinstance(drawn.get("parameters"), Mapping) else {}
+    names = drawn.get("decided_by_rule") if isinstance(drawn.get("decided_by_rule"), Mapping) else {}
+    parts = []
+    for name in names:
+        cfg = params.get(name)
+        if isinstance(cfg, Mapping):
+            parts.append(f"{name}: " + ", ".join(f"{k}={json.dumps(v)}" for k, v in cfg.items()))
+    return "; ".join(parts)

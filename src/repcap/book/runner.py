@@ -38,7 +38,7 @@ from repcap.base.context import run_label
 from repcap.base.paths import generated_dir, notebooks_dir, project_root
 
 from .kernel import collapse_injected_parameters, drop_staging, environment, execute, fail, kernel_env, prepare
-from .params import PROFILES, notebook_parameters, parse_override, resolve_parameters
+from .params import PROFILES, notebook_configs, notebook_parameters, parse_override, resolve_parameters
 from .runcache import cache_key, out_dir, output_digests, output_name, outputs_present, read_stamp, stamp_path
 
 __all__ = [
@@ -82,9 +82,18 @@ def resolve_notebook(name: str | os.PathLike) -> Path:
 
 def overrides_of(path: Path, profile: str, params: dict[str, Any]) -> dict[str, Any]:
     """The parameters of ``params`` whose values differ from what ``profile`` gives the chapter
-    (``-p`` values equal to the profile's are no override)."""
+    (``-p`` values equal to the profile's are no override); an engine config's changed settings
+    as dotted names (``train.steps``), as ``-p`` takes them back."""
     base = resolve_parameters(path, profile, {})
-    return {k: v for k, v in params.items() if k not in base or base[k] != v}
+    configs = notebook_configs(path)
+    out: dict[str, Any] = {}
+    for k, v in params.items():
+        # an engine config: its changed settings, dotted
+        if k in configs and isinstance(v, dict) and isinstance(base.get(k), dict):
+            out.update({f"{k}.{s}": x for s, x in v.items() if s not in base[k] or base[k][s] != x})
+        elif k not in base or base[k] != v:
+            out[k] = v
+    return out
 
 
 def last_run(notebook: str | os.PathLike) -> dict[str, Any] | None:

@@ -57,22 +57,19 @@ def _ints(v: Any) -> list[int]:
     return [int(x) for x in vals if isinstance(x, (int, float)) and not isinstance(x, bool) and float(x).is_integer()]
 
 
-def _toy_defaults() -> dict:
-    from repcap.base import config
+def _toy(p: dict, config: str, ms: list[str]) -> list[tuple[float, str]]:
+    """The largest toy model of the engine config ``config`` (its resolved ``n`` and ``batch``, the
+    runner's :func:`repcap.book.params.resolve_parameters`) at the widest of the grids ``ms``."""
+    from repcap.base import config as settings
     from repcap.engines.settings.toy import TrainConfig
 
-    return config.defaults(TrainConfig)
-
-
-def _toy(p: dict, n: str, ms: list[str], batch: str) -> list[tuple[float, str]]:
-    dflt = _toy_defaults()
-    ns = _ints(p.get(n) if p.get(n) is not None else dflt["n"])
-    bs = _ints(p.get(batch) if p.get(batch) is not None else dflt["batch"])
+    cfg = {**settings.defaults(TrainConfig), **(p.get(config) if isinstance(p.get(config), dict) else {})}
+    ns, bs = _ints(cfg.get("n")), _ints(cfg.get("batch"))
     widths = [w for name in ms for w in _ints(p.get(name, []))]
     if not widths or not ns or not bs:
         return []
     nn, bb, m = ns[0], bs[0], max(widths)
-    return [(toy_bytes(nn, m, bb), f"a toy model of {n} = {nn:,} features at width {m}, batch {bb:,}")]
+    return [(toy_bytes(nn, m, bb), f"a toy model of {config}.n = {nn:,} features at width {m}, batch {bb:,}")]
 
 
 def _pack(k: int, d: int, steps: int | None, seeds: int, what: str) -> tuple[float, str]:
@@ -137,7 +134,7 @@ def _stand_ins(p: dict) -> list[tuple[float, str]]:
 
 
 def _ch10(p: dict) -> list[tuple[float, str]]:
-    out = _toy(p, "toy_n", ["toy_ms"], "toy_batch")
+    out = _toy(p, "train", ["toy_ms"])
     widths = _ints(p.get("stand_in_widths", []))
     if widths and _ints(p.get("stand_in_rows")):
         V = int(p["stand_in_rows"])
@@ -153,8 +150,8 @@ ESTIMATES: dict[str, Callable[[dict], list[tuple[float, str]]]] = {
     "04_lm_head_overlap": _stand_ins,
     "06_packing": _ch06,
     "07_capacity_laws": _ch07,
-    "08_two_regimes": lambda p: _toy(p, "n", ["m", "fig3_ms"], "batch"),
-    "09_width_scaling": lambda p: _toy(p, "n", ["ms"], "batch") + _toy(p, "other_n", ["other_ms"], "other_batch"),
+    "08_two_regimes": lambda p: _toy(p, "train", ["m", "fig3_ms"]),
+    "09_width_scaling": lambda p: _toy(p, "train", ["ms"]) + _toy(p, "other_train", ["other_ms"]),
     "10_toys_to_llms": _ch10,
 }
 

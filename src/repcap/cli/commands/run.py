@@ -21,14 +21,17 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="append",
         default=[],
         metavar="NAME=VALUE",
-        help="override one parameter (value read as YAML: 3, 0.5, [64, 128], text)",
+        help="override one parameter (value read as YAML: 3, 0.5, [64, 128], text); one setting of an engine "
+        "config as CONFIG.SETTING=VALUE (-p train.steps=3000: the toy TrainConfig's steps; --list-params lists "
+        "each setting with its type, default and help), checked against the settings class before the kernel starts",
     )
     p.add_argument("--force", action="store_true", help="execute even if the cached output is current")
     p.add_argument(
         "--list-params",
         action="store_true",
         help="print what the chapter runs under --profile (and -p): each parameter's value, where it comes from "
-        "and the profile file's comment on it; then exit",
+        "and the profile file's comment on it, and each engine config's settings (train.steps ...) with their "
+        "type, default and help from the settings class; then exit",
     )
     p.set_defaults(func=main)
 

@@ -5,3 +5,29 @@ optimiser, :mod:`.toy` the toy model).
 They import neither numpy nor torch, and no engine: ``repcap stats|pack|toy --help``, the runner's
 checks and the sizing read them without loading one.  The engine packages re-export them.
 """
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ChapterConfig:
+    """An engine config a chapter's parameters cell may hold as one mapping, named by its
+    annotation (``train: "toy_train" = {}``): the settings class, and the fields the mapping leaves
+    out (the chapter's grid sets them per point, or they say where a point runs, not what it computes)."""
+
+    module: str
+    cls: str
+    grid: tuple[str, ...] = ()
+
+    def settings_class(self) -> type:
+        return getattr(importlib.import_module(self.module), self.cls)
+
+
+#: The engine configs a parameters cell may annotate a mapping with.
+CHAPTER_CONFIGS: dict[str, ChapterConfig] = {
+    "toy_train": ChapterConfig("repcap.engines.settings.toy", "TrainConfig", ("m", "device", "cpu_chunk_elems")),
+}
+# (a kind is one word: papermill reads a parameter's annotation as `\w[\w_\[\],\s]*`)
