@@ -48,19 +48,15 @@ executor = "local"  # where sweep points run: local (this process) or dask
 scheduler = ""  # with the dask executor: a tcp address, local or local:N, or a jobqueue YAML file
 
 # %% tags=["remove-input"]
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from IPython.display import Markdown
-from matplotlib.legend_handler import HandlerTuple
-from matplotlib.lines import Line2D
-from matplotlib.patches import Patch
-from matplotlib.ticker import MaxNLocator
 
 from repcap import evidence
 from repcap.base.config import given
 from repcap.book import figures, tables
 from repcap.book.chapter import glue, start
+from repcap.book.drawings import layers as draw
 from repcap.book.figdata import layers as figdata
 from repcap.engines import laws, layers
 from repcap.evidence import findings, reference
@@ -143,48 +139,9 @@ tables.show(rng, digits=eps_cols, missing="no head stored apart from the embeddi
 # %%
 bl = figdata.by_layer(records)
 labels = list(dict.fromkeys(r["label"] for r in records))
-colors = dict(zip(kinds_here, figures.palette(len(kinds_here))))
-fig, axes = plt.subplots(len(labels), 1, figsize=figures.size(1.45 * len(labels) + 1.3), squeeze=False)
-axes = axes[:, 0]
-for ax, lbl in zip(axes, labels):
-    mine = bl[bl.model == lbl]
-    emb = next(r for r in records if r["label"] == lbl and r["kind"] == "embedding")
-    head = next((r for r in records if r["label"] == lbl and r["kind"] == "head"), None)
-    ax.axhspan(C2, C1, color="0.93", lw=0, zorder=0)
-    ax.axhline(emb["eps"], color="k", lw=1.4)
-    if head is not None:
-        ax.axhline(head["eps"], color="0.45", lw=1.2, ls=":")
-    for k in kinds_here:
-        g = mine[mine.kind == k].sort_values("layer")
-        if len(g):
-            ax.plot(g.layer, g.eps, marker="o", ms=2.5, lw=1.0, color=colors[k])
-            ax.axhline(float(g.eps_random.median()), color=colors[k], lw=1.0, ls="--")
-    ax.set_yscale("log")
-    ax.set_ylim(min(mine.eps.min(), mine.eps_random.min(), emb["eps"]) / 1.3, max(mine.eps.max(), emb["eps"]) * 1.3)
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.set_title(f"{lbl} (d = {emb['d_model']})", loc="left", fontsize="medium")
-    ax.set_ylabel("ε")
-axes[-1].set_xlabel("layer")
-handles = [Line2D([], [], color="k", lw=1.4, label="embedding")]
-if any(r["kind"] == "head" for r in records):
-    handles.append(Line2D([], [], color="0.45", lw=1.2, ls=":", label="LM head (stored apart)"))
-handles += [Line2D([], [], color=colors[k], marker="o", ms=2.5, lw=1.0, label=layers.KINDS[k]) for k in kinds_here]
-# the dashed lines are drawn in each kind's colour: so is their legend entry (one dash per kind)
-gauss = tuple(Line2D([], [], color=colors[k], lw=1.0, ls="--") for k in kinds_here) or (
-    Line2D([], [], color="0.3", ls="--"),
-)
-handles += [gauss, Patch(color="0.93")]
-hlabels = [h.get_label() for h in handles[:-2]] + [
-    "Gaussian directions, same shape",
-    f"between the classes ({C2:g} to {C1:g})",
-]
-fig.tight_layout()
-figures.legend_below(axes[-1], ncol=2, handles=handles, labels=hlabels, handler_map={tuple: HandlerTuple(ndivide=None)})
-fig.tight_layout()
 figures.save(
     "fig-layers-eps",
-    fig,
-    bl,
+    figdata.eps_figure(records, C2, C1),
     {
         "caption": "ε = μ + 2σ of the directions each layer writes into the residual stream (MLP down-projection "
         "columns, attention output projection columns), by layer, for each model (log scale). Black: the "
@@ -192,6 +149,7 @@ figures.save(
         "Guha's classes. The layers sit far below their embeddings, near the random level.",
         "seed": seed_used,
     },
+    draw=draw.eps_by_layer,
 )
 
 ratio_rand = bl.eps / bl.eps_random
@@ -244,53 +202,9 @@ tables.show(
 ct = figdata.class_table(records)
 tables.show(ct, digits={"share in the embedding's class": ".2f"})
 
-fig, ax = plt.subplots(figsize=figures.size(4.4))
-mcolors = dict(zip(labels, figures.palette(len(labels))))
-markers = {"mlp_out": "o", "attn_out": "s", "mlp_in": "^"}
-lo = min(bl.eps.min(), bl.eps_random.min(), min(r["eps"] for r in embs)) / 1.3
-hi = max(bl.eps.max(), max(r["eps"] for r in embs)) * 1.3
-ax.axhspan(C2, C1, color="0.93", lw=0, zorder=0)
-ax.axvspan(C2, C1, color="0.93", lw=0, zorder=0)
-ax.plot([lo, hi], [lo, hi], color="k", lw=1, ls="--", zorder=1)
-for lbl in labels:
-    mine = bl[bl.model == lbl]
-    for j, k in enumerate(kinds_here):  # kinds side by side (a small multiplicative offset on the x axis)
-        g = mine[mine.kind == k]
-        ax.scatter(
-            g.eps_embedding * 1.04 ** (j - (len(kinds_here) - 1) / 2),
-            g.eps,
-            s=14,
-            marker=markers[k],
-            facecolors="none",
-            edgecolors=mcolors[lbl],
-            lw=0.8,
-            zorder=3,
-        )
-    ax.scatter(
-        mine.eps_embedding.iloc[:1], [mine.eps_random.median()], marker="_", s=160, color=mcolors[lbl], lw=2, zorder=4
-    )
-ax.set_xscale("log")
-ax.set_yscale("log")
-ax.set_xlim(lo, hi)
-ax.set_ylim(lo, hi)
-ax.set_xlabel("ε of the embedding (log scale)")
-ax.set_ylabel("ε of a layer matrix (log scale)")
-handles = [Line2D([], [], color=mcolors[m], marker="o", ls="", label=m) for m in labels]
-handles += [
-    Line2D([], [], color="0.3", marker=markers[k], ls="", mfc="none", label=layers.KINDS[k]) for k in kinds_here
-]
-handles += [
-    Line2D([], [], color="0.3", marker="_", ms=12, mew=2, ls="", label="Gaussian, same shape (median)"),
-    Line2D([], [], color="k", ls="--", label="the hypothesis: layer ε = embedding ε"),
-    Patch(color="0.93", label="between the classes"),
-]
-fig.tight_layout()
-figures.legend_below(ax, ncol=2, handles=handles)
-fig.tight_layout()
 figures.save(
     "fig-layers-vs-embedding",
-    fig,
-    figdata.vs_embedding(bl),
+    figdata.vs_embedding_figure(records, bl, C2, C1),
     {
         "caption": "Each layer matrix's ε against its model's embedding ε (log-log). If the embedding's "
         "near-orthogonality stood for the latent space, the points would lie on the dashed diagonal; "
@@ -298,6 +212,7 @@ figures.save(
         "Class 2 or in the band between the classes (grey).",
         "seed": seed_used,
     },
+    draw=draw.vs_embedding,
 )
 
 share = figdata.share_same_class(records)
@@ -344,49 +259,9 @@ cap = figdata.capacity_table(records, law="four")
 logcols = [c for c in cap.columns if c.startswith("log10")]
 tables.show(cap, digits=dict.fromkeys(logcols, ".1f") | {c: ".3f" for c in cap.columns if c.startswith("ε")})
 
-fig, ax = plt.subplots(figsize=figures.size(3.8))
-xs = {m: i for i, m in enumerate(labels)}
-offs = {k: (j - (len(kinds_here) - 1) / 2) * 0.18 for j, k in enumerate(kinds_here)}
-for lbl in labels:
-    mine = bl[bl.model == lbl]
-    emb = next(r for r in records if r["label"] == lbl and r["kind"] == "embedding")
-    ax.scatter([xs[lbl]], [emb["log10_capacity"]["four"]], marker="*", s=110, color="k", zorder=4)
-    for k in kinds_here:
-        g = mine[mine.kind == k]
-        if not len(g):
-            continue
-        x = xs[lbl] + offs[k]
-        ax.scatter(
-            np.full(len(g), x),
-            g.log10_capacity_four,
-            s=10,
-            marker=markers[k],
-            facecolors="none",
-            edgecolors=colors[k],
-            lw=0.8,
-            zorder=3,
-        )
-        ax.plot([x - 0.08, x + 0.08], [g.log10_capacity_four_random.median()] * 2, color="0.4", lw=2, zorder=2)
-        ax.plot([x - 0.08, x + 0.08], [np.log10(g.n.median())] * 2, color=colors[k], lw=1, ls=":", zorder=2)
-ax.set_xticks(range(len(labels)))
-ax.set_xticklabels(labels, rotation=20, ha="right")
-ax.set_ylabel("log10 capacity k (four-constant law)")
-handles = [Line2D([], [], color="k", marker="*", ms=9, ls="", label="from the embedding's ε")]
-handles += [
-    Line2D([], [], color=colors[k], marker=markers[k], mfc="none", ls="", label=f"from each {short[k]} matrix")
-    for k in kinds_here
-]
-handles += [
-    Line2D([], [], color="0.4", lw=2, label="from Gaussian directions, same shape"),
-    Line2D([], [], color="0.3", lw=1, ls=":", label="log10 of the directions present"),
-]
-fig.tight_layout()
-figures.legend_below(ax, ncol=2, handles=handles)
-fig.tight_layout()
 figures.save(
     "fig-layers-capacity",
-    fig,
-    figdata.capacity_points(records, bl, kinds_here),
+    figdata.capacity_figure(records, bl, kinds_here),
     {
         "caption": "Capacity under the four-constant law (log10 k) read from each model's embedding ε (stars) and "
         "from each layer matrix's ε instead (open markers), next to the law at Gaussian directions of the "
@@ -395,6 +270,7 @@ figures.save(
         "random directions.",
         "seed": seed_used,
     },
+    draw=draw.capacity,
 )
 
 lay = bl.dropna(subset=["log10_capacity_four"])

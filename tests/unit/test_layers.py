@@ -526,6 +526,32 @@ def test_by_layer_long_form():
     assert len(t) == 6 and (t[t.model == "m2"].eps_embedding == 0.05).all()
 
 
+def test_layer_figure_tables_hold_the_lines_they_draw():
+    """Chapter 5's figure tables carry, beside the layer points, every line their drawings draw."""
+    recs = _fake()
+    t = fd.eps_figure(recs, 0.1, 0.2)
+    assert (t.row == fd.LAYER).sum() == 6 and t[t.row == fd.BOUNDARY].eps.tolist() == [0.1, 0.2]
+    assert t[t.row == fd.EMBEDDING][["model", "eps", "d"]].values.tolist() == [["m1", 0.5, 64], ["m2", 0.05, 256]]
+    assert t[t.row == fd.HEAD][["model", "eps"]].values.tolist() == [["m2", 0.06]]
+    med = t[t.row == fd.MEDIAN]
+    assert med[["model", "kind"]].values.tolist() == [["m1", "mlp_out"], ["m1", "attn_out"]] + [
+        ["m2", "mlp_out"],
+        ["m2", "attn_out"],
+    ]
+    assert med.eps_random.tolist() == [0.25, 0.25, 0.125, 0.125]
+    bl = fd.by_layer(recs)
+    v = fd.vs_embedding_figure(recs, bl, 0.1, 0.2)
+    assert v[v.row == fd.DIAGONAL].eps.tolist() == pytest.approx([0.05 / 1.3, 0.5 * 1.3])
+    assert v[v.row == fd.MEDIAN][["model", "eps_embedding", "eps_random"]].values.tolist() == [
+        ["m1", 0.5, 0.25],
+        ["m2", 0.05, 0.125],
+    ]
+    c = fd.capacity_figure(recs, bl.assign(n=[100, 300, 100, 100, 100, 100]), ["mlp_out", "attn_out"])
+    assert c.row.tolist()[:3] == [fd.EMBEDDING, fd.LAYER, fd.LAYER]
+    m1 = c[(c.row == fd.MEDIAN) & (c.model == "m1") & (c.matrix == "mlp_out")].iloc[0]
+    assert m1.log10_n == pytest.approx(np.log10(200))  # log10 of the median n, not the median of log10 n
+
+
 def test_excess_table():
     t = fd.excess_table(_fake())
     assert list(t.model) == ["m1", "m1", "m2", "m2"]

@@ -20,7 +20,8 @@ from PIL import Image
 
 from repcap import RepcapError
 from repcap.book import figures
-from repcap.book.drawings import capacity, overlap, random, regimes, reproducibility, survey
+from repcap.book.drawings import capacity, layers, overlap, random, regimes, reproducibility, survey
+from repcap.book.figdata import layers as flayers
 from repcap.book.figdata import survey as fsurvey
 
 GENERATED = Path(__file__).resolve().parents[2] / "book" / "generated" / "figures"
@@ -195,6 +196,44 @@ def _features() -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _layer_rec(label: str, kind: str, layer, eps: float, d: int, n: int = 100, b_eps: float = 0.2) -> dict:
+    four = {"four": 6.0 * eps}
+    base = {"eps": b_eps, "mean_sq": 1.0 / d, "log10_capacity": {"four": 5.0 * b_eps}}
+    return {"label": label, "kind": kind, "layer": layer, "eps": eps, "n_directions": n, "d_model": d} | {
+        "class": 1 if eps > 0.2 else 2 if eps < 0.1 else None,
+        "mean_sq": 1.5 / d,
+        "log10_capacity": four,
+        "baseline": base,
+    }
+
+
+def _layer_records() -> list[dict]:
+    """Two models (the second with its head stored apart), two kinds, the second model one layer short."""
+    recs = [_layer_rec("toy-a", "embedding", None, 0.5, 32, n=600)]
+    recs += [
+        _layer_rec("toy-a", k, i, 0.3 + 0.02 * i + j * 0.05, 32, n=96 + 32 * i)
+        for i in range(3)
+        for j, k in enumerate(("mlp_out", "attn_out"))
+    ]
+    recs += [_layer_rec("toy-b", "embedding", None, 0.15, 128, n=900), _layer_rec("toy-b", "head", None, 0.12, 128)]
+    recs += [_layer_rec("toy-b", "mlp_out", i, 0.09 - 0.01 * i, 128, b_eps=0.17) for i in range(2)]
+    return recs + [_layer_rec("toy-b", "attn_out", 0, 0.07, 128, b_eps=0.18)]
+
+
+def _layers_eps() -> pd.DataFrame:
+    return flayers.eps_figure(_layer_records(), 0.1, 0.2)
+
+
+def _layers_vs_embedding() -> pd.DataFrame:
+    recs = _layer_records()
+    return flayers.vs_embedding_figure(recs, flayers.by_layer(recs), 0.1, 0.2)
+
+
+def _layers_capacity() -> pd.DataFrame:
+    recs = _layer_records()
+    return flayers.capacity_figure(recs, flayers.by_layer(recs), ["mlp_out", "attn_out"])
+
+
 #: Each drawing the chapters pass to ``save(draw=)``, with a small table and its options.
 CASES = {
     "fig-random-cosine-density": (random.cosine_density, _cos_density, {}),
@@ -213,6 +252,9 @@ CASES = {
     "fig-regimes-fig3": (regimes.fig3, _fig3, {}),
     "fig-regimes-norms": (regimes.norms, _norms, {}),
     "fig-regimes-features": (regimes.features, _features, {}),
+    "fig-layers-eps": (layers.eps_by_layer, _layers_eps, {}),
+    "fig-layers-vs-embedding": (layers.vs_embedding, _layers_vs_embedding, {}),
+    "fig-layers-capacity": (layers.capacity, _layers_capacity, {}),
 }
 
 

@@ -3,12 +3,13 @@
 which the chapter saves with :func:`repcap.book.figures.save`.  A chapter narrates; it defines no
 functions and draws no figure of more than a few lines itself."""
 
-from . import capacity, frontier, laws, overlap, packing, random, regimes, reproducibility, scaling, survey
+from . import capacity, frontier, laws, layers, overlap, packing, random, regimes, reproducibility, scaling, survey
 
 __all__ = [
     "capacity",
     "frontier",
     "laws",
+    "layers",
     "overlap",
     "packing",
     "random",

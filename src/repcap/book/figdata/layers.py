@@ -245,17 +245,28 @@ def capacity_table(records: Sequence[Rec], law: str = "four") -> pd.DataFrame:
 
 
 __all__ = [
+    "BOUNDARY",
+    "DIAGONAL",
+    "EMBEDDING",
+    "HEAD",
+    "LAYER",
+    "MEDIAN",
     "SHORT",
     "WHOLE",
     "by_layer",
+    "capacity_figure",
+    "capacity_points",
     "capacity_table",
     "class_name",
     "class_table",
+    "eps_figure",
     "excess_table",
     "matrix_table",
     "median_eps_ratio",
     "range_table",
     "share_same_class",
+    "vs_embedding",
+    "vs_embedding_figure",
 ]
 
 
@@ -295,3 +306,86 @@ def capacity_points(records: Sequence[Rec], layer_table: pd.DataFrame, kinds: Se
                 for r in mine[mine.kind == k].itertuples()
             ]
     return pd.DataFrame(rows)
+
+
+#: The ``row`` of each line of the chapter's figure tables that is not a layer matrix's point.
+LAYER, EMBEDDING, HEAD, MEDIAN, BOUNDARY, DIAGONAL = (
+    "layer matrix",
+    "embedding",
+    "LM head",
+    "median over the layers",
+    "class boundary",
+    "diagonal",
+)
+
+
+def _with_marks(points: pd.DataFrame, marks: list[dict], class2_below: float, class1_above: float) -> pd.DataFrame:
+    """``points`` (row :data:`LAYER`), then ``marks``, then Guha's two class boundaries in ``eps``;
+    the integer columns stay integers (blank on the added rows)."""
+    bounds = [
+        {"row": BOUNDARY, "model": n, "eps": e}
+        for n, e in (("Class 2 below", class2_below), ("Class 1 above", class1_above))
+    ]
+    out = pd.concat([points.assign(row=LAYER), pd.DataFrame(marks + bounds)], ignore_index=True)
+    for col in points.columns:
+        if pd.api.types.is_integer_dtype(points[col]):
+            out[col] = out[col].astype("Int64")
+    return out[["row", *points.columns]]
+
+
+def eps_figure(records: Sequence[Rec], class2_below: float, class1_above: float) -> pd.DataFrame:
+    """The table of ε layer by layer: the rows of :func:`by_layer`, and per model its embedding's ε
+    and width, its head's ε where stored apart and, per layer kind, the median ε of the Gaussian
+    baseline (in ``eps_random``): the lines each panel draws; then the class boundaries (its band)."""
+    layer_table = by_layer(records)
+    marks: list[dict] = []
+    for label in _models(records):
+        marks += [
+            {"row": EMBEDDING if r["kind"] == "embedding" else HEAD, "model": label, "kind": r["kind"]}
+            | {"n": r["n_directions"], "d": r["d_model"], "eps": r["eps"]}
+            for r in records
+            if r["label"] == label and r["kind"] in WHOLE
+        ]
+        mine = layer_table[layer_table.model == label] if len(layer_table) else layer_table
+        for k in _kinds(_layer_records(records, label)):
+            med = float(mine[mine.kind == k].eps_random.median())
+            marks.append({"row": MEDIAN, "model": label, "kind": k, "matrix": KINDS[k], "eps_random": med})
+    return _with_marks(layer_table, marks, class2_below, class1_above)
+
+
+def vs_embedding_figure(
+    records: Sequence[Rec], layer_table: pd.DataFrame, class2_below: float, class1_above: float
+) -> pd.DataFrame:
+    """The table of layer ε against embedding ε: the points of :func:`vs_embedding`, each model's
+    median Gaussian ε (its bar, at its embedding's ε), the two ends of the diagonal (the axes' range:
+    every ε shown, and every embedding's, with a margin of 1.3) and the class boundaries (the bands)."""
+    embs = [r["eps"] for r in records if r["kind"] == "embedding"]
+    lo = min(layer_table.eps.min(), layer_table.eps_random.min(), min(embs)) / 1.3
+    hi = max(layer_table.eps.max(), max(embs)) * 1.3
+    marks = [
+        {"row": MEDIAN, "model": lbl, "eps_embedding": g.eps_embedding.iloc[0], "eps_random": g.eps_random.median()}
+        for lbl, g in layer_table.groupby("model", sort=False)
+    ]
+    marks += [{"row": DIAGONAL, "eps": v, "eps_embedding": v} for v in (lo, hi)]
+    return _with_marks(vs_embedding(layer_table), marks, class2_below, class1_above)
+
+
+def capacity_figure(records: Sequence[Rec], layer_table: pd.DataFrame, kinds: Sequence[str]) -> pd.DataFrame:
+    """The rows of :func:`capacity_points` (``row`` embedding or layer matrix) and, per model and layer
+    kind, the median over its layers of the Gaussian baseline's capacity and log10 of the median number
+    of directions held (the bars and dotted lines of the figure)."""
+    points = capacity_points(records, layer_table, kinds)
+    points.insert(0, "row", np.where(points.matrix == "embedding", EMBEDDING, LAYER))
+    marks = [
+        {
+            "row": MEDIAN,
+            "model": lbl,
+            "matrix": k,
+            "log10_capacity_four_random": g.log10_capacity_four_random.median(),
+            "log10_n": np.log10(g.n.median()),
+        }
+        for lbl in _models(records)
+        for k in kinds
+        if len(g := layer_table[(layer_table.model == lbl) & (layer_table.kind == k)])
+    ]
+    return pd.concat([points, pd.DataFrame(marks)], ignore_index=True)
