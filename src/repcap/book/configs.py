@@ -57,7 +57,8 @@ def type_name(kind: str, name: str) -> str:
 
 
 def default_value(f: dataclasses.Field) -> Any:
-    v = f.default if f.default is not dataclasses.MISSING else f.default_factory()  # type: ignore[misc]
+    factory = f.default_factory
+    v = f.default if f.default is not dataclasses.MISSING or not callable(factory) else factory()
     return _as_json(v)
 
 

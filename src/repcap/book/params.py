@@ -295,7 +295,8 @@ def explain_parameters(path: Path, profile: str, overrides: dict[str, Any] | Non
     for name, value in resolved.items():
         line, note = notes.get(name, (0, ""))
         if name in kinds:  # one row per setting: its type, default and help from the settings class
-            given = section.get(name) if isinstance(section.get(name), dict) else {}
+            raw = section.get(name)
+            given = raw if isinstance(raw, dict) else {}
             for key, tname, default, help_ in config_rows(kinds[name]):
                 dotted = f"{name}.{key}"
                 if overrides and (dotted in overrides or key in (overrides.get(name) or {})):

@@ -268,12 +268,15 @@ def engine_settings(
     return out, by_rule
 
 
+def _mapping(v: Any) -> Mapping[str, Any]:
+    return v if isinstance(v, Mapping) else {}
+
+
 def settings_text(side: Mapping[str, Any]) -> str:
     """The engine configs a figure's sidecar records (the ones ``drawn_by.decided_by_rule`` names), in one line of plain
     text: ``train: n=1000, steps=20000, ...; other_train: ...`` ("" when it records none)."""
-    drawn = side.get("drawn_by") if isinstance(side.get("drawn_by"), Mapping) else {}
-    params = drawn.get("parameters") if isinstance(drawn.get("parameters"), Mapping) else {}
-    names = drawn.get("decided_by_rule") if isinstance(drawn.get("decided_by_rule"), Mapping) else {}
+    drawn = _mapping(side.get("drawn_by"))
+    params, names = _mapping(drawn.get("parameters")), _mapping(drawn.get("decided_by_rule"))
     parts = []
     for name in names:
         cfg = params.get(name)

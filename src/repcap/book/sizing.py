@@ -63,7 +63,8 @@ def _toy(p: dict, config: str, ms: list[str]) -> list[tuple[float, str]]:
     from repcap.base import config as settings
     from repcap.engines.settings.toy import TrainConfig
 
-    cfg = {**settings.defaults(TrainConfig), **(p.get(config) if isinstance(p.get(config), dict) else {})}
+    given = p.get(config)
+    cfg = {**settings.defaults(TrainConfig), **(given if isinstance(given, dict) else {})}
     ns, bs = _ints(cfg.get("n")), _ints(cfg.get("batch"))
     widths = [w for name in ms for w in _ints(p.get(name, []))]
     if not widths or not ns or not bs:
