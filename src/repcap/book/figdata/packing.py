@@ -50,7 +50,7 @@ def parallel_counts(
     runs: Mapping[str, Mapping[str, Any]], thresholds: Sequence[float] = PARALLEL_THRESHOLDS
 ) -> pd.DataFrame:
     """Pairs nearly orthogonal (|cos| below the orthogonal threshold) and nearly parallel (above each
-    threshold), as counts and shares."""
+    threshold), as counts and shares, with each run's number of pairs ``n_pairs``."""
     rows = []
     for name, r in runs.items():
         rows.append(
@@ -59,11 +59,14 @@ def parallel_counts(
                 "level": f"|cos| < {ORTHOGONAL_THRESHOLD:g}",
                 "pairs": r["n_orthogonal"],
                 "share": r["n_orthogonal"] / r["n_pairs"],
+                "n_pairs": r["n_pairs"],
             }
         )
         for t in thresholds:
             n = r["n_above"][f"{t:g}"]
-            rows.append({"loss": name, "level": f"|cos| > {t:g}", "pairs": n, "share": n / r["n_pairs"]})
+            rows.append(
+                {"loss": name, "level": f"|cos| > {t:g}", "pairs": n, "share": n / r["n_pairs"], "n_pairs": r["n_pairs"]}
+            )
     return pd.DataFrame(rows)
 
 
