@@ -61,9 +61,9 @@ from .laws_yoder import (
 
 __all__ = [
     "ABOVE_WIDTH",
+    "C_LINE",
     "GUHA_PUBLISHED",
     "GUHA_REFITS",
-    "C_LINE",
     "RULE_DEGREES",
     "RULE_QUOTED",
     "VIOLATION_COLUMNS",

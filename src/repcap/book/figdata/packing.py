@@ -65,7 +65,13 @@ def parallel_counts(
         for t in thresholds:
             n = r["n_above"][f"{t:g}"]
             rows.append(
-                {"loss": name, "level": f"|cos| > {t:g}", "pairs": n, "share": n / r["n_pairs"], "n_pairs": r["n_pairs"]}
+                {
+                    "loss": name,
+                    "level": f"|cos| > {t:g}",
+                    "pairs": n,
+                    "share": n / r["n_pairs"],
+                    "n_pairs": r["n_pairs"],
+                }
             )
     return pd.DataFrame(rows)
 
