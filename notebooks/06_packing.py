@@ -47,6 +47,7 @@ from repcap.book import figures, tables
 from repcap.book.chapter import glue, start
 from repcap.book.drawings import packing as draw
 from repcap.book.figdata import packing as figdata
+from repcap.book.figdata import packing_figures as figtables
 from repcap.book.figdata import packing_views as views
 from repcap.book.figdata import reference as refdata
 from repcap.engines import bounds, laws, packing
@@ -171,10 +172,8 @@ glue("packing_law_angle", law_angle)
 
 # %%
 hist_df = figdata.angle_histograms(shown)
-colors = draw.colours(losses)
 _ = figures.save(
     "fig-packing-angles",
-    draw.angle_histograms(hist_df, colors),
     hist_df,
     {
         "caption": f"Distribution of |cos| over all pairs of {k:,} vectors in {d} dimensions after {steps} "
@@ -186,6 +185,8 @@ _ = figures.save(
         "steps": steps,
         "lr": lr,
     },
+    draw=draw.angle_histograms,
+    options={"losses": list(losses)},
 )
 
 # %% [markdown]
@@ -197,7 +198,6 @@ _ = figures.save(
 par_df = figdata.parallel_counts(shown)
 _ = figures.save(
     "fig-packing-parallel",
-    draw.parallel_counts(par_df, colors, k * (k - 1) / 2),
     par_df,
     {
         "caption": "Nearly orthogonal (|cos| < 0.01) and nearly parallel (|cos| > 0.5, 0.9, 0.99) pairs per loss, "
@@ -208,6 +208,8 @@ _ = figures.save(
         "d": d,
         "steps": steps,
     },
+    draw=draw.parallel_counts,
+    options={"losses": list(losses)},
 )
 
 # %% [markdown]
@@ -219,10 +221,11 @@ _ = figures.save(
 # (some pair is parallel). Random vectors start at {glue:text}`packing_random_angle:.1f` degrees.
 
 # %%
-curve_df = figdata.curves(runs)
+curve_df = figtables.curves_figure(
+    runs, law_angle=law_angle, k=k, d=d, yoder=(yoder_angle.value, steps) if full_size else None
+)
 _ = figures.save(
     "fig-packing-curves",
-    draw.curves(curve_df, colors, law_angle, k, d, yoder=(yoder_angle.value, steps) if full_size else None),
     curve_df,
     {
         "caption": "Left: the smallest angle between any two lines during optimisation, per loss; the dashed line "
@@ -234,6 +237,8 @@ _ = figures.save(
         "steps": steps,
         "lr": lr,
     },
+    draw=draw.curves,
+    options={"losses": list(losses)},
 )
 
 # %% [markdown]
@@ -365,8 +370,7 @@ else:
     )
 _ = figures.save(
     "fig-packing-reference",
-    draw.reference(rc, others, colors, flat=flat, **lines),
-    ref_df,
+    figtables.reference_figure(rc, others, flat=flat, **lines),
     {
         "caption": draw.reference_caption(
             ref_df,
@@ -381,5 +385,7 @@ _ = figures.save(
         "source": "reference bundle",
         "provenance": ref_section.sidecar_provenance,
     },
+    draw=draw.reference,
+    options={"losses": list(losses)},
     provenance=figures.bundle_provenance([ref_lookup, annealed_lookup, losses_lookup], reference_set),
 )

@@ -117,7 +117,6 @@ panels = [
 guha_points = figdata.fit_points(panels, guha_fits)
 _ = figures.save(
     "fig-laws-guha-data",
-    draw.guha_data(guha_points),
     guha_points,
     {
         "caption": "Guha's stored results (points, every fifth width) with our refits: left, the best of 1000 random draws "
@@ -125,6 +124,7 @@ _ = figures.save(
         "the JL form (dotted). The adjusted law tracks the optimised points; the JL form is too flat.",
         "source": "github.com/Alex-Guha/representational-capacity, code/vector_packing/*.json (MIT)",
     },
+    draw=draw.guha_data,
 )
 
 # %% [markdown]
@@ -192,7 +192,6 @@ glue("laws_ref_steps", int(ref_cells.steps.max()) if len(ref_cells) else int(ref
 glue("laws_ref_provenance", Markdown(ref_section.provenance))
 _ = figures.save(
     "fig-laws-reference",
-    draw.reference_cells(ref_cells, m60_cells),
     figdata.reference_cells_figure(by_rule, g_opt),
     {
         "caption": "Guha's cells re-run (the reference run): the ε* he stores (open squares), ours with his code's "
@@ -201,6 +200,7 @@ _ = figures.save(
         "source": "reference bundle; Guha's data: code/vector_packing/optimized_packing.json (MIT)",
         "provenance": ref_section.sidecar_provenance,
     },
+    draw=draw.reference_cells,
     provenance=figures.bundle_provenance([ref_lookup, m60_lookup], reference_set),
 )
 tables.show(
@@ -306,7 +306,6 @@ tables.show(pub, digits={"R²": ".4f", "MAPE %": ".2f", "NRMSE": ".4f", "RMSE": 
 grid_df = figdata.grid_points(grid, fits_opt["adjusted"].law)
 _ = figures.save(
     "fig-laws-grid",
-    draw.grid(grid_df),
     grid_df,
     {
         "caption": "ε* against k for each d: optimised packings (filled), the best of several random draws (open), "
@@ -317,6 +316,7 @@ _ = figures.save(
         "lr": lr,
         "random_trials": random_trials,
     },
+    draw=draw.grid,
 )
 
 # %% [markdown]
@@ -360,8 +360,7 @@ proj_undecided = (
 findings.record_all(evidence.yoder.projections(proj_df, undecided=proj_undecided))
 _ = figures.save(
     "fig-laws-yoder-c",
-    draw.yoder_constants(cdf, lawdata.yoder_C_lines()),
-    cdf,
+    lawdata.yoder_C_figure(cdf),
     {
         "caption": "Yoder's constant C = ε² k / ln N against N/k (log-log). Random vectors and random projections "
         "sit near the JL constants (Gaussian projections higher, because their vector lengths also "
@@ -372,6 +371,7 @@ _ = figures.save(
         "seed": seed,
         "projection_seeds": projection_seeds,
     },
+    draw=draw.yoder_constants,
 )
 
 # %% [markdown]
@@ -407,8 +407,7 @@ findings.record("yoder-rule-C", laws.yoder_C(), interval="closed form")
 cap_df = figdata.capacity_by_angle(yoder_d, np.linspace(0.05, 12, 240), fits_opt["adjusted"].law)
 _ = figures.save(
     "fig-laws-capacity",
-    draw.capacity(cap_df, lawdata.yoder_rule_points(), yoder_d),
-    cap_df,
+    lawdata.yoder_capacity_figure(cap_df, yoder_d),
     {
         "caption": f"How many vectors fit in d = {yoder_d:,} dimensions at F degrees off orthogonal, as log10: Yoder's "
         "rule (crosses: his quoted values), Guha's laws, and the bounds. Every law stays below the "
@@ -416,6 +415,7 @@ _ = figures.save(
         "Kabatiansky–Levenshtein rate.",
         "d": yoder_d,
     },
+    draw=draw.capacity,
 )
 
 # %% [markdown]

@@ -15,6 +15,7 @@ from matplotlib.colors import to_rgba
 from repcap.book import figures
 from repcap.book.drawings import laws as draw
 from repcap.book.figdata import packing as figdata
+from repcap.book.figdata.laws import C_LINE, RULE_QUOTED
 from repcap.book.figdata.reference import PLACEHOLDER
 from repcap.engines import laws
 
@@ -70,7 +71,7 @@ def _cells(rows):
 def test_reference_cells_draws_his_ours_and_m60_or_the_placeholder():
     cells = _cells([(2000, 32, 5000, 18, 0.11, 0.10, 0.1), (4000, 32, 5000, 18, 0.15, 0.14, 1 / 14)])
     m60 = _cells([(2000, 32, 5000, 18, 0.101, 0.10, 0.01)])
-    fig = draw.reference_cells(cells, m60)
+    fig = draw.reference_cells(figdata.reference_cells_by_rule(cells, m60))
     (ax,) = fig.axes
     his, ours, tri = ax.lines[:3]
     assert _xy(his)[0].tolist() == [2000, 4000] and _xy(his)[1].tolist() == [0.10, 0.14]
@@ -83,7 +84,7 @@ def test_reference_cells_draws_his_ours_and_m60_or_the_placeholder():
     assert not ax.texts
     plt.close(fig)
     for empty in (_cells([]), cells.assign(**{"relative gap": np.nan})):
-        fig = draw.reference_cells(empty, _cells([]))
+        fig = draw.reference_cells(figdata.reference_cells_by_rule(empty, _cells([])))
         assert [t.get_text() for t in fig.axes[0].texts] == [PLACEHOLDER] and not fig.axes[0].lines
         plt.close(fig)
 
@@ -124,7 +125,8 @@ def test_yoder_constants_marks_each_source_and_the_lines():
             "d": [8, 32, 16, 64],
         }
     )
-    fig = draw.yoder_constants(cdf, [(8.0, "textbook"), (0.2, "peak")])
+    lines = pd.DataFrame({"source": [C_LINE, C_LINE], "C": [8.0, 0.2], "label": ["textbook", "peak"]})
+    fig = draw.yoder_constants(pd.concat([cdf, lines], ignore_index=True))
     (ax,) = fig.axes
     series = ax.lines[:3]
     assert [ln.get_label() for ln in series] == ["optimised packing", "random vectors", "srht projection"]
@@ -140,8 +142,8 @@ def test_yoder_constants_marks_each_source_and_the_lines():
 def test_capacity_draws_laws_bounds_and_his_quoted_values():
     law = SimpleNamespace(constants={"C": 1.3}, log10_capacity=laws.PUBLISHED["adjusted"].log10_capacity)
     cap = figdata.capacity_by_angle(1000, np.linspace(0.5, 10, 20), law)
-    quoted = {1: 5.0, 3: 40.0}
-    fig = draw.capacity(cap, quoted, 1000)
+    quoted = pd.DataFrame({"F_deg": [1.0, 3.0], "curve": RULE_QUOTED, "log10_k": [5.0, 40.0]})
+    fig = draw.capacity(pd.concat([cap, quoted], ignore_index=True).assign(d=1000))
     (ax,) = fig.axes
     curves = list(dict.fromkeys(cap.curve))
     drawn = [ln for ln in ax.lines if not ln.get_label().startswith("_")]

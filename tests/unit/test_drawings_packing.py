@@ -15,6 +15,7 @@ from matplotlib.colors import to_rgba
 from repcap.book import figures
 from repcap.book.drawings import packing as draw
 from repcap.book.figdata import packing as fpack
+from repcap.book.figdata import packing_figures as ftables
 from repcap.book.figdata.reference import PLACEHOLDER
 
 LOSSES = ["abs-relu", "exp", "power"]
@@ -58,7 +59,7 @@ def test_angle_histograms_draw_each_runs_shares_and_its_worst_pair():
     runs = {**RUNS, "random start": RANDOM}
     hist = fpack.angle_histograms(runs)
     colors = draw.colours(LOSSES)
-    fig = draw.angle_histograms(hist, colors)
+    fig = draw.angle_histograms(hist, losses=LOSSES)
     ax = fig.axes[0]
     for name, r in runs.items():
         ln = _line(ax, f"{name} (angle {math.degrees(math.acos(r['eps_star'])):.1f}°)")
@@ -82,7 +83,7 @@ def test_parallel_counts_draw_one_bar_per_run_and_level_and_mark_the_empty_ones(
     runs = {**RUNS, "random start": RANDOM}
     counts = fpack.parallel_counts(runs)
     colors = draw.colours(LOSSES)
-    fig = draw.parallel_counts(counts, colors, 45.0)
+    fig = draw.parallel_counts(counts, losses=LOSSES)
     ax = fig.axes[0]
     levels = ["|cos| < 0.01", "|cos| > 0.5", "|cos| > 0.9", "|cos| > 0.99"]
     assert [t.get_text() for t in ax.get_xticklabels()] == levels
@@ -99,8 +100,7 @@ def test_parallel_counts_draw_one_bar_per_run_and_level_and_mark_the_empty_ones(
 
 def test_curves_draw_each_runs_angle_and_relative_loss_with_the_law():
     curve = fpack.curves(RUNS)
-    colors = draw.colours(LOSSES)
-    fig = draw.curves(curve, colors, 59.25, 300, 12)
+    fig = draw.curves(ftables.curves_figure(RUNS, law_angle=59.25, k=300, d=12), losses=LOSSES)
     a1, a2 = fig.axes
     for loss, g in curve.groupby("loss"):
         np.testing.assert_allclose(_line(a1, loss).get_xdata(), g.step)
@@ -111,7 +111,8 @@ def test_curves_draw_each_runs_angle_and_relative_loss_with_the_law():
     assert a1.get_ylim()[1] >= 61.25 and a2.get_yscale() == "log"
     assert not a1.texts and "four-constant law (k = 300, d = 12)" in [t.get_text() for t in fig.legends[0].texts]
     plt.close(fig)
-    fig = draw.curves(curve, colors, 59.25, 10_000, 100, yoder=(76.5, 20))
+    table = ftables.curves_figure(RUNS, law_angle=59.25, k=10_000, d=100, yoder=(76.5, 20))
+    fig = draw.curves(table, losses=LOSSES)
     a1 = fig.axes[0]
     (ann,) = a1.texts
     assert ann.get_text() == "Yoder: 76.5°" and ann.xy == (20, 76.5)
@@ -136,7 +137,7 @@ def test_reference_draws_the_runs_in_both_panels_and_names_the_three_lines():
         fpack.reference_curve(_point("abs-relu", [0.5, 0.99, 1.0])),
     ]
     colors = draw.colours(LOSSES)
-    fig = draw.reference(exp, others, colors, flat=10.0, **LINES)
+    fig = draw.reference(ftables.reference_figure(exp, others, flat=10.0, **LINES), losses=LOSSES)
     ax, az = fig.axes
     labels = [
         "Yoder: about 76.5° (reported)",
@@ -177,7 +178,7 @@ def test_reference_draws_the_runs_in_both_panels_and_names_the_three_lines():
 
 
 def test_reference_without_a_run_draws_its_placeholder_and_the_lines():
-    fig = draw.reference(None, [], draw.colours(LOSSES), **LINES)
+    fig = draw.reference(ftables.reference_figure(None, [], flat=None, **LINES), losses=LOSSES)
     ax, az = fig.axes
     assert [t.get_text() for t in ax.texts] == [PLACEHOLDER] and ax.get_ylim() == (60, 80)
     assert ax.get_legend_handles_labels()[1][:1] == ["Yoder: about 76.5° (reported)"]

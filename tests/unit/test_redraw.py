@@ -20,9 +20,13 @@ from PIL import Image
 
 from repcap import RepcapError
 from repcap.book import figures
-from repcap.book.drawings import capacity, layers, overlap, random, regimes, reproducibility, survey
+from repcap.book.drawings import capacity, laws, layers, overlap, packing, random, regimes, reproducibility, survey
+from repcap.book.figdata import laws as flaws
 from repcap.book.figdata import layers as flayers
+from repcap.book.figdata import packing as fpack
+from repcap.book.figdata import packing_figures as fpackfig
 from repcap.book.figdata import survey as fsurvey
+from repcap.engines import laws as elaws
 
 GENERATED = Path(__file__).resolve().parents[2] / "book" / "generated" / "figures"
 
@@ -234,6 +238,83 @@ def _layers_capacity() -> pd.DataFrame:
     return flayers.capacity_figure(recs, flayers.by_layer(recs), ["mlp_out", "attn_out"])
 
 
+# chapter 6: three losses and a random start on k = 10 vectors, and reference runs with the lines
+LOSSES = ["abs-relu", "exp", "power"]
+
+
+def _packing_run(eps: list[float], hist: list[int], n_above: tuple[int, int, int]) -> dict:
+    return {
+        "eps_star": eps[-1],
+        "max_angle_deg": float(np.degrees(np.arccos(eps[-1]))),
+        "mean_abs": 0.2,
+        "n_orthogonal": hist[0],
+        "n_pairs": 45,
+        "n_above": dict(zip(("0.5", "0.9", "0.99"), n_above)),
+        "hist": hist,
+        "curve_steps": [0, 10, 20],
+        "eps_curve": eps,
+        "loss_curve": [8.0, 4.0, 2.0],
+    }
+
+
+PACKING_RUNS = {
+    "abs-relu": _packing_run([0.5, 0.95, 0.99], [30, 5, 0, 10], (6, 5, 0)),
+    "exp": _packing_run([0.5, 0.4, 0.3], [20, 25, 0, 0], (0, 0, 0)),
+    "power": _packing_run([0.5, 0.45, 0.35], [15, 30, 0, 0], (0, 0, 0)),
+}
+SHOWN = {**PACKING_RUNS, "random start": _packing_run([0.9], [10, 15, 15, 5], (9, 1, 0))}
+
+
+def _reference_point(loss: str, eps: list[float], lr: float = 0.001, **config):
+    result = {"curve_steps": [0, 10, 20], "eps_curve": eps, "loss_curve": [3.0, 2.0, 1.0]}
+    result |= {"max_angle_deg": float(np.degrees(np.arccos(eps[-1]))), "p": 12 if loss == "power" else None}
+    cfg = {"loss": loss, "k": 100, "d": 10, "steps": 20, "lr": lr, **config}
+    return type("Point", (), {"config": cfg, "result": result})()
+
+
+def _packing_reference() -> pd.DataFrame:
+    exp = fpack.reference_curve(_reference_point("exp", [0.5, 0.3, 0.25]))
+    others = [
+        fpack.reference_curve(_reference_point("exp", [0.5, 0.28, 0.24], lr=0.005, lr_floor=0.0)),
+        fpack.reference_curve(_reference_point("power", [0.5, 0.35, 0.3])),
+        fpack.reference_curve(_reference_point("abs-relu", [0.5, 0.99, 1.0])),
+    ]
+    return fpackfig.reference_figure(exp, others, flat=10.0, yoder_angle=76.5, law_angle=76.19, bound_angle=82.0)
+
+
+def _packing_curves() -> pd.DataFrame:
+    return fpackfig.curves_figure(PACKING_RUNS, law_angle=59.25, k=10_000, d=100, yoder=(76.5, 20))
+
+
+# chapter 7: Guha's points with fits, his cells re-run, the grid, Yoder's constant, the capacity curves
+def _guha_points() -> pd.DataFrame:
+    data = pd.DataFrame({"k": [64, 128, 64, 128], "d": [8, 8, 16, 16], "eps_star": [0.5, 0.6, 0.3, 0.4]})
+    fits = {"adjusted": type("Fit", (), {"law": elaws.PUBLISHED["adjusted"]})()}
+    return fpack.fit_points([("optimised", data, ["adjusted"])], fits)
+
+
+def _laws_cells() -> pd.DataFrame:
+    cols = ["k", "d", "steps", "p", "ε* (ours)", "ε* (Guha's data)", "relative gap"]
+    cells = pd.DataFrame([(2000, 32, 50, 18, 0.11, 0.10, 0.1), (4000, 32, 50, 18, 0.15, 0.14, 1 / 14)], columns=cols)
+    return fpack.reference_cells_by_rule(cells, cells.iloc[:1].assign(**{"ε* (ours)": 0.101}))
+
+
+def _laws_grid() -> pd.DataFrame:
+    grid = pd.DataFrame({"k": [64, 128, 64, 128], "d": [8, 8, 16, 16], "eps_star": [0.5, 0.6, 0.3, 0.4]})
+    return fpack.grid_points(grid.assign(eps_random=grid.eps_star + 0.3), elaws.PUBLISHED["adjusted"], n_k=5)
+
+
+def _yoder_c() -> pd.DataFrame:
+    grid = pd.DataFrame({"k": [64, 128], "d": [8, 16], "eps_star": [0.5, 0.3], "eps_random": [0.8, 0.6]})
+    proj = pd.DataFrame({"N": [256], "k": [16], "kind": ["srht"], "C": [1.5]})
+    return flaws.yoder_C_figure(fpack.yoder_constants(grid, proj))
+
+
+def _laws_capacity() -> pd.DataFrame:
+    law = type("Law", (), {"constants": {"C": 1.3}, "log10_capacity": elaws.PUBLISHED["adjusted"].log10_capacity})
+    return flaws.yoder_capacity_figure(fpack.capacity_by_angle(1000, np.linspace(0.5, 10, 20), law()), 1000)
+
+
 #: Each drawing the chapters pass to ``save(draw=)``, with a small table and its options.
 CASES = {
     "fig-random-cosine-density": (random.cosine_density, _cos_density, {}),
@@ -255,6 +336,15 @@ CASES = {
     "fig-layers-eps": (layers.eps_by_layer, _layers_eps, {}),
     "fig-layers-vs-embedding": (layers.vs_embedding, _layers_vs_embedding, {}),
     "fig-layers-capacity": (layers.capacity, _layers_capacity, {}),
+    "fig-packing-angles": (packing.angle_histograms, lambda: fpack.angle_histograms(SHOWN), {"losses": LOSSES}),
+    "fig-packing-parallel": (packing.parallel_counts, lambda: fpack.parallel_counts(SHOWN), {"losses": LOSSES}),
+    "fig-packing-curves": (packing.curves, _packing_curves, {"losses": LOSSES}),
+    "fig-packing-reference": (packing.reference, _packing_reference, {"losses": LOSSES}),
+    "fig-laws-guha-data": (laws.guha_data, _guha_points, {}),
+    "fig-laws-reference": (laws.reference_cells, _laws_cells, {}),
+    "fig-laws-grid": (laws.grid, _laws_grid, {}),
+    "fig-laws-yoder-c": (laws.yoder_constants, _yoder_c, {}),
+    "fig-laws-capacity": (laws.capacity, _laws_capacity, {}),
 }
 
 

@@ -1,9 +1,9 @@
-"""Chapter 7's figures (the capacity laws against the spherical-code bounds), drawn from the tables
-of :mod:`repcap.book.figdata.packing` and :mod:`repcap.book.figdata.laws`."""
+"""Chapter 7's figures (the capacity laws against the spherical-code bounds), each drawn from the one
+table of :mod:`repcap.book.figdata.packing` or :mod:`repcap.book.figdata.laws` that
+:func:`repcap.book.figures.save` ships (fits, marked constants and quoted values are rows of it)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from typing import Any
 
 import matplotlib.pyplot as plt
@@ -13,7 +13,8 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from .. import figures
-from ..figdata.packing import C_CEILING_SERIES, REFERENCE_C_CEILING, REFERENCE_C_SERIES
+from ..figdata.laws_yoder import C_LINE, RULE_QUOTED
+from ..figdata.packing import C_CEILING_SERIES, REFERENCE_C_CEILING, REFERENCE_C_SERIES, RULE_HIS_CODE, RULE_M60
 from ..figdata.reference import PLACEHOLDER
 
 #: The bounds' styles in the capacity figure (colour, line style, width); the laws take the palette.
@@ -68,10 +69,12 @@ def guha_data(points: pd.DataFrame) -> Figure:
     return fig
 
 
-def reference_cells(cells: pd.DataFrame, cells_m60: pd.DataFrame) -> Figure:
-    """Guha's cells re-run (:func:`repcap.book.figdata.packing.reference_cells`) per width: the eps* he
-    stores (open squares), ours with his code's exponent rule (dots) and with M = 60 (triangles);
-    the placeholder when none of our cells is among his."""
+def reference_cells(table: pd.DataFrame) -> Figure:
+    """Guha's cells re-run per width (:func:`repcap.book.figdata.packing.reference_cells_figure`: the
+    cells of both exponent rules, ``rule``): the eps* he stores (open squares), ours with his code's
+    exponent rule (dots) and with M = 60 (triangles); the placeholder when none of our cells is among his."""
+    rule = table["rule"] if "rule" in table else pd.Series("", index=table.index)
+    cells, cells_m60 = table[rule == RULE_HIS_CODE], table[rule == RULE_M60]
     _, ax = plt.subplots(figsize=figures.size(3.0))
     if len(cells) and cells["relative gap"].notna().any():
         for c, (d, g) in zip(figures.palette(3), cells.groupby("d")):
@@ -123,9 +126,12 @@ def grid(points: pd.DataFrame) -> Figure:
     return fig
 
 
-def yoder_constants(cdf: pd.DataFrame, lines: Sequence[tuple[float, str]]) -> Figure:
-    """Yoder's constant C against N/k (:func:`repcap.book.figdata.packing.yoder_constants`), one marker
-    per source, with ``lines`` (``(C, label)``: dashed and labelled at the right) on log-log axes."""
+def yoder_constants(table: pd.DataFrame) -> Figure:
+    """Yoder's constant C against N/k (:func:`repcap.book.figdata.laws.yoder_C_figure`), one marker
+    per source, with its marked constants (rows :data:`~repcap.book.figdata.laws.C_LINE`: dashed and
+    labelled at the right) on log-log axes."""
+    cdf, marked = table[table.source != C_LINE], table[table.source == C_LINE]
+    lines = list(zip(marked.C, marked.label, strict=True))
     _, ax = plt.subplots(figsize=figures.size(4.4))
     srcs = list(dict.fromkeys(cdf.source))
     pal = dict(zip(srcs, figures.palette(len(srcs)), strict=True))
@@ -144,11 +150,13 @@ def yoder_constants(cdf: pd.DataFrame, lines: Sequence[tuple[float, str]]) -> Fi
     )
 
 
-def capacity(cap: pd.DataFrame, quoted: Mapping[float, float], d: int) -> Figure:
-    """log10 of the number of vectors in R^``d`` against degrees off orthogonal
-    (:func:`repcap.book.figdata.packing.capacity_by_angle`): the laws in the palette, the bounds in
-    :data:`BOUND_STYLES`, and ``quoted`` (``{F: log10 count}``, Yoder's values) as crosses in the
-    colour of his rule."""
+def capacity(table: pd.DataFrame) -> Figure:
+    """log10 of the number of vectors in R^d against degrees off orthogonal
+    (:func:`repcap.book.figdata.laws.yoder_capacity_figure`, its width ``d``): the laws in the palette,
+    the bounds in :data:`BOUND_STYLES`, and Yoder's quoted values (rows
+    :data:`~repcap.book.figdata.laws.RULE_QUOTED`) as crosses in the colour of his rule."""
+    cap, quoted = table[table.curve != RULE_QUOTED], table[table.curve == RULE_QUOTED]
+    d = int(table.d.iloc[0])
     curves = list(dict.fromkeys(cap.curve))
     fig, ax = plt.subplots(figsize=figures.size(5.2))
     lawlines = [c for c in curves if c not in BOUND_STYLES]
@@ -158,7 +166,7 @@ def capacity(cap: pd.DataFrame, quoted: Mapping[float, float], d: int) -> Figure
         c, ls, lw = BOUND_STYLES.get(name, (pal.get(name), "-", 1.3))
         ax.plot(g.F_deg, g.log10_k, color=c, ls=ls, lw=lw, label=name)
     rule = next(c for c in curves if c.startswith("Yoder's rule"))
-    for F, v in quoted.items():
+    for F, v in zip(quoted.F_deg, quoted.log10_k, strict=True):
         ax.plot(F, v, "x", color=pal[rule], ms=6)
     ax.set_ylim(0, 500)
     ax.set_xlim(0, cap.F_deg.max())

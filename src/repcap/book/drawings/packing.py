@@ -1,6 +1,8 @@
 """Chapter 6's figures (packing vectors: the three losses and the reference run at Yoder's size).
-Each takes the tables of :mod:`repcap.book.figdata.packing` and returns a Matplotlib figure in the
-book's style; ``colors`` is :func:`colours` of the chapter's losses."""
+Each takes the one table of :mod:`repcap.book.figdata.packing` or
+:mod:`repcap.book.figdata.packing_figures` that :func:`repcap.book.figures.save` ships (the lines and
+marks drawn over the runs are rows of it) and the chapter's ``losses`` (their order gives each run
+its colour, :func:`colours`), and returns a Matplotlib figure in the book's style."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from .. import figures
+from ..figdata.packing_figures import FLATTENING, LAW_LINE, REFERENCE_LINES, YODER_LINE
 from ..figdata.reference import PLACEHOLDER
 
 #: The name of the unoptimised vectors in the chapter's tables (drawn dotted, first in each legend).
@@ -28,9 +31,10 @@ def colours(losses: Sequence[str]) -> dict[str, Any]:
     return dict(zip([RANDOM_START, *losses], figures.palette(len(losses) + 1), strict=True))
 
 
-def angle_histograms(hist: pd.DataFrame, colors: Mapping[str, Any]) -> Figure:
+def angle_histograms(hist: pd.DataFrame, *, losses: Sequence[str]) -> Figure:
     """The share of pairs per |cos| bin of each run (:func:`repcap.book.figdata.packing.angle_histograms`),
     log scale, the random start dotted, each run's worst pair dashed, angles on the top axis."""
+    colors = colours(losses)
     fig, ax = plt.subplots(figsize=figures.size(3.4))
     for loss, g in hist.groupby("loss", sort=False):
         eps = g.eps_star.iloc[0]
@@ -62,10 +66,11 @@ def _degrees_to_cos(a: Any) -> Any:
     return np.cos(np.radians(a))
 
 
-def parallel_counts(counts: pd.DataFrame, colors: Mapping[str, Any], n_pairs: float) -> Figure:
+def parallel_counts(counts: pd.DataFrame, *, losses: Sequence[str]) -> Figure:
     """Pairs per level of near-orthogonality and near-parallelism
-    (:func:`repcap.book.figdata.packing.parallel_counts`), one bar per run in the order of ``colors``,
-    log scale up to twice ``n_pairs``; a level a run has no pair at is marked '0'."""
+    (:func:`repcap.book.figdata.packing.parallel_counts`), one bar per run in the order of
+    :func:`colours`, log scale up to twice the runs' ``n_pairs``; a level a run has no pair at is marked '0'."""
+    colors, n_pairs = colours(losses), float(counts.n_pairs.max())
     fig, ax = plt.subplots(figsize=figures.size(3.0))
     levels = list(dict.fromkeys(counts.level))
     names = list(colors)
@@ -85,17 +90,17 @@ def parallel_counts(counts: pd.DataFrame, colors: Mapping[str, Any], n_pairs: fl
     return fig
 
 
-def curves(
-    curve: pd.DataFrame,
-    colors: Mapping[str, Any],
-    law_angle: float,
-    k: int,
-    d: int,
-    yoder: tuple[float, float] | None = None,
-) -> Figure:
-    """Left: each run's worst-pair angle step by step (:func:`repcap.book.figdata.packing.curves`) with the
-    four-constant law's angle at (``k``, ``d``) dashed and, given ``yoder = (angle, last step)``,
-    Yoder's reported angle dotted; right: each loss relative to its start (log scale)."""
+def curves(table: pd.DataFrame, *, losses: Sequence[str]) -> Figure:
+    """Left: each run's worst-pair angle step by step (:func:`repcap.book.figdata.packing_figures.curves_figure`)
+    with the four-constant law's angle at the run's (k, d) dashed (its row :data:`LAW_LINE`) and, where
+    the table has a :data:`YODER_LINE` row, Yoder's reported angle dotted; right: each loss relative to
+    its start (log scale)."""
+    colors = colours(losses)
+    curve = table[~table.loss.isin([LAW_LINE, YODER_LINE])]
+    law = table[table.loss == LAW_LINE].iloc[0]
+    law_angle, k, d = float(law.angle_deg), int(law.k), int(law.d)
+    yoder_rows = table[table.loss == YODER_LINE]
+    yoder = (float(yoder_rows.angle_deg.iloc[0]), float(yoder_rows.step.iloc[0])) if len(yoder_rows) else None
     fig, (a1, a2) = plt.subplots(1, 2, figsize=figures.size(3.2))
     for loss, g in curve.groupby("loss", sort=False):
         a1.plot(g.step, g.angle_deg, color=colors[loss], label=loss)
@@ -126,24 +131,31 @@ def _run_label(c: pd.DataFrame) -> str:
     )
 
 
-def reference(
-    exp_curve: pd.DataFrame | None,
-    others: Sequence[pd.DataFrame],
-    colors: Mapping[str, Any],
-    *,
-    yoder_angle: float,
-    law_angle: float,
-    bound_angle: float,
-    flat: float | None = None,
-    zoom: tuple[float, float] = ZOOM,
-) -> Figure:
+def _reference_parts(table: pd.DataFrame) -> tuple[pd.DataFrame | None, list[pd.DataFrame], float | None, dict]:
+    """The exp run's curve (``run`` 0, None without one), the other runs' curves, the flattening step
+    (None without one) and the reference lines' angles (``yoder_angle``, ``law_angle``,
+    ``bound_angle``) of a :func:`repcap.book.figdata.packing_figures.reference_figure` table."""
+    marks, runs = table[table.line.notna()], table[table.line.isna()]
+    at = dict(zip(marks.line, marks.angle_deg, strict=True))
+    angles = {key: float(at[name]) for key, name in REFERENCE_LINES.items()}
+    flat_rows = marks[marks.line == FLATTENING]
+    flat = float(flat_rows.step.iloc[0]) if len(flat_rows) else None
+    exp_curve = runs[runs.run == 0] if (runs.run == 0).any() else None
+    others = [g for _, g in runs[runs.run > 0].groupby("run", sort=True)]
+    return exp_curve, others, flat, angles
+
+
+def reference(table: pd.DataFrame, *, losses: Sequence[str], zoom: tuple[float, float] = ZOOM) -> Figure:
     """The reference runs' worst-pair angle step by step: (a) the whole run, (b) the band ``zoom``.
 
-    ``exp_curve`` is the fixed-rate exp run's :func:`repcap.book.figdata.packing.reference_curve` (None:
-    the placeholder is drawn), ``others`` the other runs' (dashed where the rate decays; an abs-relu
-    run's collapsed curve is said to leave the axes), ``flat`` the exp run's flattening step
-    (dash-dotted).  Yoder's reported angle, the four-constant law and the rigorous bound are lines
-    in (a) and named lines in (b), or named at the edge of (b) they lie beyond."""
+    ``table`` is :func:`repcap.book.figdata.packing_figures.reference_figure`: the fixed-rate exp run's
+    curve (``run`` 0; without it the placeholder is drawn), the other runs' (dashed where the rate
+    decays; an abs-relu run's collapsed curve is said to leave the axes), the exp run's flattening
+    step (dash-dotted) and the reference lines: Yoder's reported angle, the four-constant law and
+    the rigorous bound, lines in (a) and named lines in (b), or named at the edge of (b) they lie beyond."""
+    colors = colours(losses)
+    exp_curve, others, flat, angles = _reference_parts(table)
+    yoder_angle, law_angle, bound_angle = angles["yoder_angle"], angles["law_angle"], angles["bound_angle"]
     fig, (ax, az) = plt.subplots(1, 2, figsize=figures.size(4.4), gridspec_kw={"width_ratios": [1.25, 1]})
     ax.axhline(yoder_angle, color="k", ls=":", lw=0.9, label=f"Yoder: about {yoder_angle:g}° (reported)")
     ax.axhline(law_angle, color="0.4", ls="--", lw=0.9, label=f"four-constant law: {law_angle:.1f}° (our evaluation)")

@@ -8,6 +8,7 @@ saves a table made here (``tests/unit/test_figdata.py`` holds the chapters to th
 * :mod:`.scans` -- what chapters 2 and 4 read before they tabulate (the scan's configs, head row norms);
 * :mod:`.layers` -- the layer matrices against their embedding and a Gaussian baseline;
 * :mod:`.packing` -- packings and their pair statistics, Guha's data and laws;
+* :mod:`.packing_figures` -- chapter 6's curves with the lines drawn over them;
 * :mod:`.toy` -- the toy model's regimes and width exponents;
 * :mod:`.reference` -- a chapter's reference-bundle section (points, provenance, empty build).
 """

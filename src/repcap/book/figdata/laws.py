@@ -45,11 +45,15 @@ from .laws_guha import (
     reference_summary,
 )
 from .laws_yoder import (
+    C_LINE,
     RULE_DEGREES,
+    RULE_QUOTED,
     projection_configs,
     projection_means,
+    yoder_C_figure,
     yoder_C_lines,
     yoder_C_numbers,
+    yoder_capacity_figure,
     yoder_quoted,
     yoder_rule_gap,
     yoder_rule_points,
@@ -57,9 +61,11 @@ from .laws_yoder import (
 
 __all__ = [
     "ABOVE_WIDTH",
+    "C_LINE",
     "GUHA_PUBLISHED",
     "GUHA_REFITS",
     "RULE_DEGREES",
+    "RULE_QUOTED",
     "VIOLATION_COLUMNS",
     "Finding",
     "adjusted_verdict",
@@ -87,8 +93,10 @@ __all__ = [
     "scanned_laws",
     "violations",
     "violators",
+    "yoder_C_figure",
     "yoder_C_lines",
     "yoder_C_numbers",
+    "yoder_capacity_figure",
     "yoder_quoted",
     "yoder_rule_gap",
     "yoder_rule_points",

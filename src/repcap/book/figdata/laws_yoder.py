@@ -96,3 +96,31 @@ def yoder_rule_gap() -> float:
         at = float(laws.yoder_log10_capacity(d, F))
         gaps.append(abs(at - q) if F != 5 else max(0.0, q - at))
     return max(gaps)
+
+
+# ------------------------------------------------------------------------------ the figures' tables
+
+#: The ``source`` of the rows of :func:`yoder_C_figure` that are marked constants, not points.
+C_LINE = "marked constant"
+#: The ``curve`` of the rows of :func:`yoder_capacity_figure` that are Yoder's quoted values.
+RULE_QUOTED = "Yoder's quoted values"
+
+
+def yoder_C_figure(cdf: pd.DataFrame) -> pd.DataFrame:
+    """The table of the figure of C against N/k: ``cdf`` (:func:`repcap.book.figdata.packing.yoder_constants`)
+    with one :data:`C_LINE` row per constant of :func:`yoder_C_lines` (its ``C`` and ``label``)."""
+    lines = pd.DataFrame([{"source": C_LINE, "C": c, "label": label} for c, label in yoder_C_lines()])
+    return pd.concat([cdf.assign(label=""), lines], ignore_index=True)[["source", "ratio", "C", "d", "label"]]
+
+
+def yoder_capacity_figure(cap: pd.DataFrame, d: int) -> pd.DataFrame:
+    """The table of the capacity figure: ``cap`` (:func:`repcap.book.figdata.packing.capacity_by_angle`
+    at width ``d``) with a column ``d`` and one :data:`RULE_QUOTED` row per value Yoder quotes
+    (:func:`yoder_rule_points`: ``F_deg``, its ``eps`` = sin F and ``log10_k``)."""
+    quoted = pd.DataFrame(
+        [
+            {"F_deg": float(F), "eps": float(laws.eps_from_degrees_off(F)), "curve": RULE_QUOTED, "log10_k": v}
+            for F, v in yoder_rule_points().items()
+        ]
+    )
+    return pd.concat([cap, quoted], ignore_index=True).assign(d=int(d))

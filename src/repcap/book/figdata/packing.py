@@ -50,7 +50,7 @@ def parallel_counts(
     runs: Mapping[str, Mapping[str, Any]], thresholds: Sequence[float] = PARALLEL_THRESHOLDS
 ) -> pd.DataFrame:
     """Pairs nearly orthogonal (|cos| below the orthogonal threshold) and nearly parallel (above each
-    threshold), as counts and shares."""
+    threshold), as counts and shares, with each run's number of pairs ``n_pairs``."""
     rows = []
     for name, r in runs.items():
         rows.append(
@@ -59,11 +59,20 @@ def parallel_counts(
                 "level": f"|cos| < {ORTHOGONAL_THRESHOLD:g}",
                 "pairs": r["n_orthogonal"],
                 "share": r["n_orthogonal"] / r["n_pairs"],
+                "n_pairs": r["n_pairs"],
             }
         )
         for t in thresholds:
             n = r["n_above"][f"{t:g}"]
-            rows.append({"loss": name, "level": f"|cos| > {t:g}", "pairs": n, "share": n / r["n_pairs"]})
+            rows.append(
+                {
+                    "loss": name,
+                    "level": f"|cos| > {t:g}",
+                    "pairs": n,
+                    "share": n / r["n_pairs"],
+                    "n_pairs": r["n_pairs"],
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -232,12 +241,17 @@ def reference_cells_figure(cells: pd.DataFrame, guha_opt: pd.DataFrame) -> pd.Da
     )
 
 
+#: The exponent rules of :func:`reference_cells_by_rule` (its ``rule`` column).
+RULE_HIS_CODE = "his code's M (40 if k ≤ 4000)"
+RULE_M60 = "M = 60"
+
+
 def reference_cells_by_rule(cells: pd.DataFrame, cells_m60: pd.DataFrame) -> pd.DataFrame:
     """:func:`reference_cells` of the two reference experiments in one table, with the exponent rule
     each ran with: his code's (``M = 40`` for k <= 4000, 60 above) and ``M = 60`` throughout."""
     parts = [
-        cells.assign(rule="his code's M (40 if k ≤ 4000)"),
-        cells_m60.assign(rule="M = 60"),
+        cells.assign(rule=RULE_HIS_CODE),
+        cells_m60.assign(rule=RULE_M60),
     ]
     out = pd.concat([p for p in parts if len(p)], ignore_index=True) if any(len(p) for p in parts) else None
     if out is None:
