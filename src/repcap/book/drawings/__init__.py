@@ -3,7 +3,19 @@
 which the chapter saves with :func:`repcap.book.figures.save`.  A chapter narrates; it defines no
 functions and draws no figure of more than a few lines itself."""
 
-from . import capacity, frontier, laws, overlap, packing, random, regimes, reproducibility, scaling, survey
+from . import (
+    capacity,
+    frontier,
+    laws,
+    overlap,
+    packing,
+    random,
+    regimes,
+    reproducibility,
+    scaling,
+    scaling_reference,
+    survey,
+)
 
 __all__ = [
     "capacity",
@@ -15,5 +27,6 @@ __all__ = [
     "regimes",
     "reproducibility",
     "scaling",
+    "scaling_reference",
     "survey",
 ]
