@@ -16,6 +16,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import pytest
+from _redraw_scaling import CASES as SCALING_CASES
 from PIL import Image
 
 from repcap import RepcapError
@@ -213,6 +214,7 @@ CASES = {
     "fig-regimes-fig3": (regimes.fig3, _fig3, {}),
     "fig-regimes-norms": (regimes.norms, _norms, {}),
     "fig-regimes-features": (regimes.features, _features, {}),
+    **SCALING_CASES,  # chapter 9's drawings (_redraw_scaling.py)
 }
 
 
@@ -280,6 +282,6 @@ def test_the_chapters_figures_redraw_from_their_csvs(csv):
 def test_every_chapter_drawing_has_a_case():
     """A drawing a chapter passes to save(draw=) is covered above."""
     chapters = Path(__file__).resolve().parents[2] / "notebooks"
-    used = {m for p in chapters.glob("*.py") for m in re.findall(r"draw=draw\.(\w+)", p.read_text())}
+    used = {m for p in chapters.glob("*.py") for m in re.findall(r"draw=\w+\.(\w+)", p.read_text())}
     covered = {func.__name__ for func, _, _ in CASES.values()}
     assert used <= covered, sorted(used - covered)

@@ -260,4 +260,3 @@ def reference_points(found: Sequence[Any]) -> pd.DataFrame:
     )
     rdf["regime"] = np.where(rdf["gamma"] < 0, "strong", "weak")
     return rdf
-
