@@ -9,5 +9,6 @@ saves a table made here (``tests/unit/test_figdata.py`` holds the chapters to th
 * :mod:`.layers` -- the layer matrices against their embedding and a Gaussian baseline;
 * :mod:`.packing` -- packings and their pair statistics, Guha's data and laws;
 * :mod:`.toy` -- the toy model's regimes and width exponents;
+* :mod:`.scaling` -- chapter 9's figure tables, with the fit lines and the paper's points they draw;
 * :mod:`.reference` -- a chapter's reference-bundle section (points, provenance, empty build).
 """
