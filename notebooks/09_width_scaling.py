@@ -58,8 +58,10 @@ from IPython.display import Markdown
 from repcap.book import figures, tables
 from repcap.book.chapter import glue, start
 from repcap.book.drawings import scaling as draw
+from repcap.book.drawings import scaling_reference as refdraw
 from repcap.book.figdata import reference as refdata
 from repcap.book.figdata import reference_runs as rrdata
+from repcap.book.figdata import scaling as scdata
 from repcap.book.figdata import toy as figdata
 from repcap.engines import toy
 from repcap.evidence import findings, reference
@@ -102,8 +104,7 @@ pred, pred_fits = figdata.unlearned_prediction(n, alphas, ms)
 sf = fits[fits["regime"] == "strong"]
 _ = figures.save(
     "fig-scaling-loss",
-    draw.loss_vs_width(df, fits, pred, regimes, ms),
-    figdata.loss_table(df, pred),
+    scdata.loss_figure(df, fits, pred, ms),
     {
         "caption": "Loss against width on log-log axes. Weak regime (left): the slope steepens with α; crosses, the "
         "loss of the features each model left out, sit on or below the dots; dashed, the ideal of keeping "
@@ -111,6 +112,7 @@ _ = figures.save(
         f"{sf.alpha_m.max():.2f} over α = {min(alphas):g} to {max(alphas):g}.",
         "seed": seeds,
     },
+    draw=draw.loss_vs_width,
 )
 
 # %% [markdown]
@@ -128,8 +130,7 @@ _ = figures.save(
 # %%
 _ = figures.save(
     "fig-scaling-exponents",
-    draw.exponents_vs_alpha(fits, pred_fits, figdata.fig6e_spread()),
-    figdata.exponents_table(fits, pred_fits),
+    scdata.exponents_figure(fits, pred_fits, figdata.fig6e_spread()),
     {
         "caption": "Fitted width exponents with 95 % intervals against the frequency exponent α, with the paper's "
         "strong-regime values (grey bars, Fig. 6e). Weak-regime exponents rise with α, near α − 1 for α > 1 and "
@@ -137,6 +138,7 @@ _ = figures.save(
         f"{sf.alpha_m.min():.2f} to {sf.alpha_m.max():.2f}.",
         "seed": seeds,
     },
+    draw=draw.exponents_vs_alpha,
 )
 gammas = sorted({float(g) for g in gamma_grid} | set(regimes.values()))
 grid = itertools.product(ms, alphas, gammas, seeds)
@@ -146,7 +148,6 @@ glue("scaling_gammas", ", ".join(f"{g:g}" for g in gammas))
 glue("scaling_n", n)
 _ = figures.save(
     "fig-scaling-gamma",
-    draw.exponents_by_gamma(gfits),
     gfits,
     {
         "caption": f"Fitted width exponents against α, coloured by the signed decay γ ({len(gammas)} values from "
@@ -154,6 +155,7 @@ _ = figures.save(
         "of the paper's Fig. 6e; lines 1, α − 1 and 2(α − 1).",
         "seed": seeds,
     },
+    draw=draw.exponents_by_gamma,
 )
 
 # %% [markdown]
@@ -175,13 +177,13 @@ glue("scaling_paper_ov100", ov_q[1].value)
 glue("scaling_overlap_ratio", float((strong["mean_sq_overlap"] * strong["m"]).median()))
 _ = figures.save(
     "fig-scaling-overlap",
-    draw.overlap_vs_width(strong, [(1 / 10, ov_q[0].value), (1 / 100, ov_q[1].value)]),
-    figdata.overlap_points(strong),
+    scdata.overlap_figure(strong, [(1 / 10, ov_q[0].value), (1 / 100, ov_q[1].value)]),
     {
         "caption": "Strong regime: the mean square overlap of the normalised rows against 1/m, with the line 1/m, the "
         "Welch bound for n unit vectors (below it), and two points of the paper's Fig. 6d (our reading).",
         "seed": seeds,
     },
+    draw=draw.overlap_vs_width,
 )
 
 # %% [markdown]
@@ -212,14 +214,14 @@ glue("scaling_e17_tau", e17_tau)
 glue("scaling_exp_tau", tau)
 _ = figures.save(
     "fig-scaling-other",
-    draw.other_laws(odf, ofits, other_ms),
-    figdata.other_points(odf),
+    scdata.other_figure(odf, ofits, other_ms),
     {
         "caption": f"Strong regime (γ = {strong_gamma:g}) with exponential (τ = {tau:g}), linear and power-law "
         f"frequencies, n = {other_n}: fitted slopes in the legend, next to the slopes the paper reports for its "
         f"large run (exp-17, n = {e17_n:,}, Fig. 1d).",
         "seed": seeds,
     },
+    draw=draw.other_laws,
 )
 exp17 = dict(zip(other, ("liu-exp17-exp", "liu-exp17-linear", "liu-exp17-power")))
 findings.record_all(evidence.profile_exponents(fits, ofits, exp17, gamma=strong_gamma))
@@ -251,8 +253,7 @@ for k, v in ref_cfg.items():
     glue(f"scaling_ref_{k}", v)
 _ = figures.save(
     "fig-scaling-reference",
-    draw.reference_losses(rdf, rfits),
-    figdata.reference_figure(rdf),
+    scdata.reference_figure(rdf, rfits),
     {
         "caption": f"The reference models' first sweep: toy models at the paper's main-sweep settings (n = "
         f"{ref_cfg['n']:,}, {ref_cfg['steps']:,} steps, batch {ref_cfg['batch']:,}), loss against width on log-log "
@@ -260,6 +261,7 @@ _ = figures.save(
         "source": "reference bundle",
         "provenance": ref_section.sidecar_provenance,
     },
+    draw=draw.reference_losses,
     provenance=figures.bundle_provenance(ref_lookup, reference_set),
 )
 
@@ -293,7 +295,6 @@ glue("scaling_outlier_factor", rrdata.OUTLIER_FACTOR)
 glue("scaling_outlier_summary", Markdown(rrdata.outlier_summary(flagged)))
 _ = figures.save(
     "fig-scaling-seeds",
-    draw.seed_outliers(flagged, rrdata.OUTLIER_FACTOR),
     refdata.placeholder_if_empty(flagged),
     {
         "caption": "Every reference model that has seeds beside it: its final loss over the median of its seeds at the "
@@ -301,6 +302,8 @@ _ = figures.save(
         "the models it flags, whose width leaves every seed's fit of that series.",
         "source": "reference bundle (the width sweeps)",
     },
+    draw=refdraw.seed_outliers,
+    options={"factor": rrdata.OUTLIER_FACTOR},
     provenance=figures.bundle_provenance(w_lookups, reference_set),
 )
 digitised = rrdata.fig6e_digitised()
@@ -320,7 +323,6 @@ findings.record_all(
 findings.record_all(evidence.weak_exponent(wsum, figure="fig-scaling-fig6e", **where))
 _ = figures.save(
     "fig-scaling-fig6e",
-    draw.fig6e(cmp6e, evidence.SEEDS_TO_DECIDE),
     cmp6e,
     {
         "caption": "Width exponents α_m against α: Liu et al.'s Fig. 6e digitised from their vector figure (open "
@@ -330,6 +332,8 @@ _ = figures.save(
         "it and we train it.",
         "source": "reference bundle; Liu et al. 2025 Fig. 6e digitised (repcap.evidence.digitise)",
     },
+    draw=refdraw.fig6e,
+    options={"seeds_to_decide": evidence.SEEDS_TO_DECIDE},
     provenance=figures.bundle_provenance(w_lookups, reference_set),
 )
 tables.show(
@@ -359,7 +363,6 @@ phi1_gamma = -0.7778  # the strongest gamma Fig. 6e plots (the figure does not n
 phi1_ours = phi1[(phi1.series == "ours") & np.isclose(phi1.gamma.astype(float), phi1_gamma) & (phi1.seed == 0)]
 _ = figures.save(
     "fig-scaling-phi1",
-    draw.phi_one(phi1_ours, phi1[phi1.series != "ours"], phi1_gamma),
     phi1,
     {
         "caption": "The strong fraction φ₁ against width: Liu et al.'s Fig. 6c digitised from their vector figure "
@@ -367,6 +370,8 @@ _ = figures.save(
         "with the square of its colour at the same width; φ₁ is our reading (rows with norm above 1).",
         "source": "reference bundle; Liu et al. 2025 Fig. 6c digitised (repcap.evidence.digitise)",
     },
+    draw=refdraw.phi_one,
+    options={"gamma": phi1_gamma},
     provenance=figures.bundle_provenance(phi1_lookups, reference_set),
 )
 gap1, n1 = rrdata.phi_one_gap(phi1, 1.0, phi1_gamma)
@@ -381,7 +386,6 @@ findings.record_all(
 glue("scaling_overlap_defs_summary", Markdown(rrdata.overlap_summary(ovd)))
 _ = figures.save(
     "fig-scaling-overlap-defs",
-    draw.overlap_definitions(ovd),
     refdata.placeholder_if_empty(ovd),
     {
         "caption": "The retrained α = 1, γ = −0.778 models' mean square overlap in units of 1/m under five "
@@ -390,6 +394,7 @@ _ = figures.save(
         "weighted by p_i p_j. Fig. 6d sits at about 1 (dotted).",
         "source": "reference bundle (liu-overlap)",
     },
+    draw=refdraw.overlap_definitions,
     provenance=figures.bundle_provenance(ov_lookup, reference_set),
 )
 
@@ -426,8 +431,7 @@ ct_found = evidence.contrast(
 findings.record_all(ct_found)
 _ = figures.save(
     "fig-scaling-contrast",
-    draw.contrast(ctp, controls),
-    refdata.placeholder_if_empty(ctp),
+    rrdata.contrast_figure(ctp, controls),
     {
         "caption": f"Loss against width for exponential frequencies ({ct_setting}) on log-log axes, weak and strong "
         "regime: dots the models, solid lines a parabola in log m, dotted lines the best power law; open squares and "
@@ -435,6 +439,7 @@ _ = figures.save(
         "leaving out all but the m most frequent features.",
         "source": "reference bundle (liu-contrast and the width sweeps)",
     },
+    draw=refdraw.contrast,
     provenance=figures.bundle_provenance([ct_lookup, *w_lookups], reference_set),
 )
 weak_ref = rrdata.weak_models(w_found)

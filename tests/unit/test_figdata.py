@@ -9,6 +9,7 @@ import pytest
 import torch
 
 from repcap.book.figdata import packing as fpack
+from repcap.book.figdata import scaling as fscaling
 from repcap.book.figdata import survey as fsurvey
 from repcap.book.figdata import toy as ftoy
 from repcap.engines import packing
@@ -391,7 +392,7 @@ def test_toy_tables_moved_out_of_the_chapters():
         [P(config=dict(n=9, m=3, alpha=1.0, gamma=-1.0, seed=0, steps=5), result={"loss": 0.1})]
     )
     assert ref.regime.tolist() == ["strong"] and ref.mean_sq_overlap.iloc[0] is None
-    assert ftoy.reference_figure(ref.iloc[:0]).note.tolist() == ["no reference points"]
+    assert fscaling.reference_figure(ref.iloc[:0], pd.DataFrame()).note.tolist() == ["no reference points"]
     other = ftoy.other_losses(pd.DataFrame({"loss": range(4)}), ["exp", "linear"], [5, 10], [0])
     assert other.law.tolist() == ["exp", "exp", "linear", "linear"]
 

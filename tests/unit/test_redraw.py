@@ -16,6 +16,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import pytest
+from _redraw_scaling import CASES as SCALING_CASES
 from PIL import Image
 
 from repcap import RepcapError
@@ -345,6 +346,7 @@ CASES = {
     "fig-laws-grid": (laws.grid, _laws_grid, {}),
     "fig-laws-yoder-c": (laws.yoder_constants, _yoder_c, {}),
     "fig-laws-capacity": (laws.capacity, _laws_capacity, {}),
+    **SCALING_CASES,  # chapter 9's drawings (_redraw_scaling.py)
 }
 
 
@@ -412,6 +414,6 @@ def test_the_chapters_figures_redraw_from_their_csvs(csv):
 def test_every_chapter_drawing_has_a_case():
     """A drawing a chapter passes to save(draw=) is covered above."""
     chapters = Path(__file__).resolve().parents[2] / "notebooks"
-    used = {m for p in chapters.glob("*.py") for m in re.findall(r"draw=draw\.(\w+)", p.read_text())}
+    used = {m for p in chapters.glob("*.py") for m in re.findall(r"draw=\w+\.(\w+)", p.read_text())}
     covered = {func.__name__ for func, _, _ in CASES.values()}
     assert used <= covered, sorted(used - covered)

@@ -1,20 +1,7 @@
-"""The chapters' figures, as tested functions: each takes the tables of
-:mod:`repcap.book.figdata` and returns a Matplotlib figure in the book's style (:mod:`repcap.book.figures`),
-which the chapter saves with :func:`repcap.book.figures.save`.  A chapter narrates; it defines no
-functions and draws no figure of more than a few lines itself."""
-
-from . import capacity, frontier, laws, layers, overlap, packing, random, regimes, reproducibility, scaling, survey
-
-__all__ = [
-    "capacity",
-    "frontier",
-    "laws",
-    "layers",
-    "overlap",
-    "packing",
-    "random",
-    "regimes",
-    "reproducibility",
-    "scaling",
-    "survey",
-]
+"""The chapters' figures, as tested functions: each takes the table a figure ships (its CSV, made by
+:mod:`repcap.book.figdata`) and JSON-able options, and returns a Matplotlib figure in the book's style
+(:mod:`repcap.book.figures`); the chapter hands it to :func:`repcap.book.figures.save`, which draws it
+from the CSV read back.  One module per chapter's subject: :mod:`.random`, :mod:`.survey`,
+:mod:`.capacity`, :mod:`.overlap`, :mod:`.layers`, :mod:`.packing`, :mod:`.laws`, :mod:`.regimes`,
+:mod:`.scaling` and :mod:`.scaling_reference`, :mod:`.frontier`, :mod:`.reproducibility`.  A chapter
+narrates; it defines no functions and draws no figure itself."""

@@ -10,5 +10,6 @@ saves a table made here (``tests/unit/test_figdata.py`` holds the chapters to th
 * :mod:`.packing` -- packings and their pair statistics, Guha's data and laws;
 * :mod:`.packing_figures` -- chapter 6's curves with the lines drawn over them;
 * :mod:`.toy` -- the toy model's regimes and width exponents;
+* :mod:`.scaling` -- chapter 9's figure tables, with the fit lines and the paper's points they draw;
 * :mod:`.reference` -- a chapter's reference-bundle section (points, provenance, empty build).
 """

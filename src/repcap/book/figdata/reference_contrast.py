@@ -133,3 +133,38 @@ def weak_models(found: Iterable[Any]) -> pd.DataFrame:
     cols = ["n", "m", "alpha", "gamma", "seed", "loss", "phi_half", "phi_half_over_m_n", "left_out_loss"]
     df = pd.DataFrame(rows, columns=cols).drop_duplicates(subset=["n", "m", "alpha", "gamma", "seed"])
     return df.sort_values(["gamma", "alpha", "seed", "m"]).reset_index(drop=True)
+
+
+def _curve_rows(kind: str, reg: str, g: float, m: np.ndarray, loss: np.ndarray) -> list[dict]:
+    return [{"kind": kind, "regime": reg, "gamma": g, "m": x, "loss": y} for x, y in zip(m, loss, strict=True)]
+
+
+def contrast_figure(points: pd.DataFrame, controls: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """The contrast figure's table: the models of :func:`contrast_points` (``kind = "model"``); for
+    each (gamma, regime) of seed 0 with 4 widths or more, the parabola in log m and the best power law
+    at 40 widths (``"parabola"``, ``"power law"``); its :func:`contrast_controls` series where that has
+    4 widths (``"control"``, with its ``alpha``) and the control's parabola (``"control parabola"``).
+    A note (:func:`.reference.placeholder`) where there are no models."""
+    from repcap.engines.fits import fit_curvature
+
+    from .reference import placeholder
+
+    if not len(points):
+        return placeholder()
+    rows: list[dict] = []
+    for (g, reg), d in points[points.seed == 0].groupby(["gamma", "regime"]):
+        if d.m.nunique() >= 4:
+            mm = np.geomspace(d.m.min(), d.m.max(), 40)
+            rows += _curve_rows("parabola", reg, g, mm, fit_curvature(d.m, d.loss).predict(mm))
+            rows += _curve_rows("power law", reg, g, mm, fit_exponent(d.m, d.loss).predict(mm))
+        c = controls.get(reg, pd.DataFrame())
+        if len(c) and c.m.nunique() >= 4:
+            rows += [
+                {"kind": "control", "regime": reg, "alpha": r.alpha, "m": r.m, "loss": r.loss} for r in c.itertuples()
+            ]
+            mm = np.geomspace(c.m.min(), c.m.max(), 40)
+            rows += _curve_rows(
+                "control parabola", reg, float(c.gamma.iloc[0]), mm, fit_curvature(c.m, c.loss).predict(mm)
+            )
+    out = pd.concat([points.assign(kind="model"), pd.DataFrame(rows)], ignore_index=True)
+    return out[["kind", *[c for c in out.columns if c != "kind"]]]

@@ -16,7 +16,14 @@ Each function takes plain records (a bundle lookup's ``found``: objects with ``c
 
 from __future__ import annotations
 
-from .reference_contrast import contrast_controls, contrast_fits, contrast_points, matched_control, weak_models
+from .reference_contrast import (
+    contrast_controls,
+    contrast_figure,
+    contrast_fits,
+    contrast_points,
+    matched_control,
+    weak_models,
+)
 from .reference_overlaps import (
     FIG6C_WIDTHS,
     fig6c_digitised,
@@ -63,6 +70,7 @@ __all__ = [
     "c_curve_shape",
     "c_curve_summary",
     "contrast_controls",
+    "contrast_figure",
     "contrast_fits",
     "contrast_points",
     "digitised_series",

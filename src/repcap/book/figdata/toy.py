@@ -260,10 +260,3 @@ def reference_points(found: Sequence[Any]) -> pd.DataFrame:
     )
     rdf["regime"] = np.where(rdf["gamma"] < 0, "strong", "weak")
     return rdf
-
-
-def reference_figure(rdf: pd.DataFrame) -> pd.DataFrame:
-    """The data of the reference figure: :func:`reference_points`, or a note in a build without them."""
-    from .reference import placeholder
-
-    return rdf if len(rdf) else placeholder("no reference points")
