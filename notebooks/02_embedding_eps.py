@@ -38,10 +38,9 @@ models = [
 ]  # offline keys (repcap models)
 hub_models = []  # catalog keys or hub ids read from the model hub (paper: Guha's 45 models)
 synthetic = []  # synthetic stand-ins [name, V, d, mean_cos]: the smoke profile uses these, no download
-sample_rows = 16384  # rows sampled for the histogram / nearest pairs pass; None -> every pair
-bins = None  # histogram bins on [-1, 1]; None: the engine's (repcap.engines.cosine.TiledConfig, width 0.001)
-top_k = None  # most similar pairs kept per model; None: the engine's
-seed = None  # row-sample seed; None: the engine's
+tiled: "tiled" = {
+    "sample": 16384
+}  # the tiled pass's TiledConfig settings; sample: rows sampled for the histogram, quantiles and nearest pairs (null: every pair; `repcap run --list-params`)
 device = "auto"  # "auto", "cpu" or "cuda"
 executor = "local"  # where sweep points run: local (this process) or dask
 scheduler = ""  # with the dask executor: a tcp address, local or local:N, or a jobqueue YAML file
@@ -50,12 +49,12 @@ scheduler = ""  # with the dask executor: a tcp address, local or local:N, or a 
 import pandas as pd
 
 from repcap import evidence
-from repcap.base.config import given
 from repcap.book import figures, tables
 from repcap.book.chapter import glue, start
 from repcap.book.drawings import survey as draw
 from repcap.book.figdata import scans
 from repcap.book.figdata import survey as figdata
+from repcap.engines import cosine
 from repcap.engines.survey import scan
 from repcap.evidence import findings, reference
 from repcap.models import catalog, offline
@@ -66,7 +65,7 @@ C2 = reference.value("guha2026.class2_eps_below")  # Class 2: eps below this
 run_record = start(
     "Guha measures every pair of every model on a GPU from the hub; here the moments are exact "
     "for every model, but histograms, quantiles and nearest pairs come from the pairs of "
-    f"{sample_rows if sample_rows else 'all'} sampled rows per model, and only models that "
+    f"{tiled.get('sample') or 'all'} sampled rows per model, and only models that "
     "install offline are read (the `paper` profile scans the whole catalog).",
     device=device,
     executor=executor,
@@ -82,8 +81,8 @@ run_record = start(
 # dequantised; the table names the storage type each number comes from.
 
 # %%
-common = dict(**given(sample=sample_rows, bins=bins, top_k=top_k, seed=seed), device=device)
-configs, variant_of = scans.scan_configs(models, hub_models, synthetic, common, seed)
+tc = cosine.TiledConfig(**tiled)  # `repcap run` gives every setting; a partial mapping (papermill) the defaults
+configs, variant_of = scans.scan_configs(models, hub_models, synthetic, dict(tiled, device=device), tc.seed)
 records, failures = scan(configs)
 if failures:  # one line per model that could not be read; the others go on
     display(tables.show(pd.DataFrame(failures)))
@@ -118,9 +117,8 @@ figures.save(
         "caption": "Pairwise cosine similarity of token embeddings, one panel per model (density, log scale): "
         "μ (solid) and ε = μ + 2σ (dashed) from the exact moments, and the right tail beyond ε shaded. "
         "The decoders' distributions sit well right of zero (Class 1); "
-        f"histograms from the pairs of {sample_rows or 'all'} sampled rows.",
-        "seed": seed,
-        "sample_rows": sample_rows,
+        f"histograms from the pairs of {tiled.get('sample') or 'all'} sampled rows.",
+        "seed": tc.seed,
     },
     draw=draw.histograms,
 )
@@ -142,7 +140,7 @@ figures.save(
         "caption": "Embedding against the separately stored output head of the same model (the same tied matrix "
         "at two quantisations). The curves lie on top of each other; ε moves only in the third or "
         "fourth decimal.",
-        "seed": seed,
+        "seed": tc.seed,
     },
     draw=draw.heads,
 )
@@ -286,7 +284,7 @@ figures.save(
         "caption": "ε against model width: Guha's 45 reported values (hollow squares) and ours (filled circles), "
         f"coloured by class (pink: Class 1, ε > {C1:g}; blue: Class 2, ε < {C2:g}). The grey band "
         f"{C2:g}–{C1:g} holds none of Guha's models.",
-        "seed": seed,
+        "seed": tc.seed,
     },
     draw=draw.eps_vs_width,
 )

@@ -30,12 +30,11 @@ models = [
 ]  # offline keys (as in the ε chapter)
 hub_models = []  # catalog keys or hub ids from the model hub (paper: Guha's 45 models)
 synthetic = []  # synthetic stand-ins [name, V, d, mean_cos] (smoke)
-sample_rows = 16384  # rows sampled for the quantile pass; None -> every pair
-bins = None  # histogram bins on [-1, 1]; None: the engine's (repcap.engines.cosine.TiledConfig)
-top_k = None  # most similar pairs kept per model; None: the engine's
+tiled: "tiled" = {
+    "sample": 16384
+}  # the tiled pass's TiledConfig settings; sample: rows sampled for the quantile pass (null: every pair; `repcap run --list-params`)
 fixed_d = None  # width of the capacity-against-ε figure; None: Guha's six-orders example (Sec. 3.5)
 eps_grid_points = 200  # points on the ε axis
-seed = None  # row-sample seed; None: the engine's
 device = "auto"  # "auto", "cpu" or "cuda"
 reference_set = "reference"  # the shipped point set whose minimax runs give the calculator our refitted law ("": none)
 reference_scale = "full"  # that set's scale: full, or smoke (its seconds-long version, for the tests)
@@ -47,13 +46,12 @@ import numpy as np
 import pandas as pd
 
 from repcap import evidence
-from repcap.base.config import given
 from repcap.book import calculator, figures, tables
-from repcap.book.chapter import glue, start
+from repcap.book.chapter import decided, glue, start
 from repcap.book.drawings import capacity as draw
 from repcap.book.figdata import reference as refdata
 from repcap.book.figdata import survey as figdata
-from repcap.engines import laws
+from repcap.engines import cosine, laws
 from repcap.engines.cosine import Histogram
 from repcap.engines.survey import scan
 from repcap.evidence import findings, reference, slack
@@ -63,7 +61,7 @@ from repcap.models.synthetic import source as stand_in_source
 run_record = start(
     "Guha evaluates the laws on every model of Table 1 measured on a GPU; here ε comes from the "
     "offline models (exact moments), quantile thresholds from the pairs of "
-    f"{sample_rows if sample_rows else 'all'} sampled rows, and the laws' constants are the "
+    f"{tiled.get('sample') or 'all'} sampled rows, and the laws' constants are the "
     "published ones.",
     device=device,
     executor=executor,
@@ -212,10 +210,11 @@ calculator.widget(extra_laws=[ours_law] if ours_law is not None else [])
 # $\log_{10}k$) to make that point concrete.
 
 # %%
-common = dict(tiled=True, **given(sample=sample_rows, bins=bins, top_k=top_k, seed=seed), device=device)
+tc = cosine.TiledConfig(**tiled)  # `repcap run` gives every setting; a partial mapping (papermill) the defaults
+common = dict(tiled=True, **tiled, device=device)
 configs = [dict(source=k, label=k, head=False, **common) for k in models + hub_models]
 for name, V, d, mean_cos in synthetic:  # stand-ins built in memory (repcap.models.synthetic)
-    src = stand_in_source("embedding", V=V, d=d, mean_cos=mean_cos, seed=seed or 0)
+    src = stand_in_source("embedding", V=V, d=d, mean_cos=mean_cos, seed=tc.seed)
     configs.append(dict(source=src, label=name, head=False, **common))
 records, failures = scan(configs)
 if failures:  # one line per model that could not be read; the others go on
@@ -254,7 +253,7 @@ tables.show(cap, digits={"ε": ".4f"} | dict.fromkeys(logcols, ".1f"))
 # of $\varepsilon$ matters.
 
 # %%
-fixed_d = int(fixed_d or reference.value("guha2026.sens_example_d"))
+fixed_d = decided("fixed_d", int(fixed_d or reference.value("guha2026.sens_example_d")))
 eps_lo, eps_hi = reference.value("guha2026.sens_example_eps_lo"), reference.value("guha2026.sens_example_eps_hi")
 eps_axis = np.linspace(0.02, 0.12, eps_grid_points)
 curves = figdata.capacity_curves(law_names, eps_axis, fixed_d)
@@ -283,7 +282,7 @@ figures.save(
         "caption": f"Capacity against ε at d = {fixed_d} under the four published laws (log scale). Dots: "
         f"ε = {eps_lo:g} and {eps_hi:g} under the four-constant law, {np.log10(hi / lo):.1f} orders of "
         "magnitude apart.",
-        "seed": seed,
+        "seed": tc.seed,
     },
     draw=draw.capacity_vs_eps,
 )
@@ -312,7 +311,7 @@ figures.save(
         "caption": "Left: ε by five rules for each model (μ+2σ and μ+3σ from the exact moments; quantiles of |cos| "
         "from the sampled histogram, ± one bin). Right: the four-constant capacity each threshold implies. "
         "The rule moves the capacity by many orders of magnitude.",
-        "seed": seed,
+        "seed": tc.seed,
     },
     draw=draw.thresholds,
 )

@@ -23,12 +23,7 @@
 k = 2000  # number of vectors (sources: 10,000)
 d = 40  # dimension (sources: 100)
 losses = ["abs-relu", "exp", "power"]  # 3Blue1Brown's relu(|cos|), Yoder's exp(beta cos^2), Guha's |cos|^p
-beta = None  # exp-loss sharpness; None: the engine's (PackConfig: Yoder's 20)
-p = None  # power-loss exponent; None -> Guha's rule min(floor(M / ln d), 20)
-steps = None  # Adam steps; None: the engine's (PackConfig: Guha's 5000)
-lr = None  # Adam learning rate; None: Guha's rule (0.005, or 0.0025 above d of 1024)
-seed = None  # seed of the random initial vectors; None: the engine's
-n_bins = None  # histogram bins of |cos| on [0, 1]; None: the engine's
+pack: "pack" = {}  # the packings' PackConfig settings (`repcap run --list-params`: each one's type, default, help)
 device = "auto"  # "auto", "cpu" or "cuda"
 reference_set = "reference"  # the shipped point set whose full-size Yoder run is shown ("" for none)
 reference_scale = "full"  # that set's scale: full, or smoke (its seconds-long version, for the tests)
@@ -42,7 +37,6 @@ import pandas as pd
 from IPython.display import Markdown
 
 from repcap import evidence, sweep
-from repcap.base.config import given
 from repcap.book import figures, tables
 from repcap.book.chapter import glue, start
 from repcap.book.drawings import packing as draw
@@ -55,7 +49,9 @@ from repcap.evidence import findings, reference
 from repcap.results import bundle
 from repcap.results.runs import finding_profile
 
-cfg = packing.PackConfig(k=k, d=d, **given(beta=beta, p=p, steps=steps, lr=lr, seed=seed, n_bins=n_bins))
+cfg = packing.PackConfig(
+    k=k, d=d, **pack
+)  # `repcap run` gives every setting; a partial mapping (papermill) the defaults
 beta, steps, lr, seed, n_bins = cfg.beta, cfg.steps, cfg.learning_rate, cfg.seed, cfg.n_bins
 yoder_k, yoder_d = int(reference.value("yoder2025.n_vectors")), int(reference.value("yoder2025.dim"))
 yoder_angle = reference.quote("yoder2025.exp_angle_deg")
@@ -106,19 +102,7 @@ run_record = start(
 
 # %%
 configs = [
-    dict(
-        k=k,
-        d=d,
-        loss=loss,
-        beta=beta,
-        p=p if loss == "power" else None,
-        steps=steps,
-        lr=lr,
-        seed=seed,
-        n_bins=n_bins,
-        device=device,
-    )
-    for loss in losses
+    dict(pack, k=k, d=d, loss=loss, p=cfg.p if loss == "power" else None, lr=lr, device=device) for loss in losses
 ]
 rep = sweep.run(
     packing.sweep_packed,

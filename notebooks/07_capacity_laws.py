@@ -25,8 +25,7 @@ dims = [16, 32, 64]  # dimensions d of the simulated grid (Guha: 32 to 768, then
 ks = [250, 500, 1000, 2000]  # numbers of vectors k per d (Guha: 2000 to 32000 in steps of 2000)
 dims_large = []  # a second block of dimensions with its own k values (Guha: 1024 to 4096)
 ks_large = []  # k values for dims_large (Guha: 2000 to 32000 in steps of 2000)
-steps = None  # Adam steps per packing; None: the engine's (PackConfig: Guha's 5000)
-lr = None  # learning rate; None: Guha's rule (0.005, or 0.0025 above d of 1024)
+pack: "pack_grid" = {}  # the packings' PackConfig settings (`repcap run --list-params`: each one's type, default, help)
 seeds = [0]  # one packing per seed and grid point (Guha: one)
 random_trials = 20  # random draws per grid point; eps* is the min over them (Guha: 1000)
 projection_N = [256, 1024, 2048]  # points N (basis vectors of R^N) for the random projections
@@ -46,9 +45,8 @@ import numpy as np
 from IPython.display import Markdown
 
 from repcap import evidence, sweep
-from repcap.base.config import given
 from repcap.book import figures, tables
-from repcap.book.chapter import glue, start
+from repcap.book.chapter import decided, glue, start
 from repcap.book.drawings import laws as draw
 from repcap.book.figdata import laws as lawdata
 from repcap.book.figdata import packing as figdata
@@ -140,11 +138,7 @@ _ = figures.save(
 
 # %%
 points = lawdata.grid_cells(dims, ks, dims_large, ks_large)
-opt_cfg = [
-    dict(k=k_, d=d_, loss="power", **given(steps=steps, lr=lr), seed=s, device=device)
-    for k_, d_ in points
-    for s in seeds
-]
+opt_cfg = [dict(pack, k=k_, d=d_, loss="power", seed=s, device=device) for k_, d_ in points for s in seeds]
 opt = sweep.run(
     packing.sweep_packed,
     opt_cfg,
@@ -312,8 +306,6 @@ _ = figures.save(
         "the adjusted law refitted to the optimised points (solid) and the rigorous lower bound on ε "
         "(dotted). Optimisation closes much of the gap between random and the bound, not all of it.",
         "seed": seed,
-        "steps": steps,
-        "lr": lr,
         "random_trials": random_trials,
     },
     draw=draw.grid,
@@ -396,7 +388,7 @@ _ = figures.save(
 # exponential rate, but asymptotic: exact only as $d \to \infty$ at a fixed angle).
 
 # %%
-yoder_d = int(yoder_d or reference.value("yoder2025.rule_d"))
+yoder_d = decided("yoder_d", int(yoder_d or reference.value("yoder2025.rule_d")))
 rule_gap = lawdata.yoder_rule_gap()  # his 89 to 87 degree values are approximate, the 85 degree one a lower bound
 glue("laws_yoder_divisor", laws.YODER_DIVISOR)
 glue("laws_yoder_rule_C", reference.value("yoder2025.rule_C"))

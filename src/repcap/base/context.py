@@ -57,6 +57,8 @@ class RunRecord:
     device_type: str  # "cpu" | "cuda"
     executor: str  # "this process" or a Dask cluster's description
     started_unix: float = field(default_factory=time.time)
+    #: the values the chapter gave parameters left to the source's value (None): ``chapter.decided``
+    decided: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -46,6 +46,16 @@ def start(note: str = "", *, device: str = "auto", executor: str = "local", sche
     return record
 
 
+def decided(name: str, value: Any) -> Any:
+    """``value``, the value the chapter gave its parameter ``name`` where the run left it to the
+    source's (None: "the width Yoder states it for"); recorded, so that every figure's sidecar says
+    the value, and ``drawn_by.decided_by_rule["chapter"]`` that the chapter decided it."""
+    rec = current()
+    if rec is not None:
+        rec.decided[name] = json.loads(json.dumps(value))
+    return value
+
+
 def close() -> None:
     """Close the executor :func:`start` made (also run at exit)."""
     global _executor

@@ -129,7 +129,9 @@ def resolve_config(param: str, kind: str, layers: list[tuple[str, dict[str, Any]
                 )
             out[key] = v
     try:
-        spec.settings_class()(**out)  # the class's checks, across fields too (warm-up within the steps)
+        spec.settings_class()(
+            **dict(spec.probe), **out
+        )  # the class's checks, across fields too (warm-up within the steps)
     except RepcapError as exc:
         raise RepcapError(f"{layers[-1][0] if layers else 'defaults'}: {param}: {exc}") from None
     except TypeError as exc:  # a settings class that needs a field the mapping leaves out

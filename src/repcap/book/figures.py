@@ -264,8 +264,11 @@ def _sidecar(fig_id: str, caption: str, meta: dict[str, Any], provenance: Mappin
     }
     # the engine configs as they ran: every default, and each value a rule decided, filled in (provenance.py)
     settings, by_rule = engine_settings(ctx["notebook"], ctx["parameters"])
-    if settings:
-        sidecar["drawn_by"]["parameters"] = {**ctx["parameters"], **settings}
+    chosen = dict(rec.decided) if rec is not None else {}  # parameters the chapter set from a source (decided)
+    if chosen:
+        by_rule = {**by_rule, "chapter": sorted(chosen)}
+    if settings or chosen:
+        sidecar["drawn_by"]["parameters"] = {**ctx["parameters"], **settings, **chosen}
         sidecar["parameters"] = sidecar["drawn_by"]["parameters"]
         sidecar["drawn_by"]["decided_by_rule"] = by_rule
     if provenance:

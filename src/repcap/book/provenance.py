@@ -233,8 +233,19 @@ def _toy_train_derived(cfg: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _pack_derived(cfg: Mapping[str, Any]) -> dict[str, Any]:
+    """The rules a packing's settings left to a rule (None) follow, in words: Guha's exponent and
+    learning rate depend on each point's d, so one figure's points may have several."""
+    out: dict[str, Any] = {}
+    if cfg.get("p") is None:
+        out["p"] = "Guha's rule: min(floor(M / ln d), 20), M = 40, 50 or 60 by k and d, per point"
+    if cfg.get("lr") is None:
+        out["lr"] = "Guha's rule: 0.005 if d <= 1024 else 0.0025, per point"
+    return out
+
+
 #: Per engine config kind: what its settings left to a rule (None) took, for the sidecar.
-DERIVED = {"toy_train": _toy_train_derived}
+DERIVED = {"toy_train": _toy_train_derived, "pack": _pack_derived, "pack_grid": _pack_derived}
 
 
 def engine_settings(

@@ -102,18 +102,24 @@ def _ch01(p: dict) -> list[tuple[float, str]]:
     return out
 
 
+def _config_steps(p: dict, config: str = "pack") -> int | None:
+    """The steps of the packing config ``config`` (the runner's resolved mapping), None: the engine's."""
+    cfg = p.get(config)
+    steps = cfg.get("steps") if isinstance(cfg, dict) else None
+    return int(steps) if _ints(steps) else None
+
+
 def _ch06(p: dict) -> list[tuple[float, str]]:
     if not (_ints(p.get("k")) and _ints(p.get("d"))):
         return []
     k, d = int(p["k"]), int(p["d"])
-    steps = p.get("steps") if _ints(p.get("steps")) else None
-    return [_pack(k, d, steps, 1, f"a packing of k = {k:,} vectors in R^{d:,}")]
+    return [_pack(k, d, _config_steps(p), 1, f"a packing of k = {k:,} vectors in R^{d:,}")]
 
 
 def _ch07(p: dict) -> list[tuple[float, str]]:
     out = []
     seeds = max(1, len(p.get("seeds") or [0]))
-    steps = p.get("steps") if _ints(p.get("steps")) else None
+    steps = _config_steps(p)
     for dn, kn in (("dims", "ks"), ("dims_large", "ks_large")):
         dims, ks = _ints(p.get(dn, [])), _ints(p.get(kn, []))
         if dims and ks:

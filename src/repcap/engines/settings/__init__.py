@@ -21,13 +21,31 @@ class ChapterConfig:
     module: str
     cls: str
     grid: tuple[str, ...] = ()
+    #: values for the settings class's required fields among ``grid`` (a packing's k and d) when the
+    #: mapping is checked on its own, before the chapter's grid gives each point its own
+    probe: tuple[tuple[str, object], ...] = ()
 
     def settings_class(self) -> type:
         return getattr(importlib.import_module(self.module), self.cls)
 
 
+_PACK_PROBE = (("k", 2), ("d", 2))
+
 #: The engine configs a parameters cell may annotate a mapping with.
 CHAPTER_CONFIGS: dict[str, ChapterConfig] = {
     "toy_train": ChapterConfig("repcap.engines.settings.toy", "TrainConfig", ("m", "device", "cpu_chunk_elems")),
+    # a packing whose chapter sets the size and loss (chapter 6: one seed, its losses side by side)
+    "pack": ChapterConfig(
+        "repcap.engines.settings.packing", "PackConfig", ("k", "d", "loss", "device", "threads", "tile"), _PACK_PROBE
+    ),
+    # a grid of power-loss packings, one per size and seed (chapters 7 and 11)
+    "pack_grid": ChapterConfig(
+        "repcap.engines.settings.packing",
+        "PackConfig",
+        ("k", "d", "loss", "seed", "device", "threads", "tile"),
+        _PACK_PROBE,
+    ),
+    # the tiled pass over an embedding's pairs (chapters 2 and 3)
+    "tiled": ChapterConfig("repcap.engines.settings.cosine", "TiledConfig"),
 }
 # (a kind is one word: papermill reads a parameter's annotation as `\w[\w_\[\],\s]*`)
