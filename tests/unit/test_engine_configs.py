@@ -136,3 +136,88 @@ def test_a_paper_sidecar_says_the_steps_it_ran(tmp_path, monkeypatch):
     how = bib.split("howpublished", 1)[1].split("\n", 1)[0].replace("\\_", "_")
     train = how.split("; train: ", 1)[1]
     assert "steps=20000" in train and "n=1000" in train and "warmup=2000" in train, how
+
+
+#: The other engine-using chapters, the mapping each holds and the settings class it resolves against.
+OTHERS = (
+    ("02_embedding_eps", "tiled", "tiled"),
+    ("03_capacity", "tiled", "tiled"),
+    ("06_packing", "pack", "pack"),
+    ("07_capacity_laws", "pack", "pack_grid"),
+)
+
+
+@pytest.mark.parametrize("profile", ("smoke", "quick", "paper"))
+@pytest.mark.parametrize("stem,name,kind", OTHERS)
+def test_packing_and_tiled_chapters_hold_one_mapping(stem, name, kind, profile):
+    from repcap.book.configs import settings_fields
+    from repcap.engines.settings import CHAPTER_CONFIGS
+
+    path = notebooks_dir() / f"{stem}.py"
+    assert notebook_configs(path).get(name) == kind
+    assert "given(" not in path.read_text()
+    spec = CHAPTER_CONFIGS[kind]
+    fields = [f.name for f in settings_fields(kind)]
+    for loose in set(notebook_parameters(path)) - {name}:  # no engine knob left beside the mapping
+        assert loose not in fields or loose in spec.grid, f"{stem}: {loose} is a {spec.cls} setting outside {name}"
+    r = resolve_parameters(path, profile, {})
+    assert list(r[name]) == fields
+    spec.settings_class()(**dict(spec.probe), **r[name])  # the engine accepts it as it is
+    json.dumps(r)
+
+
+def test_profiles_reach_the_packing_and_tiled_mappings():
+    smoke6 = resolve_parameters(notebooks_dir() / "06_packing.py", "smoke", {})["pack"]
+    assert (smoke6["steps"], smoke6["lr"], smoke6["n_bins"], smoke6["beta"]) == (40, 0.01, 50, 20.0)
+    paper2 = resolve_parameters(notebooks_dir() / "02_embedding_eps.py", "paper", {})["tiled"]
+    assert paper2["sample"] is None and paper2["bins"] == 2000  # every pair; the engine's bins
+    quick3 = resolve_parameters(notebooks_dir() / "03_capacity.py", "quick", {})["tiled"]
+    assert quick3["sample"] == 16384
+    with pytest.raises(RepcapError, match=r"pack: seed is set per point by the chapter's grid"):
+        resolve_parameters(notebooks_dir() / "07_capacity_laws.py", "smoke", {"pack.seed": 3})
+
+
+def _sidecar_of(stem, profile, tmp_path, monkeypatch, decided=None):
+    import matplotlib.pyplot as plt
+
+    from repcap.base.context import RunRecord, set_current
+    from repcap.book import figures
+
+    params = resolve_parameters(notebooks_dir() / f"{stem}.py", profile, {})
+    (tmp_path / "params.json").write_text(json.dumps(params))
+    (tmp_path / "overrides.json").write_text("{}")
+    monkeypatch.setenv("REPCAP_NOTEBOOK", f"notebooks/{stem}.py")
+    monkeypatch.setenv("REPCAP_PROFILE", profile)
+    monkeypatch.setenv("REPCAP_PARAMS_FILE", str(tmp_path / "params.json"))
+    monkeypatch.setenv("REPCAP_OVERRIDES_FILE", str(tmp_path / "overrides.json"))
+    monkeypatch.setenv("REPCAP_FIGURE_DIR", str(tmp_path / "figures"))
+    rec = RunRecord(f"notebooks/{stem}.py", profile, params, "cpu (1 thread)", "cpu", "this process")
+    set_current(rec)
+    try:
+        if decided:
+            from repcap.book.chapter import decided as decide
+
+            for k, v in decided.items():
+                assert decide(k, v) == v
+        fig, ax = plt.subplots()
+        ax.plot([1, 2], [1, 2])
+        figures.save("fig-test-sidecar", fig, {"x": [1, 2]}, {"caption": "a test"}, show=False)
+    finally:
+        set_current(None)
+    return json.loads((tmp_path / "figures" / "fig-test-sidecar.json").read_text())
+
+
+def test_a_packing_sidecar_names_its_rules_and_holds_no_null(tmp_path, monkeypatch):
+    side = _sidecar_of("06_packing", "paper", tmp_path, monkeypatch)
+    pack = side["drawn_by"]["parameters"]["pack"]
+    assert pack["steps"] == 5000 and pack["beta"] == 20.0  # Guha's steps, Yoder's beta: the engine's defaults
+    assert all(v is not None for v in pack.values()), pack
+    assert "Guha's rule" in pack["p"] and "Guha's rule" in pack["lr"]  # decided per point by d (and k)
+    assert set(side["drawn_by"]["decided_by_rule"]["pack"]) == {"p", "lr"}
+
+
+def test_a_value_the_chapter_takes_from_its_source_reaches_the_sidecar(tmp_path, monkeypatch):
+    side = _sidecar_of("07_capacity_laws", "quick", tmp_path, monkeypatch, decided={"yoder_d": 12288})
+    assert side["parameters"]["yoder_d"] == 12288 and side["drawn_by"]["parameters"]["yoder_d"] == 12288
+    assert side["drawn_by"]["decided_by_rule"]["chapter"] == ["yoder_d"]
+    assert side["drawn_by"]["parameters"]["pack"]["steps"] == 300  # the quick profile's, beside it
