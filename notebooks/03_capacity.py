@@ -253,7 +253,7 @@ tables.show(cap, digits={"ε": ".4f"} | dict.fromkeys(logcols, ".1f"))
 # of $\varepsilon$ matters.
 
 # %%
-fixed_d = decided("fixed_d", int(fixed_d or reference.value("guha2026.sens_example_d")))
+fixed_d = int(decided("fixed_d", fixed_d, int(reference.value("guha2026.sens_example_d"))))
 eps_lo, eps_hi = reference.value("guha2026.sens_example_eps_lo"), reference.value("guha2026.sens_example_eps_hi")
 eps_axis = np.linspace(0.02, 0.12, eps_grid_points)
 curves = figdata.capacity_curves(law_names, eps_axis, fixed_d)

@@ -39,10 +39,7 @@ models = [
 ]  # offline decoders (GGUF files holding every weight)
 hub_models = []  # catalog keys or hub ids read from the model hub (paper: the bf16 originals and larger untied models)
 synthetic = []  # tiny stand-in GGUF models [name, n_layers, vocab, d_model, d_ff] written here (smoke: no download)
-kinds = (
-    None  # layer matrices read (keys of repcap.engines.layers.KINDS); None: the engine's (MLP and attention outputs)
-)
-seed = None  # seed of the Gaussian baselines; None: the engine's (repcap.engines.layers.LayerConfig)
+layer: "layers" = {}  # the layer survey's LayerConfig settings: kinds (the matrices read) and seed (`repcap run --list-params`)
 device = "auto"  # "auto", "cpu" or "cuda"
 executor = "local"  # where sweep points run: local (this process) or dask
 scheduler = ""  # with the dask executor: a tcp address, local or local:N, or a jobqueue YAML file
@@ -53,7 +50,6 @@ import pandas as pd
 from IPython.display import Markdown
 
 from repcap import evidence
-from repcap.base.config import given
 from repcap.book import figures, tables
 from repcap.book.chapter import glue, start
 from repcap.book.drawings import layers as draw
@@ -87,7 +83,7 @@ run_record = start(
 # GGUF lists dimensions fastest first, and GPT-2's `Conv1D` stores the transpose of a `Linear`. The
 # table is `repcap.engines.layers.PATTERNS`; the tests plant known columns in tiny GGUF and safetensors models
 # and check the directions against what a running layer writes. The up-projection (*reads*, one
-# row per neuron: the "feature probes" of Guha's Sec. 2.4) can be added with `kinds`.
+# row per neuron: the "feature probes" of Guha's Sec. 2.4) can be added with `layer.kinds`.
 
 # %%
 tables.show(
@@ -114,8 +110,9 @@ configs = [dict(source=k, label=k, device=device) for k in models + hub_models]
 for i, (name, n_layers, vocab, d_model, d_ff) in enumerate(synthetic):  # stand-in models built in memory
     src = stand_in_source("layers", n_layers=n_layers, vocab=vocab, d_model=d_model, d_ff=d_ff, seed=i)
     configs.append(dict(source=src, label=name, device=device))
-records, failures = layers.records(configs, **given(kinds=kinds, seed=seed))
-seed_used = layers.DEFAULTS.seed if seed is None else seed
+lc = layers.LayerConfig(**layer)  # `repcap run` gives every setting; a partial mapping (papermill) the defaults
+records, failures = layers.records(configs, kinds=lc.kinds, seed=lc.seed)
+seed_used = lc.seed
 if failures:  # one line per model that could not be read; the others go on
     display(tables.show(pd.DataFrame(failures)))
 

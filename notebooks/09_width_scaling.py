@@ -56,7 +56,7 @@ import numpy as np
 from IPython.display import Markdown
 
 from repcap.book import figures, tables
-from repcap.book.chapter import glue, start
+from repcap.book.chapter import decided, glue, start
 from repcap.book.drawings import scaling as draw
 from repcap.book.drawings import scaling_reference as refdraw
 from repcap.book.figdata import reference as refdata
@@ -197,8 +197,8 @@ _ = figures.save(
 
 # %%
 e17_n, e17_tau = int(reference.value("liu2025.exp17_n")), reference.value("liu2025.exp17_tau")
-tau = (exp_tau_fraction if exp_tau_fraction is not None else e17_tau / e17_n) * other_n
-power_alpha = other_power_alpha if other_power_alpha is not None else reference.value("liu2025.exp17_power_alpha")
+tau = decided("exp_tau_fraction", exp_tau_fraction, e17_tau / e17_n) * other_n
+power_alpha = decided("other_power_alpha", other_power_alpha, reference.value("liu2025.exp17_power_alpha"))
 other = {
     "exp": dict(distribution="exp", tau=tau),
     "linear": dict(distribution="linear"),

@@ -30,19 +30,17 @@
 # %% tags=["parameters"]
 cells_per_d = 5  # cells of the best-known table per dimension that our optimiser runs on; None: every cell
 optimisers = ["guha", "exp", "text-p"]  # Guha's rule (power loss, his code's p), Yoder's exp loss, p of Guha's text
-steps = None  # Adam steps of the table runs; None: the engine's (PackConfig: Guha's 5000)
-lr = None  # learning rate of the table runs; None: Guha's rule (0.005 up to d of 1024)
+table: "pack_grid" = {}  # PackConfig settings of the table runs (`repcap run --list-params`); the optimisers set loss and p
 seeds = [0]  # random starts per cell and optimiser (the best of them is compared)
 minimax_settings = {}  # our minimax method on the same cells: MinimaxConfig fields off its defaults; None: not run
 minimax_wide = {
     "restarts": 256
 }  # its second setting (over minimax_settings) on the cells the first leaves over 1% short; None: not run
-signed_steps = None  # Adam steps of the signed runs (points, not lines); None: the engine's (PackConfig: 5000)
+signed_pack: "pack_grid" = {}  # PackConfig settings of the signed runs (points, not lines); the power loss
 signed_seeds = [0, 1, 2, 3]  # random starts of each signed run
 panel_dims = [64]  # dimensions of the frontier figure at which this profile packs vectors itself
 panel_ks = [250, 500, 1000, 2000]  # numbers of vectors of those packings (Guha: 2000 to 32000)
-panel_steps = None  # Adam steps of those packings; None: the engine's (PackConfig: Guha's 5000)
-panel_lr = None  # their learning rate; None: Guha's rule
+panel: "pack_grid" = {}  # PackConfig settings of those packings (the power loss)
 bch_max_work = None  # operations one dual BCH code's exact maximum may take; None: the library's (above: the bound)
 device = "auto"  # "auto", "cpu" or "cuda"
 reference_set = "reference"  # the shipped point set whose runs of Guha's cells are drawn ("" for none)
@@ -56,9 +54,8 @@ import pandas as pd
 from IPython.display import Markdown
 
 from repcap import RepcapError, sweep
-from repcap.base.config import given
 from repcap.book import figures, tables
-from repcap.book.chapter import glue, start
+from repcap.book.chapter import decided, glue, start
 from repcap.book.drawings import frontier as draw
 from repcap.book.figdata import frontier as figdata
 from repcap.book.figdata import reference as refdata
@@ -73,16 +70,17 @@ cells = frontier.sample_cells(best, cells_per_d)
 run_record = start(
     f"Guha runs each packing for 5000 Adam steps; this profile runs our optimiser on {len(cells)} of the "
     f"{len(best)} cells of Sloane's table"
-    + (f" for {steps} steps" if steps is not None else "")
+    + (f" for {table['steps']} steps" if "steps" in table else "")
     + ", and its own packings of the frontier figure at "
     + ", ".join(f"d = {d_}" for d_ in panel_dims)
-    + (f" for {panel_steps} steps." if panel_steps is not None else "."),
+    + (f" for {panel['steps']} steps." if "steps" in panel else "."),
     device=device,
     executor=executor,
     scheduler=scheduler,
 )
-book_codes = constructions.catalogue(bch_t=constructions.BCH_T, **given(max_work=bch_max_work))
-all_codes = constructions.catalogue(**given(max_work=bch_max_work))
+bch_max_work = decided("bch_max_work", bch_max_work, constructions.DEFAULT_MAX_WORK)
+book_codes = constructions.catalogue(bch_t=constructions.BCH_T, max_work=bch_max_work)
+all_codes = constructions.catalogue(max_work=bch_max_work)
 
 # %% [markdown]
 # ## Codes that meet the bounds
@@ -110,7 +108,7 @@ all_codes = constructions.catalogue(**given(max_work=bch_max_work))
 
 # %%
 codes_df = figdata.codes_table(book_codes)
-ex8, ex12 = (frontier.law_at_code(constructions.dual_bch_code(m_, 2, **given(max_work=bch_max_work))) for m_ in (8, 12))
+ex8, ex12 = (frontier.law_at_code(constructions.dual_bch_code(m_, 2, max_work=bch_max_work)) for m_ in (8, 12))
 for name, ex in (("8", ex8), ("12", ex12)):
     glue(f"frontier_bch{name}_count", 10 ** ex["log10_code"])
     glue(f"frontier_bch{name}_d", ex["d"])
@@ -143,10 +141,7 @@ tables.show(
 guha = reference.guha_packings("optimized")
 glue("frontier_t_max", max(constructions.CATALOGUE_BCH_T))
 panel_cfg = [
-    dict(k=k_, d=d_, loss="power", **given(steps=panel_steps, lr=panel_lr), seed=0, device=device)
-    for d_ in panel_dims
-    for k_ in panel_ks
-    if k_ > d_
+    dict(panel, k=k_, d=d_, loss="power", seed=0, device=device) for d_ in panel_dims for k_ in panel_ks if k_ > d_
 ]
 panel_runs = sweep.run(
     packing.sweep_packed,
@@ -272,7 +267,7 @@ unknown = [o for o in optimisers if o not in SETTINGS]
 if unknown:
     raise RepcapError(f"optimisers {unknown}: use some of {', '.join(SETTINGS)}")
 table_cfg = [
-    dict(k=int(c.N), d=int(c.d), **SETTINGS[o][1], **given(steps=steps, lr=lr), seed=s, device=device)
+    dict(table, k=int(c.N), d=int(c.d), **SETTINGS[o][1], seed=s, device=device)
     for c in cells.itertuples()
     for o in optimisers
     for s in seeds
@@ -327,8 +322,6 @@ _ = figures.save(
         "colour by dimension (1: as good as the best known; above 1: short of it by that factor).",
         "minimax": minimax_settings,
         "minimax_wide": minimax_wide,
-        "steps": steps,
-        "lr": lr,
         "seeds": seeds,
         "source": "Sloane's table of Grassmannian packings (data/reference/best_known_packings.csv)",
     },
@@ -353,7 +346,7 @@ findings.record(
     n_of="cells of Sloane's table",
     note=f"{100 * within:.0f}% of the {len(allbest)} cells within 5%; furthest: "
     + "; ".join(f"d = {int(r.d)}, N = {int(r.N)}: {r.ratio_best:.3f}×" for r in far.head(3).itertuples())
-    + (f" ({steps} Adam steps, lr {lr:g})" if steps is not None and lr is not None else ""),
+    + (f" ({table['steps']} Adam steps, lr {table['lr']:g})" if table.get("lr") is not None else ""),
 )
 tables.show(
     figdata.per_d_summary(vs_best),
@@ -405,7 +398,7 @@ tables.show(far_df, digits=far_digits)
 # %%
 pts = constructions.best_known("points")
 signed_cfg = [
-    dict(k=int(r.N), d=int(r.d), loss="power", **given(steps=signed_steps), seed=s, device=device)
+    dict(signed_pack, k=int(r.N), d=int(r.d), loss="power", seed=s, device=device)
     for r in pts.itertuples()
     for s in signed_seeds
 ]

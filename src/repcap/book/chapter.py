@@ -46,14 +46,16 @@ def start(note: str = "", *, device: str = "auto", executor: str = "local", sche
     return record
 
 
-def decided(name: str, value: Any) -> Any:
-    """``value``, the value the chapter gave its parameter ``name`` where the run left it to the
-    source's (None: "the width Yoder states it for"); recorded, so that every figure's sidecar says
-    the value, and ``drawn_by.decided_by_rule["chapter"]`` that the chapter decided it."""
+def decided(name: str, given: Any, source_value: Any) -> Any:
+    """The parameter ``name``'s value: ``given``, or where the run left it to the source (None: "the
+    width Yoder states it for") ``source_value``, recorded, so that every figure's sidecar says the
+    value, and ``drawn_by.decided_by_rule["chapter"]`` that the chapter decided it."""
+    if given is not None:
+        return given
     rec = current()
     if rec is not None:
-        rec.decided[name] = json.loads(json.dumps(value))
-    return value
+        rec.decided[name] = json.loads(json.dumps(source_value))
+    return source_value
 
 
 def close() -> None:

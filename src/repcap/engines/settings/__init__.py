@@ -47,5 +47,7 @@ CHAPTER_CONFIGS: dict[str, ChapterConfig] = {
     ),
     # the tiled pass over an embedding's pairs (chapters 2 and 3)
     "tiled": ChapterConfig("repcap.engines.settings.cosine", "TiledConfig"),
+    # the layer survey's matrices and baselines (chapter 5)
+    "layers": ChapterConfig("repcap.engines.layers.config", "LayerConfig"),
 }
 # (a kind is one word: papermill reads a parameter's annotation as `\w[\w_\[\],\s]*`)
