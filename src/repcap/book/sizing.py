@@ -105,8 +105,8 @@ def _ch01(p: dict) -> list[tuple[float, str]]:
 def _config_steps(p: dict, config: str = "pack") -> int | None:
     """The steps of the packing config ``config`` (the runner's resolved mapping), None: the engine's."""
     cfg = p.get(config)
-    steps = cfg.get("steps") if isinstance(cfg, dict) else None
-    return int(steps) if _ints(steps) else None
+    steps = _ints(cfg.get("steps")) if isinstance(cfg, dict) else []
+    return steps[0] if steps else None
 
 
 def _ch06(p: dict) -> list[tuple[float, str]]:
