@@ -1,6 +1,7 @@
-"""Every engine default is defined once, on the engine's settings dataclass: a chapter parameter that
-is an engine knob defaults to None (meaning "the engine's"), and no profile restates an engine default
-as a number of its own (which would silently drift when the engine's default changes)."""
+"""Every engine default is defined once, on the engine's settings dataclass: a chapter holds its
+engine settings as one mapping per config (``pack: "pack" = {}``, resolved against the class), holds
+no loose engine knob beside it, and no profile restates an engine default as a number of its own
+(which would silently drift when the engine's default changes)."""
 
 import dataclasses
 
@@ -8,36 +9,22 @@ import pytest
 import yaml
 
 from repcap.base.paths import notebooks_dir
-from repcap.book.params import notebook_parameters
-from repcap.engines.cosine.tiled import TiledConfig
-from repcap.engines.layers import LayerConfig
-from repcap.engines.settings.packing import PackConfig
-from repcap.engines.toy import TrainConfig
+from repcap.book.params import notebook_configs, notebook_parameters
+from repcap.engines.settings import CHAPTER_CONFIGS
 
-#: chapter -> {notebook parameter: (settings dataclass, field)}
-KNOBS = {
-    "02_embedding_eps": {"bins": (TiledConfig, "bins"), "top_k": (TiledConfig, "top_k"), "seed": (TiledConfig, "seed")},
-    "03_capacity": {"bins": (TiledConfig, "bins"), "top_k": (TiledConfig, "top_k"), "seed": (TiledConfig, "seed")},
-    "05_inside_the_model": {"kinds": (LayerConfig, "kinds"), "seed": (LayerConfig, "seed")},
-    "06_packing": {
-        "beta": (PackConfig, "beta"),
-        "steps": (PackConfig, "steps"),
-        "seed": (PackConfig, "seed"),
-        "n_bins": (PackConfig, "n_bins"),
-        "lr": (PackConfig, "lr"),
-    },
-    "07_capacity_laws": {"steps": (PackConfig, "steps"), "lr": (PackConfig, "lr")},
-    "11_frontier": {
-        "steps": (PackConfig, "steps"),
-        "lr": (PackConfig, "lr"),
-        "panel_steps": (PackConfig, "steps"),
-        "panel_lr": (PackConfig, "lr"),
-        "signed_steps": (PackConfig, "steps"),
-    },
-}
-#: chapters whose engine settings are one mapping per config (``train: "toy_train" = {}``)
-CONFIG_CHAPTERS = ("08_two_regimes", "09_width_scaling", "10_toys_to_llms")
 PROFILES = ("smoke", "quick", "paper")
+#: every chapter that runs an engine, and the configs it holds (their kinds)
+ENGINE_CHAPTERS = {
+    "02_embedding_eps": {"tiled": "tiled"},
+    "03_capacity": {"tiled": "tiled"},
+    "05_inside_the_model": {"layer": "layers"},
+    "06_packing": {"pack": "pack"},
+    "07_capacity_laws": {"pack": "pack_grid"},
+    "08_two_regimes": {"train": "toy_train"},
+    "09_width_scaling": {"train": "toy_train", "other_train": "toy_train"},
+    "10_toys_to_llms": {"train": "toy_train"},
+    "11_frontier": {"table": "pack_grid", "panel": "pack_grid", "signed_pack": "pack_grid"},
+}
 
 
 def _default(cls, name):
@@ -50,40 +37,35 @@ def _as_data(value):
     return [_as_data(v) for v in value] if isinstance(value, (list, tuple)) else value
 
 
-@pytest.mark.parametrize("stem", sorted(KNOBS))
-def test_engine_knobs_default_to_the_engine(stem):
-    params = notebook_parameters(notebooks_dir() / f"{stem}.py")
-    for name in KNOBS[stem]:
-        assert name in params, f"{stem}: no parameter {name!r}"
-        assert params[name] is None, f"{stem}.{name} = {params[name]!r} restates the engine's default; use None"
-
-
-@pytest.mark.parametrize("profile", PROFILES)
-def test_profiles_do_not_restate_engine_defaults(profile):
-    data = yaml.safe_load((notebooks_dir() / "params" / f"{profile}.yaml").read_text()) or {}
-    for stem, knobs in KNOBS.items():
-        for name, (cls, field) in knobs.items():
-            if name in (data.get(stem) or {}):
-                value = data[stem][name]
-                assert _as_data(value) != _as_data(_default(cls, field)), (
-                    f"{profile}.yaml {stem}.{name}: {value!r} is {cls.__name__}.{field}'s default; leave it out"
-                )
-
-
-def test_the_table_names_real_fields():
-    for knobs in KNOBS.values():
-        for cls, field in knobs.values():
-            _default(cls, field)
+@pytest.mark.parametrize("stem", sorted(ENGINE_CHAPTERS))
+def test_engine_settings_live_in_one_mapping_per_config(stem):
+    path = notebooks_dir() / f"{stem}.py"
+    assert notebook_configs(path) == ENGINE_CHAPTERS[stem]
+    params = notebook_parameters(path)
+    for name, kind in ENGINE_CHAPTERS[stem].items():
+        spec = CHAPTER_CONFIGS[kind]
+        knobs = {f.name for f in dataclasses.fields(spec.settings_class())} - set(spec.grid)
+        loose = [p for p in params if p in knobs and p not in ENGINE_CHAPTERS[stem]]
+        assert not loose, f"{stem}: {loose} are {spec.cls} settings outside the mapping {name}"
 
 
 @pytest.mark.parametrize("profile", PROFILES)
 def test_profiles_do_not_restate_engine_defaults_in_a_config(profile):
-    from repcap.book.params import notebook_configs
-
     data = yaml.safe_load((notebooks_dir() / "params" / f"{profile}.yaml").read_text()) or {}
-    for stem in CONFIG_CHAPTERS:
-        for name in notebook_configs(notebooks_dir() / f"{stem}.py"):
-            for key, value in ((data.get(stem) or {}).get(name) or {}).items():
-                assert _as_data(value) != _as_data(_default(TrainConfig, key)), (
-                    f"{profile}.yaml {stem}.{name}.{key}: {value!r} is TrainConfig.{key}'s default; leave it out"
+    for stem, configs in ENGINE_CHAPTERS.items():
+        for name, kind in configs.items():
+            cls = CHAPTER_CONFIGS[kind].settings_class()
+            own = notebook_parameters(notebooks_dir() / f"{stem}.py")[name]  # the chapter's own choice, which
+            for key, value in ((data.get(stem) or {}).get(name) or {}).items():  # a profile may set back
+                if key in own:
+                    continue
+                assert _as_data(value) != _as_data(_default(cls, key)), (
+                    f"{profile}.yaml {stem}.{name}.{key}: {value!r} is {cls.__name__}.{key}'s default; leave it out"
                 )
+
+
+def test_a_restated_default_would_be_caught():
+    from repcap.engines.settings.packing import PackConfig
+
+    assert _as_data(_default(PackConfig, "steps")) == 5000  # what a profile writing `pack: {steps: 5000}` restates
+    assert _as_data(_default(CHAPTER_CONFIGS["layers"].settings_class(), "kinds")) == ["mlp_out", "attn_out"]
