@@ -81,8 +81,12 @@ def run(dest: Path) -> None:
                 )
         for csv in sorted((gen / "figures").glob("*.csv")):
             shutil.copy(csv, dest / csv.name)
+        sidecars = dest / "sidecars"  # what each figure says was run (dated: kept beside, not compared)
+        sidecars.mkdir(exist_ok=True)
+        for side in sorted((gen / "figures").glob("*.json")):
+            shutil.copy(side, sidecars / side.name)
         for p in sorted(dest.iterdir()):
-            if p.name != "manifest.json":
+            if p.is_file() and p.name != "manifest.json":
                 manifest[p.name] = hashlib.sha256(p.read_bytes()).hexdigest()
         (dest / "manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True))
         print(f"{len(manifest)} files in {dest}")
