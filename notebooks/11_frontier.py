@@ -159,10 +159,8 @@ if ref_section.found:
     )
 panels_df = figdata.frontier_panels(all_codes, guha, ours)
 
-fig = draw.eps_vs_k(panels_df)
 _ = figures.save(
     "fig-frontier-eps-vs-k",
-    fig,
     panels_df,
     {
         "caption": "ε against the number of vectors k in four widths (log k): the rigorous lower bound (solid; no "
@@ -172,6 +170,7 @@ _ = figures.save(
         "geometry.",
         "source": "code/vector_packing/optimized_packing.json of github.com/Alex-Guha/representational-capacity (MIT)",
     },
+    draw=draw.eps_vs_k,
 )
 
 # %%
@@ -311,10 +310,8 @@ ratio_df = figdata.ratio_points(vs_best)
 glue("frontier_n_seeds", len(seeds))
 glue("frontier_text_p", text_p)
 
-fig = draw.against_best_known(ratio_df, series)
 _ = figures.save(
     "fig-frontier-best-known",
-    fig,
     ratio_df,
     {
         "caption": "Our optimisers on the cells of Sloane's table of best-known line packings: Adam's best over its "
@@ -325,6 +322,8 @@ _ = figures.save(
         "seeds": seeds,
         "source": "Sloane's table of Grassmannian packings (data/reference/best_known_packings.csv)",
     },
+    draw=draw.against_best_known,
+    options={"series": list(series)},
 )
 
 # %%

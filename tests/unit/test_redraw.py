@@ -21,7 +21,18 @@ from PIL import Image
 
 from repcap import RepcapError
 from repcap.book import figures
-from repcap.book.drawings import capacity, laws, layers, overlap, packing, random, regimes, reproducibility, survey
+from repcap.book.drawings import (
+    capacity,
+    frontier,
+    laws,
+    layers,
+    overlap,
+    packing,
+    random,
+    regimes,
+    reproducibility,
+    survey,
+)
 from repcap.book.figdata import laws as flaws
 from repcap.book.figdata import layers as flayers
 from repcap.book.figdata import packing as fpack
@@ -317,6 +328,31 @@ def _laws_capacity() -> pd.DataFrame:
 
 
 #: Each drawing the chapters pass to ``save(draw=)``, with a small table and its options.
+def _frontier_panels() -> pd.DataFrame:
+    """Two panels: the bound and law curves, exact and bounded codes, Guha's points and two of ours."""
+    rows = []
+    for panel, d in (("d = 8 / 16", 16.0), ("d = 32 / 64", 64.0)):
+        for x in np.linspace(1, 6, 12):
+            rows.append({"panel": panel, "series": "bound", "log10_k": x, "eps": 0.5 / d**0.5 * (1 + x / 10)})
+            rows.append({"panel": panel, "series": "law", "log10_k": x, "eps": 1.0 / d**0.5 * (1 + x / 8)})
+        for x, status in ((2.0, "exact"), (3.5, "bound")):
+            rows.append({"panel": panel, "series": "explicit", "log10_k": x, "eps": 0.3, "status": status, "name": "c"})
+        rows.append({"panel": panel, "series": "guha", "log10_k": 3.3, "eps": 0.4})
+        for name in ("ours (this profile)", "ours (reference bundle)"):
+            rows.append({"panel": panel, "series": "ours", "log10_k": 3.0, "eps": 0.45, "name": name})
+    return pd.DataFrame(rows)
+
+
+def _frontier_ratios() -> pd.DataFrame:
+    rows = [
+        {"d": d, "N": n, "optimiser": o, "ratio_best": 1 + 0.01 * d + (0.3 if o == "Adam" else 0.0)}
+        for d in (3, 8, 16)
+        for n in (d + 1, 3 * d)
+        for o in ("Adam", "minimax")
+    ]
+    return pd.DataFrame(rows)
+
+
 CASES = {
     "fig-random-cosine-density": (random.cosine_density, _cos_density, {}),
     "fig-random-sigma": (random.sigma, _sigma, {"vectors": 500}),
@@ -346,6 +382,8 @@ CASES = {
     "fig-laws-grid": (laws.grid, _laws_grid, {}),
     "fig-laws-yoder-c": (laws.yoder_constants, _yoder_c, {}),
     "fig-laws-capacity": (laws.capacity, _laws_capacity, {}),
+    "fig-frontier-eps-vs-k": (frontier.eps_vs_k, _frontier_panels, {}),
+    "fig-frontier-best-known": (frontier.against_best_known, _frontier_ratios, {"series": ["Adam", "minimax"]}),
     **SCALING_CASES,  # chapter 9's drawings (_redraw_scaling.py)
 }
 
