@@ -72,6 +72,8 @@ run_record = start(
     executor=executor,
     scheduler=scheduler,
 )
+# the rule-of-thumb width left to Yoder's (None), decided before any figure so every sidecar says it
+yoder_d = int(decided("yoder_d", yoder_d, int(reference.value("yoder2025.rule_d"))))
 
 # %% [markdown]
 # ## Guha's own data, refitted
@@ -388,7 +390,6 @@ _ = figures.save(
 # exponential rate, but asymptotic: exact only as $d \to \infty$ at a fixed angle).
 
 # %%
-yoder_d = int(decided("yoder_d", yoder_d, int(reference.value("yoder2025.rule_d"))))
 rule_gap = lawdata.yoder_rule_gap()  # his 89 to 87 degree values are approximate, the 85 degree one a lower bound
 glue("laws_yoder_divisor", laws.YODER_DIVISOR)
 glue("laws_yoder_rule_C", reference.value("yoder2025.rule_C"))

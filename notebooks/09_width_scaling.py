@@ -79,6 +79,10 @@ run_record = start(
     executor=executor,
     scheduler=scheduler,
 )
+# the exp-17 runs' settings left to the paper's (None), decided before any figure so every sidecar says them
+e17_n, e17_tau = int(reference.value("liu2025.exp17_n")), reference.value("liu2025.exp17_tau")
+tau = decided("exp_tau_fraction", exp_tau_fraction, e17_tau / e17_n) * other_n
+power_alpha = decided("other_power_alpha", other_power_alpha, reference.value("liu2025.exp17_power_alpha"))
 fig6e_keys = figdata.strong_claims()  # {alpha: key} of the paper's Fig. 6e values (data/reference)
 
 # %% [markdown]
@@ -196,9 +200,6 @@ _ = figures.save(
 # {glue:text}`scaling_exp_tau:.3g`, the same share of $n$): the least comparable fits of the chapter.
 
 # %%
-e17_n, e17_tau = int(reference.value("liu2025.exp17_n")), reference.value("liu2025.exp17_tau")
-tau = decided("exp_tau_fraction", exp_tau_fraction, e17_tau / e17_n) * other_n
-power_alpha = decided("other_power_alpha", other_power_alpha, reference.value("liu2025.exp17_power_alpha"))
 other = {
     "exp": dict(distribution="exp", tau=tau),
     "linear": dict(distribution="linear"),

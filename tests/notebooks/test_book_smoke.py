@@ -109,6 +109,40 @@ def test_glued_numbers_match_golden(book_root):
     )
 
 
+#: Chapter parameters whose None is itself a setting, not a value left out (each chapter's cell says
+#: so): every pair (no row sample), every cell of the table, a method not run.
+NONE_IS_A_SETTING = {"tiled.sample", "cells_per_d", "minimax_settings", "minimax_wide"}
+
+
+def _nulls(params: dict | list, prefix: str = "") -> list[str]:
+    if isinstance(params, list):  # a bundle figure's configuration: one mapping per experiment
+        return [n for p in params if isinstance(p, dict) for n in _nulls(p, prefix)]
+    out = []
+    for k, v in params.items():
+        name = f"{prefix}{k}"
+        if isinstance(v, dict) and not prefix:
+            out += _nulls(v, f"{name}.")
+        elif (
+            v is None and name not in NONE_IS_A_SETTING and not (k == "p" and params.get("loss") not in (None, "power"))
+        ):
+            out.append(name)  # (the power loss's exponent has no value under another loss)
+    return out
+
+
+def test_no_sidecar_holds_null_for_a_setting_that_had_a_value(book_root):
+    """Issue 47: every figure's sidecar says what ran: the engine configs resolved (every default, the
+    settings a rule decides in words) and the values a chapter took from its source."""
+    sidecars = sorted((book_root / "book" / "generated" / "figures").glob("fig-*.json"))
+    assert len(sidecars) >= 41
+    problems = []
+    for p in sidecars:
+        side = json.loads(p.read_text())
+        for where in ("parameters", "drawn_by"):
+            params = side[where] if where == "parameters" else side["drawn_by"]["parameters"]
+            problems += [f"{p.stem}: {where}.{n}" for n in _nulls(params)]
+    assert not problems, "\n".join(problems[:40])
+
+
 def test_golden_tolerances_can_fail():
     """Every pinned number's tolerance is narrower than the number itself (a wider one would accept
     0 and twice the value: a golden that cannot fail); every property check gives its reason and

@@ -274,7 +274,7 @@ def _sidecar(fig_id: str, caption: str, meta: dict[str, Any], provenance: Mappin
     if provenance:
         prov = dict(provenance)
         sidecar["computed"] = prov
-        sidecar["parameters"] = prov.get("configuration", {})
+        sidecar["parameters"] = prov.get("settings", prov.get("configuration", {}))
         sidecar["device"] = ", ".join(prov.get("devices") or []) or "unknown device"
         sidecar["compute_s"] = round(float(prov.get("compute_s") or 0.0), 3)
         sidecar["compute_what"] = f"the computing time of the {prov.get('points', 0)} bundled point(s) drawn"

@@ -42,6 +42,7 @@ def bundle_provenance(lookup: Any, set_name: str = "reference") -> dict[str, Any
     scale = str(getattr(lookups[0], "scale", "full") or "full")
     provs = [dict(f.provenance or {}) for f in found]
     configs = [dict(f.config) for f in found]
+    settings = [resolved_point(str(getattr(lk, "fn", "") or ""), f.config) for lk in lookups for f in lk.found or []]
     sources = sorted({str(p.get("source") or "cache") for p in provs})
     bundles = sorted({_bundle_path(p.get("bundle")) for p in provs if p.get("source") == "bundle"})
     flag = "" if scale == "full" else f" --scale {scale}"
@@ -53,6 +54,8 @@ def bundle_provenance(lookup: Any, set_name: str = "reference") -> dict[str, Any
         "source": "bundle" if sources == ["bundle"] else "cache" if "bundle" not in sources else "bundle and cache",
         "bundles": bundles,
         "configuration": configs[0] if len(configs) == 1 else configs,
+        # the same points as they ran: every default of the point function, the rule-decided ones in words
+        "settings": settings[0] if len(settings) == 1 else settings,
         "devices": sorted(
             {str(p.get("device") or "unknown device").replace("(1 threads)", "(1 thread)") for p in provs}
         ),
@@ -61,6 +64,25 @@ def bundle_provenance(lookup: Any, set_name: str = "reference") -> dict[str, Any
         "compute_s": round(sum(float(p.get("seconds") or 0.0) for p in provs), 3),
         "recompute": f"repcap bundle compute {set_name}{flag} --only {' '.join(experiments)}",
     }
+
+
+def resolved_point(fn: str, config: Mapping[str, Any]) -> dict[str, Any]:
+    """A point's config as it ran: the registered point function ``fn``'s defaults under it, less
+    where it runs (device, threads, tile), and each setting its engine leaves to a rule (None) as the
+    rule says (:data:`DERIVED`); the config itself for a function not registered."""
+    from repcap.sweep.registry import get as registered_point
+    from repcap.sweep.registry import names
+
+    if fn not in names():
+        return dict(config)
+    pf = registered_point(fn)
+    cfg = {k: v for k, v in {**pf.defaults, **config}.items() if k not in pf.execution}
+    kind = {"toy": "toy_train", "packing": "pack"}.get(pf.engine)
+    try:
+        derived = DERIVED[kind](cfg) if kind else {}
+    except (RepcapError, TypeError, ValueError):
+        derived = {}
+    return {k: (derived.get(k, v) if v is None else v) for k, v in cfg.items()}
 
 
 def _bundle_path(where: Any) -> str:
@@ -226,21 +248,36 @@ def _toy_train_derived(cfg: Mapping[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {"warmup": tc.resolved_warmup(), "loss_window": tc.resolved_window()}
     if tc.warmup_fraction is None:
         out["warmup_fraction"] = round(tc.resolved_warmup() / tc.steps, 6)
-    if tc.lr is None:
-        from repcap.engines.toy.schedule import CONSTANT_LR
+    from repcap.engines.toy.schedule import CONSTANT_LR, peak_lrs
 
+    m = cfg.get("m")
+    if isinstance(m, int) and not isinstance(m, bool) and m > 0:  # one point: its width decides the rates
+        out["lr"], out["bias_lr"] = peak_lrs(tc.lr_rule, m, cfg.get("lr"), None, cfg.get("bias_lr"))
+        return out
+    if tc.lr is None:
         out["lr"] = CONSTANT_LR if tc.lr_rule == "constant" else f"{tc.lr_rule}: by width, W 0.02 (8/m)^(1/4)"
+    if cfg.get("bias_lr", 0) is None:
+        out["bias_lr"] = "the W rate" if tc.lr_rule == "constant" else f"{tc.lr_rule}: by width, b 2/m"
     return out
 
 
 def _pack_derived(cfg: Mapping[str, Any]) -> dict[str, Any]:
     """The rules a packing's settings left to a rule (None) follow, in words: Guha's exponent and
     learning rate depend on each point's d, so one figure's points may have several."""
+    from repcap.engines.settings.packing import guha_exponent, guha_lr
+
+    k_, d_ = cfg.get("k"), cfg.get("d")
+    one = all(isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in (k_, d_))  # one point: its size decides
+    k, d = (k_, d_) if one and k_ is not None and d_ is not None else (0, 0)
     out: dict[str, Any] = {}
-    if cfg.get("p") is None:
-        out["p"] = "Guha's rule: min(floor(M / ln d), 20), M = 40, 50 or 60 by k and d, per point"
+    if cfg.get("p") is None and cfg.get("loss", "power") == "power":
+        out["p"] = (
+            guha_exponent(k, d)
+            if one
+            else "Guha's rule: min(floor(M / ln d), 20), M = 40, 50 or 60 by k and d, per point"
+        )
     if cfg.get("lr") is None:
-        out["lr"] = "Guha's rule: 0.005 if d <= 1024 else 0.0025, per point"
+        out["lr"] = guha_lr(d) if one else "Guha's rule: 0.005 if d <= 1024 else 0.0025, per point"
     return out
 
 

@@ -80,6 +80,7 @@ class Lookup:
     missing: list[dict]
     stale: list[dict]  # {"config", "provenance"}: computed elsewhere by code that has changed since
     scale: str = "full"  # the scale of the set the experiment belongs to
+    fn: str = ""  # the registered point function whose results these are
 
     @property
     def results(self) -> list[dict]:
@@ -220,7 +221,7 @@ def lookup_configs(fn: Callable, configs: list[dict], cache: str, experiment: st
             stale.append({"config": c, "provenance": {**rec["provenance"], "bundle": rec["bundle"]}})
         else:
             missing.append(c)
-    return Lookup(experiment, found, missing, stale)
+    return Lookup(experiment, found, missing, stale, fn=name)
 
 
 def _computed_here(store: Cache, key: str, result: dict, mtime: float) -> dict:
