@@ -107,7 +107,7 @@ def phi_one(table: pd.DataFrame, gamma: float) -> Figure:
     our seed-0 models at ``gamma`` (dots) and Fig. 6c digitised (open squares, dashed), one colour per alpha."""
     mine = (table.series == "ours") & np.isclose(table.gamma.astype(float), gamma) & (table.seed == 0)
     ours, digitised = table[mine], table[table.series != "ours"]
-    fig, ax = plt.subplots(figsize=figures.size(3.2))
+    _, ax = plt.subplots(figsize=figures.size(3.2))
     alphas = sorted(digitised.alpha.unique())
     acol = dict(zip(alphas, figures.palette(max(1, len(alphas))), strict=False))
     for (ser, a), d in pd.concat([ours, digitised]).groupby(["series", "alpha"]):
@@ -125,22 +125,17 @@ def phi_one(table: pd.DataFrame, gamma: float) -> Figure:
             lw=1,
             label=f"{who}, α = {a:g}",
         )
-    ax.set_xscale("log")
-    ax.set_xlabel("width m")
-    ax.set_ylabel(r"$\varphi_1$ (rows with norm > 1)")
     ax.set_ylim(-0.02, 1.05)
     if not len(ours):
         _placeholder(ax)
-    figures.legend_below(ax, ncol=2)
-    fig.tight_layout()
-    return fig
+    return figures.label_axes(ax, "width m", r"$\varphi_1$ (rows with norm > 1)", log="x", ncol=2)
 
 
 def overlap_definitions(table: pd.DataFrame) -> Figure:
     """The retrained models' mean square overlap in units of 1/m under each definition
     (:func:`repcap.book.figdata.reference_runs.overlap_definitions`)."""
     ovd = _rows(table, ["definition", "m", "times_m"])
-    fig, ax = plt.subplots(figsize=figures.size(3.2))
+    _, ax = plt.subplots(figsize=figures.size(3.2))
     names = list(dict.fromkeys(ovd.definition))
     dcol = dict(zip(names, figures.palette(max(1, len(names))), strict=False))
     for name, d in ovd.groupby("definition", sort=False):
@@ -148,14 +143,9 @@ def overlap_definitions(table: pd.DataFrame) -> Figure:
         if len(d):
             ax.plot(d.m, d.times_m, "o-", color=dcol.get(name, "0.5"), ms=4, lw=1, label=name)
     ax.axhline(1.0, color="k", ls=":", lw=0.9, label="1/m (Fig. 6d: about 1)")
-    ax.set_xscale("log")
-    ax.set_xlabel("width m")
-    ax.set_ylabel("mean square overlap × m")
     if not len(ovd):
         _placeholder(ax)
-    figures.legend_below(ax, ncol=3)
-    fig.tight_layout()
-    return fig
+    return figures.label_axes(ax, "width m", "mean square overlap × m", log="x", ncol=3)
 
 
 def contrast(table: pd.DataFrame) -> Figure:
