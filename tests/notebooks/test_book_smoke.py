@@ -20,7 +20,7 @@ import pytest
 from _golden import GOLDEN, PINS, REFERENCE_SMOKE, collect, copy_sources, differences, load
 from _golden import chapters as _golden_chapters
 
-from repcap.book import build, figindex, runner
+from repcap.book import build, figindex, provenance, runner
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.notebooks
@@ -387,7 +387,7 @@ def _check_as_a_reader_sees_it(book_root, out):
         looks = [bundle.lookup("reference", e, scale="smoke") for e in _experiments(experiments)]
         drawn = [lk for lk in looks if lk.found]
         assert drawn, f"{fid}: no reference points in the smoke book"
-        want_cfg = [f.config for lk in drawn for f in lk.found]
+        want_cfg = [provenance.resolved_point(lk.fn, f.config) for lk in drawn for f in lk.found]
         got = side["parameters"] if isinstance(side["parameters"], list) else [side["parameters"]]
         assert got == json.loads(json.dumps(want_cfg)), fid
         seconds = sum(float(f.provenance.get("seconds") or 0) for lk in drawn for f in lk.found)
